@@ -1,0 +1,187 @@
+"""The context a node activation runs in.
+
+A :class:`Context` is made for every run of a node (``name@n``). Nodes read ``node_input``,
+``state``, ``resume_inputs`` and the session's identity from it; a parameter named ``ctx`` (or
+annotated :class:`Context`) receives it. Composite nodes (workflows, agents, node tools) use the
+``emit`` / ``commit`` / ``child`` methods to run children and persist progress.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._events import Event, EventActions
+from ._state import State
+
+if TYPE_CHECKING:
+    from ._node import BaseNode
+    from ._runtime import RunSession
+
+__all__ = ["Context", "Outcome"]
+
+
+@dataclass
+class Outcome:
+    """How a node activation ended.
+
+    ``status`` is ``"completed"`` (with ``output`` and ``route``), ``"waiting"`` (on the wire
+    interrupt ids in ``interrupts``, or on a user message when ``awaiting_message``), or
+    ``"failed"`` (with ``error``).
+    """
+
+    status: str
+    output: Any = None
+    route: Any = None
+    interrupts: list[str] = field(default_factory=list)
+    error: BaseException | None = None
+    awaiting_message: bool = False
+
+    @classmethod
+    def completed(cls, output: Any = None, route: Any = None) -> Outcome:
+        return cls("completed", output=output, route=route)
+
+    @classmethod
+    def waiting(cls, interrupts: list[str], *, awaiting_message: bool = False) -> Outcome:
+        return cls("waiting", interrupts=interrupts, awaiting_message=awaiting_message)
+
+    @classmethod
+    def failed(cls, error: BaseException) -> Outcome:
+        return cls("failed", error=error)
+
+
+class Context:
+    """One activation of one node.
+
+    Attributes for node authors: ``node_input`` (the predecessor's output, or the session's
+    input for the first node), ``state`` (:class:`~engine.State`), ``resume_inputs``
+    (``{interrupt_id: answer}`` when a ``rerun_on_resume`` node runs again after a pause),
+    ``session_id``, ``user_id``, ``app_name``, ``invocation_id``, ``node_path``, ``run_id``,
+    ``branch`` and ``metadata`` (host-supplied run context, e.g. AG-UI forwarded props; never
+    sent to a model).
+    """
+
+    def __init__(
+        self,
+        *,
+        session: RunSession,
+        node: BaseNode,
+        path: str,
+        run_id: str,
+        node_input: Any = None,
+        parent: Context | None = None,
+        branch: str | None = None,
+        author: str | None = None,
+        isolation_scope: str | None = None,
+        resume_inputs: dict[str, Any] | None = None,
+        saved: Any = None,
+        output_for: list[str] | None = None,
+    ) -> None:
+        self.session = session
+        self.node = node
+        self.node_path = path
+        self.run_id = run_id
+        self.node_input = node_input
+        self.parent = parent
+        self.branch = branch
+        self.author = author or node.name
+        self.isolation_scope = isolation_scope
+        self.resume_inputs: dict[str, Any] = resume_inputs if resume_inputs is not None else {}
+        self.saved = saved
+        self.output_for = output_for or []
+        self.pending: list[Event] = []
+        self.state = State(session.state)
+        self.interrupt_ids: list[str] = []
+        self.route: Any = None
+        self.messages: list[Any] = []
+
+    # -- identity --------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    @property
+    def user_id(self) -> str:
+        return self.session.user_id
+
+    @property
+    def app_name(self) -> str:
+        return self.session.app_name
+
+    @property
+    def invocation_id(self) -> str:
+        return self.session.invocation_id
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.session.metadata
+
+    # -- events ----------------------------------------------------------------------------
+
+    def emit(self, event: Event) -> Event:
+        """Stamp ``event`` with this activation's identity, apply its state delta, stream it.
+
+        The node's pending state writes travel on the event. The event is stored at the
+        activation's next commit.
+        """
+        delta = self.state.delta
+        if delta:
+            if event.actions is None:
+                event.actions = EventActions()
+            event.actions.state_delta = {**delta, **event.actions.state_delta}
+            delta.clear()
+        if not event.author:
+            event.author = self.author
+        event.invocation_id = self.session.invocation_id
+        if not event.node_info.path:
+            event.node_info.path = self.node_path
+        if event.branch is None:
+            event.branch = self.branch
+        if event.isolation_scope is None:
+            event.isolation_scope = self.isolation_scope
+        if event.output is not None and event.node_info.output_for is None:
+            event.node_info.output_for = [self.node_path, *self.output_for]
+        self.session.apply(event)
+        self.pending.append(event)
+        return event
+
+    def flush_state(self) -> None:
+        """Emit a state-only event if the node wrote state that no event carried yet."""
+        if self.state.delta:
+            self.emit(Event())
+
+    async def commit(self, events: list[Event] | None = None) -> None:
+        """Store this activation's pending events (plus ``events``) with a fresh checkpoint."""
+        batch = self.pending + (events or [])
+        self.pending = []
+        await self.session.commit(batch)
+
+    def child(
+        self,
+        node: BaseNode,
+        *,
+        run_id: str,
+        node_input: Any = None,
+        branch: str | None = None,
+        author: str | None = None,
+        resume_inputs: dict[str, Any] | None = None,
+        saved: Any = None,
+        output_for: list[str] | None = None,
+        isolation_scope: str | None = None,
+    ) -> Context:
+        """A context for a child activation ``<this path>/<node>@<run_id>``."""
+        return Context(
+            session=self.session,
+            node=node,
+            path=f"{self.node_path}/{node.name}@{run_id}",
+            run_id=run_id,
+            node_input=node_input,
+            parent=self,
+            branch=branch if branch is not None else self.branch,
+            author=author,
+            isolation_scope=isolation_scope,
+            resume_inputs=resume_inputs,
+            saved=saved,
+            output_for=output_for,
+        )

@@ -1,0 +1,129 @@
+"""Errors the engine raises. Each carries a stable ``code`` that callers may match on.
+
+| code | class | raised when |
+|---|---|---|
+| ``graph_invalid`` | :class:`GraphError` | a workflow's edges are invalid (at construction) |
+| ``config_invalid`` | :class:`ConfigurationError` | a node, agent or tool is misconfigured |
+| ``data_invalid`` | :class:`WorkflowDataError` | a node's input, output or state fails its schema or binding |
+| ``answer_invalid`` | :class:`AnswerInvalidError` | an answer to an interrupt fails its ``response_schema`` |
+| ``interrupt_unknown`` | :class:`UnknownInterruptError` | an answer names no pending interrupt |
+| ``interrupt_ambiguous`` | :class:`AmbiguousAnswerError` | an answer names no id while several are pending |
+| ``interrupt_decided`` | :class:`AlreadyDecidedError` | an interrupt was already answered (first answer wins) |
+| ``session_not_found`` | :class:`SessionNotFoundError` | no session with that id |
+| ``session_busy`` | :class:`SessionBusyError` | another run holds the session's lease (retryable) |
+| ``session_conflict`` | :class:`ConcurrencyError` | the session changed under a writer (retryable) |
+| ``session_closed`` | :class:`SessionClosedError` | the session is completed, failed or cancelled |
+| ``version_mismatch`` | :class:`VersionMismatchError` | a session paused under another workflow version |
+| ``node_timeout`` | :class:`NodeTimeoutError` | a node ran longer than its ``timeout`` (seconds) |
+| ``node_failed`` | :class:`NodeFailedError` | a node raised; the session fails |
+| ``model_error`` | :class:`ModelError` | a model backend failed or ran out of scripted responses |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "AlreadyDecidedError",
+    "AmbiguousAnswerError",
+    "AnswerInvalidError",
+    "ConcurrencyError",
+    "ConfigurationError",
+    "EngineError",
+    "GraphError",
+    "ModelError",
+    "NodeFailedError",
+    "NodeTimeoutError",
+    "SessionBusyError",
+    "SessionClosedError",
+    "SessionNotFoundError",
+    "UnknownInterruptError",
+    "VersionMismatchError",
+    "WorkflowDataError",
+]
+
+
+class EngineError(Exception):
+    """Base class: ``code`` is stable, ``details`` is JSON-serialisable extra information."""
+
+    code = "engine_error"
+    retryable = False
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"code", "message", **details}`` for error responses."""
+        return {"code": self.code, "message": self.message, **self.details}
+
+
+class GraphError(EngineError, ValueError):
+    code = "graph_invalid"
+
+
+class ConfigurationError(EngineError, ValueError):
+    code = "config_invalid"
+
+
+class WorkflowDataError(EngineError, ValueError):
+    code = "data_invalid"
+
+
+class AnswerInvalidError(EngineError, ValueError):
+    """``details["errors"]`` lists ``{"path": [...], "message": str}`` validation errors."""
+
+    code = "answer_invalid"
+
+
+class UnknownInterruptError(EngineError, LookupError):
+    """``details["pending"]`` lists the ids that are pending."""
+
+    code = "interrupt_unknown"
+
+
+class AmbiguousAnswerError(EngineError, ValueError):
+    """``details["pending"]`` lists the ids that are pending."""
+
+    code = "interrupt_ambiguous"
+
+
+class AlreadyDecidedError(EngineError):
+    """``details`` holds ``interrupt_id``, ``decided_by`` and ``decided_at`` (ISO 8601)."""
+
+    code = "interrupt_decided"
+
+
+class SessionNotFoundError(EngineError, LookupError):
+    code = "session_not_found"
+
+
+class SessionBusyError(EngineError):
+    code = "session_busy"
+    retryable = True
+
+
+class ConcurrencyError(EngineError):
+    code = "session_conflict"
+    retryable = True
+
+
+class SessionClosedError(EngineError):
+    code = "session_closed"
+
+
+class VersionMismatchError(EngineError):
+    code = "version_mismatch"
+
+
+class NodeTimeoutError(EngineError, TimeoutError):
+    code = "node_timeout"
+
+
+class NodeFailedError(EngineError):
+    code = "node_failed"
+
+
+class ModelError(EngineError):
+    code = "model_error"

@@ -1,0 +1,212 @@
+"""The event model, in ADK's session JSON form.
+
+Every event the engine produces or stores is an :class:`Event`. Field names are snake_case in
+Python and camelCase on the wire (``Event.to_json()`` / ``Event.from_json()``), following
+``google.adk.events.Event`` (ADK 2.x) so that stored sessions read like ADK's own traces:
+``id``, ``invocationId``, ``author``, ``branch``, ``timestamp`` (seconds since the epoch, float),
+``content.parts[]`` (``text`` / ``functionCall`` / ``functionResponse``), ``actions``
+(``stateDelta``, ``route``, ``requestedToolConfirmations``, ``skipSummarization``),
+``longRunningToolIds``, ``nodeInfo`` (``path``, ``outputFor``, ``messageAsOutput``), ``output``
+and ``isolationScope``.
+
+A function node may also build an event with ADK's shorthand keywords:
+``Event(message="text", state={"k": v}, route="approved", output=value)``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "Content",
+    "Event",
+    "EventActions",
+    "FunctionCall",
+    "FunctionResponse",
+    "NodeInfo",
+    "Part",
+    "new_id",
+]
+
+REQUEST_INPUT_FUNCTION = "adk_request_input"
+"""Function-call name of an interrupt raised by ``RequestInput`` or the ``request_input`` tool."""
+REQUEST_CONFIRMATION_FUNCTION = "adk_request_confirmation"
+"""Function-call name of a tool-confirmation interrupt."""
+
+
+def new_id() -> str:
+    """A fresh random id (32 hex characters)."""
+    return uuid.uuid4().hex
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        ser_json_inf_nan="constants",
+    )
+
+
+class FunctionCall(_Model):
+    """A call of a tool (or an interrupt's ``adk_request_*`` call). ``args`` is a JSON object."""
+
+    id: str | None = None
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class FunctionResponse(_Model):
+    """The response to a :class:`FunctionCall` with the same ``id``; ``response`` is a JSON object."""
+
+    id: str | None = None
+    name: str
+    response: dict[str, Any] = Field(default_factory=dict)
+
+
+class Part(_Model):
+    """One part of a :class:`Content`: exactly one of ``text``, ``function_call``, ``function_response``."""
+
+    text: str | None = None
+    function_call: FunctionCall | None = None
+    function_response: FunctionResponse | None = None
+
+
+class Content(_Model):
+    """A message: ``role`` is ``"user"`` or ``"model"``."""
+
+    role: str | None = None
+    parts: list[Part] = Field(default_factory=list)
+
+    @classmethod
+    def user_text(cls, text: str) -> Content:
+        """A user message holding one text part."""
+        return cls(role="user", parts=[Part(text=text)])
+
+    @property
+    def text(self) -> str:
+        """The concatenated text parts ('' when there are none)."""
+        return "".join(p.text for p in self.parts if p.text is not None)
+
+    def function_calls(self) -> list[FunctionCall]:
+        """The function-call parts, in order."""
+        return [p.function_call for p in self.parts if p.function_call is not None]
+
+    def function_responses(self) -> list[FunctionResponse]:
+        """The function-response parts, in order."""
+        return [p.function_response for p in self.parts if p.function_response is not None]
+
+
+class EventActions(_Model):
+    """Side effects an event carries: state changes, the route a node took, tool confirmations."""
+
+    state_delta: dict[str, Any] = Field(default_factory=dict)
+    route: Any = None
+    requested_tool_confirmations: dict[str, Any] = Field(default_factory=dict)
+    skip_summarization: bool | None = None
+    transfer_to_agent: str | None = None
+    rewind_before_invocation_id: str | None = None
+
+
+class NodeInfo(_Model):
+    """Where an event comes from: ``path`` is ``wf@1/node@2`` ('' for user input)."""
+
+    path: str = ""
+    output_for: list[str] | None = None
+    message_as_output: bool | None = None
+
+
+class Event(_Model):
+    """One entry of a session's append-only history (ADK's ``Event``).
+
+    Shorthand keywords accepted by the constructor (ADK 2.x, ``workflow/_base_node.py``):
+    ``message`` (str or :class:`Content`: content with role ``user``), ``state`` (dict: merged
+    into ``actions.state_delta``), ``route`` (str, bool, int or a list of them: ``actions.route``).
+    """
+
+    id: str = Field(default_factory=new_id)
+    invocation_id: str = ""
+    author: str = ""
+    branch: str | None = None
+    timestamp: float = Field(default_factory=time.time)
+    content: Content | None = None
+    actions: EventActions | None = None
+    long_running_tool_ids: list[str] | None = None
+    node_info: NodeInfo = Field(default_factory=NodeInfo)
+    output: Any = None
+    isolation_scope: str | None = None
+    partial: bool | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not ({"message", "state", "route"} & data.keys()):
+            return data
+        data = dict(data)
+        message = data.pop("message", None)
+        state = data.pop("state", None)
+        route = data.pop("route", None)
+        if message is not None:
+            data["content"] = (
+                message if isinstance(message, Content) else Content(role="user", parts=[Part(text=str(message))])
+            )
+        if state is not None or route is not None:
+            actions = data.get("actions") or EventActions()
+            if isinstance(actions, dict):
+                actions = EventActions.model_validate(actions)
+            if state:
+                actions.state_delta.update(state)
+            if route is not None:
+                actions.route = route
+            data["actions"] = actions
+        return data
+
+    # -- reading helpers ---------------------------------------------------------------------
+
+    @property
+    def state_delta(self) -> dict[str, Any]:
+        """``actions.state_delta`` ({} when absent)."""
+        return self.actions.state_delta if self.actions else {}
+
+    @property
+    def route(self) -> Any:
+        """``actions.route`` (None when absent)."""
+        return self.actions.route if self.actions else None
+
+    def function_calls(self) -> list[FunctionCall]:
+        """Function calls in the content, in order."""
+        return self.content.function_calls() if self.content else []
+
+    def function_responses(self) -> list[FunctionResponse]:
+        """Function responses in the content, in order."""
+        return self.content.function_responses() if self.content else []
+
+    @property
+    def text(self) -> str:
+        """The concatenated text of the content ('' when none)."""
+        return self.content.text if self.content else ""
+
+    # -- wire form ---------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as ADK session JSON: camelCase keys, absent fields omitted."""
+        data = self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        actions = data.get("actions")
+        if actions is not None:
+            for key in [k for k, v in actions.items() if v == {}]:
+                del actions[key]
+            if not actions:
+                del data["actions"]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Event:
+        """Parse ADK session JSON (camelCase or snake_case keys)."""
+        return cls.model_validate(data)

@@ -1,0 +1,351 @@
+"""Nodes: the base class, function nodes, the ``@node`` decorator and retry settings.
+
+A function node wraps a plain function, a generator, a coroutine function or an async generator
+(ADK 2.x, ``workflow/_function_node.py``). Parameters are bound by name: ``ctx`` (or a parameter
+annotated :class:`~engine.Context`) receives the context, ``node_input`` the predecessor's output,
+and every other parameter the session-state value of the same name (or, with
+``parameter_binding="node_input"``, the key of the same name in a dict input). Type hints coerce
+values through pydantic. A missing value with no default raises
+:class:`~engine.WorkflowDataError`.
+
+What a node yields or returns: an :class:`~engine.Event` (``message=``, ``state=``, ``route=``,
+``output=``), a :class:`~engine.RequestInput` (pause for a person), or any other value, which
+becomes the node's output (an event with ``output``). ``None`` is skipped.
+"""
+
+from __future__ import annotations
+
+import inspect
+import random
+import typing
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from ._errors import ConfigurationError, WorkflowDataError
+
+if typing.TYPE_CHECKING:
+    from ._context import Context, Outcome
+
+__all__ = ["BaseNode", "FunctionNode", "RetryConfig", "as_node", "node", "to_jsonable"]
+
+
+@dataclass
+class RetryConfig:
+    """Retry a failed node run (ADK ``workflow/_retry_config.py``).
+
+    ``max_attempts`` counts the first run. The delay before attempt *n+1* is
+    ``min(initial_delay * backoff_factor**(n-1), max_delay)`` seconds, plus up to ``jitter`` ×
+    that delay at random. Only exceptions that are instances of ``exceptions`` are retried.
+    """
+
+    max_attempts: int = 3
+    initial_delay: float = 1.0
+    max_delay: float = 60.0
+    backoff_factor: float = 2.0
+    jitter: float = 0.0
+    exceptions: tuple[type[BaseException], ...] = (Exception,)
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        base = min(self.initial_delay * self.backoff_factor ** (attempt - 1), self.max_delay)
+        return base + (random.random() * self.jitter * base if self.jitter else 0.0)  # noqa: S311 (not security)
+
+
+def to_jsonable(value: Any) -> Any:
+    """Pydantic models and dataclass instances as plain JSON data; other values unchanged."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        import dataclasses
+
+        return dataclasses.asdict(value)
+    return value
+
+
+class BaseNode:
+    """A step of a workflow.
+
+    Options (ADK ``@node``): ``name``; ``description``; ``rerun_on_resume`` (run again after a
+    pause, with answers in ``ctx.resume_inputs``; otherwise the answer becomes the node's output);
+    ``input_schema`` / ``output_schema`` (pydantic models or types validating ``node_input`` and
+    the output); ``retry_config``; ``timeout`` (seconds per attempt, raises
+    :class:`~engine.NodeTimeoutError`); ``require_confirmation`` (bool, or a predicate on
+    ``node_input``: a person approves before the node runs; a decline skips the node and emits
+    route ``"declined"``).
+    """
+
+    wait_for_all = False
+    """True for nodes that fire only once every predecessor has finished (joins)."""
+    composite = False
+    """True for nodes that run children and keep their own checkpoint (:meth:`snapshot`)."""
+    authors_own_events = False
+    """True when the node's events carry its own name as author (agents, workflows)."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str = "",
+        rerun_on_resume: bool = False,
+        input_schema: Any = None,
+        output_schema: Any = None,
+        retry_config: RetryConfig | None = None,
+        timeout: float | None = None,
+        require_confirmation: bool | Callable[[Any], bool] = False,
+    ) -> None:
+        if not name or not name.replace("_", "a").replace("-", "a").isalnum():
+            raise ConfigurationError(f"Node name {name!r} must be letters, digits, '_' or '-'.")
+        if timeout is not None and timeout <= 0:
+            raise ConfigurationError(f"Node {name}: timeout must be a positive number of seconds.")
+        self.name = name
+        self.description = description
+        self.rerun_on_resume = rerun_on_resume or bool(require_confirmation)
+        self.input_schema = input_schema
+        self.output_schema = output_schema
+        self.retry_config = retry_config
+        self.timeout = timeout
+        self.require_confirmation = require_confirmation
+        self._input_adapter = TypeAdapter(input_schema) if input_schema is not None else None
+        self._output_adapter = TypeAdapter(output_schema) if output_schema is not None else None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+    # -- leaf protocol --------------------------------------------------------------------------
+
+    def run(self, ctx: Context) -> AsyncIterator[Any]:
+        """Yield events, ``RequestInput`` or output values. Leaf nodes override this."""
+        raise NotImplementedError
+
+    async def execute(self, ctx: Context) -> Outcome:
+        """Run one activation to an :class:`~engine.Outcome`. Composite nodes override this."""
+        from ._leaf import drive_leaf
+
+        return await drive_leaf(self, ctx)
+
+    def snapshot(self, ctx: Context) -> Any:
+        """JSON state a composite node needs to continue after a restart (None for leaves)."""
+        return None
+
+    # -- schemas ----------------------------------------------------------------------------
+
+    def validate_input(self, value: Any) -> Any:
+        """Coerce ``value`` with ``input_schema``; raise WorkflowDataError when it does not fit."""
+        if self._input_adapter is None:
+            return value
+        try:
+            return self._input_adapter.validate_python(value)
+        except ValidationError as exc:
+            raise WorkflowDataError(
+                f"Node {self.name}: input does not match its input_schema.", errors=_errors(exc)
+            ) from exc
+
+    def validate_output(self, value: Any) -> Any:
+        """Coerce ``value`` with ``output_schema`` and return it as JSON data."""
+        if self._output_adapter is not None:
+            try:
+                value = self._output_adapter.validate_python(value)
+            except ValidationError as exc:
+                raise WorkflowDataError(
+                    f"Node {self.name}: output does not match its output_schema.", errors=_errors(exc)
+                ) from exc
+        return to_jsonable(value)
+
+
+def _errors(exc: ValidationError) -> list[dict[str, Any]]:
+    return [{"path": list(e["loc"]), "message": e["msg"]} for e in exc.errors()]
+
+
+@dataclass
+class _Param:
+    name: str
+    source: str  # "ctx" | "node_input" | "state" | "input_key"
+    adapter: TypeAdapter[Any] | None = None
+    default: Any = inspect.Parameter.empty
+    plain_type: type | None = None
+
+
+@dataclass
+class _Binding:
+    params: list[_Param] = field(default_factory=list)
+
+
+def _is_context_annotation(annotation: Any) -> bool:
+    from ._context import Context
+
+    return isinstance(annotation, type) and issubclass(annotation, Context)
+
+
+def _bind_signature(func: Callable[..., Any], parameter_binding: str) -> _Binding:
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:  # unresolved forward references: bind by name, no coercion
+        hints = {}
+    binding = _Binding()
+    for param in inspect.signature(func).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(param.name, inspect.Parameter.empty)
+        if param.name in ("ctx", "tool_context") or _is_context_annotation(annotation):
+            binding.params.append(_Param(param.name, "ctx"))
+            continue
+        if param.name == "node_input":
+            source = "node_input"
+        elif parameter_binding == "node_input":
+            source = "input_key"
+        else:
+            source = "state"
+        adapter = None
+        plain = None
+        if annotation is not inspect.Parameter.empty and annotation is not Any:
+            adapter = TypeAdapter(annotation)
+            if annotation in (str, int, float, bool, dict, list):
+                plain = annotation
+        binding.params.append(_Param(param.name, source, adapter, param.default, plain))
+    return binding
+
+
+class FunctionNode(BaseNode):
+    """A node made from a function (see the module docstring for binding and yields).
+
+    ``parameter_binding`` is ``"state"`` (default: parameters come from session state) or
+    ``"node_input"`` (parameters come from the keys of a dict ``node_input``; used for tools).
+    """
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        parameter_binding: str = "state",
+        **options: Any,
+    ) -> None:
+        if parameter_binding not in ("state", "node_input"):
+            raise ConfigurationError("parameter_binding must be 'state' or 'node_input'.")
+        super().__init__(
+            name=name or func.__name__,
+            description=options.pop("description", None) or (inspect.getdoc(func) or ""),
+            **options,
+        )
+        self.func = func
+        self.parameter_binding = parameter_binding
+        self._binding = _bind_signature(func, parameter_binding)
+        self._kind = (
+            "async_gen"
+            if inspect.isasyncgenfunction(func)
+            else "gen"
+            if inspect.isgeneratorfunction(func)
+            else "coro"
+            if inspect.iscoroutinefunction(func)
+            else "plain"
+        )
+
+    def bind(self, ctx: Context) -> dict[str, Any]:
+        """Arguments for one call, read from ``ctx``."""
+        kwargs: dict[str, Any] = {}
+        state = ctx.state
+        node_input = ctx.node_input
+        for p in self._binding.params:
+            if p.source == "ctx":
+                kwargs[p.name] = ctx
+                continue
+            if p.source == "node_input":
+                value = node_input
+            else:
+                container: Any = state if p.source == "state" else (node_input if isinstance(node_input, dict) else {})
+                if p.name in container:
+                    value = container[p.name]
+                elif p.default is not inspect.Parameter.empty:
+                    kwargs[p.name] = p.default
+                    continue
+                else:
+                    where = "session state" if p.source == "state" else "the node input"
+                    raise WorkflowDataError(
+                        f"Node {self.name}: parameter {p.name!r} has no value in {where} and no default.",
+                        parameter=p.name,
+                    )
+            if p.adapter is not None and value is not None and not (p.plain_type and type(value) is p.plain_type):
+                try:
+                    value = p.adapter.validate_python(value)
+                except ValidationError as exc:
+                    raise WorkflowDataError(
+                        f"Node {self.name}: parameter {p.name!r} has the wrong type.", errors=_errors(exc)
+                    ) from exc
+            kwargs[p.name] = value
+        return kwargs
+
+    async def run(self, ctx: Context) -> AsyncIterator[Any]:  # type: ignore[override]
+        kwargs = self.bind(ctx)
+        if self._kind == "async_gen":
+            async for item in self.func(**kwargs):
+                yield item
+        elif self._kind == "gen":
+            for item in self.func(**kwargs):
+                yield item
+        elif self._kind == "coro":
+            result = await self.func(**kwargs)
+            if result is not None:
+                yield result
+        else:
+            result = self.func(**kwargs)
+            if result is not None:
+                yield result
+
+
+def node(
+    func: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    rerun_on_resume: bool = False,
+    retry_config: RetryConfig | None = None,
+    timeout: float | None = None,
+    require_confirmation: bool | Callable[[Any], bool] = False,
+    input_schema: Any = None,
+    output_schema: Any = None,
+    parameter_binding: str = "state",
+    parallel_worker: bool = False,
+    max_parallel_workers: int | None = None,
+    description: str | None = None,
+) -> Any:
+    """Decorate a function as a node: ``@node`` or ``@node(name=..., rerun_on_resume=True, ...)``.
+
+    ``parallel_worker=True`` maps the node over a list input (one run per item, outputs in input
+    order), at most ``max_parallel_workers`` at a time.
+    """
+
+    def wrap(f: Callable[..., Any]) -> BaseNode:
+        fn = FunctionNode(
+            f,
+            name=name,
+            parameter_binding=parameter_binding,
+            rerun_on_resume=rerun_on_resume,
+            retry_config=retry_config,
+            timeout=timeout,
+            require_confirmation=require_confirmation,
+            input_schema=input_schema,
+            output_schema=output_schema,
+            description=description,
+        )
+        if parallel_worker:
+            from ._parallel import ParallelWorker
+
+            return ParallelWorker(fn, max_parallel_workers=max_parallel_workers)
+        return fn
+
+    return wrap(func) if func is not None else wrap
+
+
+def as_node(value: Any) -> BaseNode:
+    """Turn a node-like value into a node: a node stays itself, a function becomes a FunctionNode.
+
+    Raises:
+        ConfigurationError: the value cannot be a node.
+    """
+    if isinstance(value, BaseNode):
+        return value
+    if callable(value):
+        return FunctionNode(value)
+    raise ConfigurationError(f"{value!r} is not a node: use a function, a node, an agent or a workflow.")

@@ -1,0 +1,465 @@
+"""The runner: start sessions, store answers, and run a session until it completes or pauses.
+
+A run happens in three steps that hosts may split across processes:
+
+1. :meth:`Runner.start` stores the user's message as the first event of a new invocation, with a
+   checkpoint saying the root node is to run. Nothing runs yet.
+2. :meth:`Runner.submit` validates answers to pending interrupts and stores them (first answer
+   wins per interrupt) with a user event of function responses. Nothing runs yet.
+3. :meth:`Runner.run_pending` takes the session's lease, loads the latest checkpoint and the
+   stored answers, and runs until every live branch completes or waits. Progress is committed
+   with a checkpoint after every node run, so a run that dies is picked up from its last
+   checkpoint by the next ``run_pending`` (after the lease expires).
+
+:meth:`Runner.run` and :meth:`Runner.resume` do 1+3 and 2+3 in one call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._context import Context, Outcome
+from ._errors import (
+    AlreadyDecidedError,
+    AmbiguousAnswerError,
+    EngineError,
+    SessionBusyError,
+    SessionClosedError,
+    UnknownInterruptError,
+    VersionMismatchError,
+)
+from ._events import Content, Event, FunctionResponse, NodeInfo, Part, new_id
+from ._interrupts import InterruptKind, normalize_answer
+from ._node import BaseNode, as_node
+from ._runtime import CHECKPOINT_FORMAT, RunSession
+from ._slot import Slot
+from ._store import Answer, Commit, InMemoryStore, InterruptRecord, SessionRecord, SessionStatus, Store
+
+__all__ = ["InterruptsPendingError", "RunResult", "Runner"]
+
+logger = logging.getLogger("engine")
+
+INTERIM_STATUSES = frozenset({"pending", "in-progress", "in_progress", "running", "processing", "queued"})
+"""A long-running tool's response whose ``status`` is one of these is an update, not the result."""
+
+
+class InterruptsPendingError(EngineError):
+    """A new message arrived while the session waits on interrupts; ``details["pending"]`` lists them."""
+
+    code = "interrupts_pending"
+
+
+@dataclass
+class RunResult:
+    """What a run left behind: the session record, this run's events and the pending interrupts."""
+
+    session: SessionRecord
+    events: list[Event] = field(default_factory=list)
+    interrupts: list[InterruptRecord] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return self.session.status
+
+    @property
+    def output(self) -> Any:
+        return self.session.output
+
+
+def _message_content(message: Any) -> Content:
+    if isinstance(message, Content):
+        return message
+    if isinstance(message, str):
+        return Content.user_text(message)
+    return Content.user_text(json.dumps(message, ensure_ascii=False, default=str))
+
+
+def _message_input(message: Any) -> Any:
+    if isinstance(message, Content):
+        return message.text
+    return message
+
+
+class Runner:
+    """Runs one app (a workflow, an agent or a single node) over a store.
+
+    Args:
+        app: the root node.
+        store: where sessions live (default: a new :class:`~engine.InMemoryStore`).
+        app_name: the name sessions are filed under (default: the root node's name).
+        lease_ttl: seconds a run's lease lasts without a commit; a crashed run's session can be
+            picked up after that.
+        owner: a name for this runner in leases (default: random).
+    """
+
+    def __init__(
+        self,
+        app: Any,
+        store: Store | None = None,
+        *,
+        app_name: str | None = None,
+        lease_ttl: float = 60.0,
+        owner: str | None = None,
+    ) -> None:
+        self.app: BaseNode = as_node(app)
+        self.store: Store = store if store is not None else InMemoryStore()
+        self.app_name = app_name or self.app.name
+        self.version = str(getattr(self.app, "version", ""))
+        self.lease_ttl = lease_ttl
+        self.owner = owner or f"runner-{new_id()[:8]}"
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    async def create_session(
+        self,
+        *,
+        user_id: str = "user",
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> SessionRecord:
+        """Create an empty session for ``user_id`` under this runner's app and version."""
+        return await self.store.create_session(
+            app_name=self.app_name,
+            user_id=user_id,
+            state=state,
+            session_id=session_id,
+            workflow_version=self.version,
+            metadata=metadata,
+        )
+
+    async def start(self, session_id: str, message: Any) -> SessionRecord:
+        """Store ``message`` (str, JSON dict or :class:`~engine.Content`) as a new invocation's input.
+
+        When a task-mode agent waits for the user's next message, the message goes to it instead
+        and the invocation continues.
+
+        Raises:
+            WorkflowDataError: the message does not fit the root node's ``input_schema``.
+            InterruptsPendingError: the session waits on interrupts; answer them first.
+            SessionBusyError: an invocation is still running.
+        """
+        record = await self.store.get_session(session_id)
+        if record.status == SessionStatus.WAITING:
+            root = (record.checkpoint or {}).get("root", {})
+            if root.get("awaiting_message"):
+                content = _message_content(message)
+                event = Event(
+                    author="user",
+                    invocation_id=record.invocation_id,
+                    content=content,
+                    node_info=NodeInfo(path=""),
+                )
+                await self.store.submit_answers(session_id, [Answer("", content.text)], event, decided_by=None)
+                return await self.store.get_session(session_id)
+            pending = await self.store.pending_interrupts(session_id)
+            raise InterruptsPendingError(
+                "The session is waiting on interrupts; answer them before sending a new message.",
+                pending=[r.id for r in pending],
+            )
+        if record.status in (SessionStatus.RUNNING,):
+            raise SessionBusyError("An invocation of this session is still running.", session_id=session_id)
+        root_input = self.app.validate_input(_message_input(message))
+        invocation_id = new_id()
+        event = Event(
+            author="user",
+            invocation_id=invocation_id,
+            content=_message_content(message),
+            node_info=NodeInfo(path=""),
+        )
+        checkpoint = {
+            "format": CHECKPOINT_FORMAT,
+            "invocation_id": invocation_id,
+            "root": Slot(status="running", run="1", input=root_input).to_json(self.app),
+        }
+        return await self.store.commit(
+            session_id,
+            Commit(
+                events=[event],
+                checkpoint=checkpoint,
+                status=SessionStatus.RUNNING,
+                expected_version=record.version,
+                invocation_id=invocation_id,
+            ),
+        )
+
+    async def submit(
+        self,
+        session_id: str,
+        answers: Mapping[str | None, Any] | Content,
+        *,
+        decided_by: str | None = None,
+    ) -> list[InterruptRecord]:
+        """Validate and store answers; return the interrupts they answer.
+
+        ``answers`` maps interrupt ids to responses (a function response's ``response`` object,
+        or a bare value sent as ``{"result": value}``), or is a user :class:`~engine.Content` of
+        function responses. The key ``None`` answers the only pending interrupt.
+
+        Raises:
+            AmbiguousAnswerError: an answer names no id while several interrupts are pending.
+            UnknownInterruptError: an id names no pending interrupt (``details["pending"]``).
+            AlreadyDecidedError: the interrupt was answered already (first answer wins).
+            AnswerInvalidError: an answer fails the interrupt's schema; nothing is stored.
+        """
+        if isinstance(answers, Content):
+            items = [(r.id, r.response) for r in answers.function_responses()]
+        else:
+            items = list(answers.items())
+        pending = {r.id: r for r in await self.store.pending_interrupts(session_id)}
+        records: list[InterruptRecord] = []
+        to_store: list[Answer] = []
+        parts: list[Part] = []
+        for interrupt_id, response in items:
+            if interrupt_id is None:
+                if len(pending) != 1:
+                    ids = sorted(pending)
+                    cls = AmbiguousAnswerError if ids else UnknownInterruptError
+                    raise cls(
+                        "Name the interrupt to answer: " + (", ".join(ids) if ids else "none is pending") + ".",
+                        pending=ids,
+                    )
+                interrupt_id = next(iter(pending))
+            rec = pending.get(interrupt_id)
+            if rec is None:
+                old = await self.store.get_interrupt(session_id, interrupt_id)
+                if old is not None and old.status != "pending":
+                    raise AlreadyDecidedError(
+                        f"Interrupt {interrupt_id} was already {old.status}"
+                        + (f" by {old.decided_by}" if old.decided_by else "")
+                        + ".",
+                        interrupt_id=interrupt_id,
+                        decided_by=old.decided_by,
+                        decided_at=old.decided_at,
+                    )
+                raise UnknownInterruptError(f"No pending interrupt {interrupt_id!r}.", pending=sorted(pending))
+            value = normalize_answer(rec.kind, response, rec.response_schema)
+            final = not (
+                rec.kind == InterruptKind.LONG_RUNNING
+                and isinstance(value, dict)
+                and str(value.get("status", "")).lower() in INTERIM_STATUSES
+            )
+            to_store.append(Answer(interrupt_id, value, final))
+            wire_response = response if isinstance(response, dict) else {"result": response}
+            parts.append(
+                Part(
+                    function_response=FunctionResponse(id=interrupt_id, name=rec.function_name, response=wire_response)
+                )
+            )
+            records.append(rec)
+        if not records:
+            raise UnknownInterruptError("No answer given.", pending=sorted(pending))
+        branches = {r.branch for r in records}
+        event = Event(
+            author="user",
+            invocation_id=records[0].invocation_id,
+            branch=branches.pop() if len(branches) == 1 else None,
+            content=Content(role="user", parts=parts),
+            node_info=NodeInfo(path=""),
+        )
+        await self.store.submit_answers(session_id, to_store, event, decided_by=decided_by)
+        return records
+
+    # -- running -----------------------------------------------------------------------------
+
+    async def run(
+        self,
+        session_id: str,
+        message: Any,
+        *,
+        metadata: dict[str, Any] | None = None,
+        listener: Callable[[Event], None] | None = None,
+    ) -> RunResult:
+        """:meth:`start` then :meth:`run_pending`."""
+        await self.start(session_id, message)
+        return await self.run_pending(session_id, metadata=metadata, listener=listener)
+
+    async def resume(
+        self,
+        session_id: str,
+        answers: Mapping[str | None, Any] | Content,
+        *,
+        decided_by: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        listener: Callable[[Event], None] | None = None,
+    ) -> RunResult:
+        """:meth:`submit` then :meth:`run_pending`."""
+        await self.submit(session_id, answers, decided_by=decided_by)
+        return await self.run_pending(session_id, metadata=metadata, listener=listener)
+
+    async def run_pending(
+        self,
+        session_id: str,
+        *,
+        metadata: dict[str, Any] | None = None,
+        listener: Callable[[Event], None] | None = None,
+    ) -> RunResult:
+        """Run whatever the session has to do: a new invocation, stored answers, a crashed run.
+
+        Returns the state after the run. If another run holds the lease, returns at once with
+        the current record: that run picks up stored answers before it lets go.
+
+        Raises:
+            VersionMismatchError: the session paused under another version of the app.
+        """
+        owner = f"{self.owner}:{new_id()[:8]}"
+        events: list[Event] = []
+        while True:
+            if not await self.store.acquire_lease(session_id, owner, self.lease_ttl):
+                record = await self.store.get_session(session_id)
+                return RunResult(record, events, await self.store.pending_interrupts(session_id))
+            try:
+                record, ran = await self._run_once(session_id, owner, metadata, listener)
+                events.extend(ran)
+            finally:
+                await self.store.release_lease(session_id, owner)
+            # An answer stored while we held the lease found the lease taken; look again now
+            # that it is released, so that no answer waits for a run that never comes.
+            if record.status == SessionStatus.WAITING and await self.store.take_deliveries(session_id):
+                continue
+            return RunResult(record, events, await self.store.pending_interrupts(session_id))
+
+    async def _run_once(
+        self,
+        session_id: str,
+        owner: str,
+        metadata: dict[str, Any] | None,
+        listener: Callable[[Event], None] | None,
+    ) -> tuple[SessionRecord, list[Event]]:
+        record = await self.store.get_session(session_id)
+        checkpoint = record.checkpoint
+        if record.status in SessionStatus.CLOSED or checkpoint is None:
+            return record, []
+        deliveries = await self.store.take_deliveries(session_id)
+        if record.status == SessionStatus.WAITING and not deliveries:
+            return record, []
+        if record.workflow_version != self.version:
+            raise VersionMismatchError(
+                f"Session {session_id} paused under {self.app_name} version {record.workflow_version!r}; "
+                f"this runner has version {self.version!r}.",
+                session_version=record.workflow_version,
+                runner_version=self.version,
+            )
+        session = RunSession(
+            store=self.store,
+            record=record,
+            invocation_id=checkpoint["invocation_id"],
+            shared_state=await self.store.get_shared_state(record.app_name, record.user_id),
+            pending=await self.store.pending_interrupts(session_id),
+            lease_owner=owner,
+            metadata=metadata,
+            listener=listener,
+        )
+        session.lease_ttl = self.lease_ttl
+        answers: dict[str, Any] = {}
+        messages: list[Any] = []
+        taken: list[int] = []
+        for delivery in deliveries:
+            if not delivery.interrupt_id:
+                messages.append(delivery.value)
+            elif delivery.interrupt_id in answers:
+                continue  # a second update for the same call waits for the next pass
+            else:
+                answers[delivery.interrupt_id] = delivery.value
+                if delivery.final:
+                    session.close_interrupt(delivery.interrupt_id)
+            taken.append(delivery.seq)
+        session.consume(taken)
+        slot = Slot.from_json(checkpoint["root"])
+        session.root_node, session.root_slot = self.app, slot
+        outcome = await self._execute_root(session, slot, answers, messages)
+        return await self._finish(session, slot, outcome), session.committed_events
+
+    async def _execute_root(
+        self, session: RunSession, slot: Slot, answers: dict[str, Any], messages: list[Any]
+    ) -> Outcome:
+        fresh = slot.status == "running" and slot.child is None
+        if slot.status == "waiting":
+            verdict = slot.deliver(self.app, answers, messages, session)
+            if verdict == "complete":
+                return Outcome.completed(slot.answer_output())
+            if verdict is None:
+                return Outcome.waiting(list(slot.interrupts), awaiting_message=slot.awaiting_message)
+        ctx = Context(
+            session=session,
+            node=self.app,
+            path=f"{self.app.name}@1",
+            run_id="1",
+            node_input=slot.input,
+            author=self.app.name,
+        )
+        slot.bind(ctx, self.app, fresh=fresh)
+        return await self.app.execute(ctx)
+
+    async def _finish(self, session: RunSession, slot: Slot, outcome: Outcome) -> SessionRecord:
+        ctx = slot.ctx
+        events = ctx.pending if ctx is not None else []
+        slot.record(self.app, outcome, session)
+        if outcome.status == "waiting":
+            return await session.commit(events, status=SessionStatus.WAITING, pause=True)
+        for wire in list(session.registry):
+            session.cancel_interrupt(wire)
+        slot.child = slot.input = None
+        if outcome.status == "completed":
+            slot.status = "completed"
+            return await session.commit(events, status=SessionStatus.COMPLETED, output=outcome.output)
+        slot.status = "failed"
+        error = outcome.error
+        logger.error("Session %s failed", session.session_id, exc_info=error)
+        code = error.code if isinstance(error, EngineError) else "node_failed"
+        root_path = f"{self.app.name}@1"
+        path = error.details.get("node_path", root_path) if isinstance(error, EngineError) else root_path
+        message = f"Node {path} failed."
+        events.append(
+            Event(
+                author=self.app.name,
+                invocation_id=session.invocation_id,
+                node_info=NodeInfo(path=path),
+                error_code=code,
+                error_message=message,
+            )
+        )
+        detail = error.to_dict() if isinstance(error, EngineError) else {"code": code, "message": message}
+        detail["exception"] = repr(error)
+        return await session.commit(events, status=SessionStatus.FAILED, error=detail)
+
+    async def cancel(self, session_id: str, *, reason: str = "") -> SessionRecord:
+        """Cancel a session: pending interrupts are cancelled and nothing runs again.
+
+        Raises:
+            SessionClosedError: the session is already completed, failed or cancelled.
+            SessionBusyError: a run holds the lease; try again.
+        """
+        owner = f"{self.owner}:{new_id()[:8]}"
+        if not await self.store.acquire_lease(session_id, owner, self.lease_ttl):
+            raise SessionBusyError("The session is running; try again.", session_id=session_id)
+        try:
+            record = await self.store.get_session(session_id)
+            if record.status in SessionStatus.CLOSED:
+                raise SessionClosedError(f"Session {session_id} is already {record.status}.", status=record.status)
+            pending = await self.store.pending_interrupts(session_id)
+            event = Event(
+                author=self.app_name,
+                invocation_id=record.invocation_id,
+                node_info=NodeInfo(path=""),
+                error_code="cancelled",
+                error_message=reason or "The session was cancelled.",
+            )
+            return await self.store.commit(
+                session_id,
+                Commit(
+                    events=[event],
+                    checkpoint=record.checkpoint,
+                    status=SessionStatus.CANCELLED,
+                    expected_version=record.version,
+                    lease_owner=owner,
+                    invocation_id=record.invocation_id,
+                    cancelled=[r.id for r in pending],
+                ),
+            )
+        finally:
+            await self.store.release_lease(session_id, owner)

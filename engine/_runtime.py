@@ -1,0 +1,202 @@
+"""One run of one session: live state, the interrupt registry and atomic commits.
+
+A :class:`RunSession` exists while a runner holds a session's lease. Every activation's
+:class:`~engine.Context` points at it. It applies events to the live state as they are emitted,
+streams them to the run's listener, opens interrupts, and writes progress to the store with a
+checkpoint (see :meth:`commit`). It is internal: hosts use :class:`~engine.Runner`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ._events import REQUEST_INPUT_FUNCTION, Content, Event, FunctionCall, Part, new_id
+from ._interrupts import RequestInput
+from ._store import Commit, InterruptRecord, SessionRecord, SessionStatus, Store
+
+if TYPE_CHECKING:
+    from ._context import Context
+    from ._node import BaseNode
+    from ._slot import Slot
+
+__all__ = ["CHECKPOINT_FORMAT", "RunSession"]
+
+CHECKPOINT_FORMAT = 1
+"""Version of the checkpoint layout; bumped when it changes incompatibly."""
+
+Listener = Callable[[Event], None]
+
+
+class RunSession:
+    """The live side of a session during one run (internal)."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        record: SessionRecord,
+        invocation_id: str,
+        shared_state: dict[str, Any],
+        pending: list[InterruptRecord],
+        lease_owner: str | None,
+        metadata: dict[str, Any] | None = None,
+        listener: Listener | None = None,
+    ) -> None:
+        self.store = store
+        self.session_id = record.id
+        self.user_id = record.user_id
+        self.app_name = record.app_name
+        self.version = record.version
+        self.invocation_id = invocation_id
+        self.state: dict[str, Any] = {**shared_state, **record.state}
+        self.metadata: dict[str, Any] = {**record.metadata, **(metadata or {})}
+        self.registry: dict[str, InterruptRecord] = {r.id: r for r in pending}
+        self.lease_owner = lease_owner
+        self.listener = listener
+        self.lease_ttl: float | None = None
+        self.root_node: BaseNode | None = None
+        self.root_slot: Slot | None = None
+        self.checkpoint_id = record.checkpoint_id
+        self._opened: list[InterruptRecord] = []
+        self._cancelled: list[str] = []
+        self._consumed: list[int] = []
+        self._lock = asyncio.Lock()
+        self.committed_events: list[Event] = []
+
+    # -- events ------------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Apply an emitted event to the live state and pass it to the listener."""
+        if event.actions is not None and event.actions.state_delta:
+            self.state.update(event.actions.state_delta)
+        if self.listener is not None:
+            self.listener(event)
+
+    # -- interrupts --------------------------------------------------------------------------
+
+    def open_interrupt(
+        self,
+        ctx: Context,
+        request: RequestInput,
+        *,
+        kind: str,
+        function_name: str = REQUEST_INPUT_FUNCTION,
+        tool_call: dict[str, Any] | None = None,
+        call_id: str | None = None,
+        emit: bool = True,
+    ) -> str:
+        """Register a pending interrupt raised in ``ctx`` and (by default) emit its call event.
+
+        Returns the wire id. Re-raising an id this activation already waits on (a rerun node
+        asking again) reuses the pending interrupt and emits nothing.
+        """
+        local_id = request.interrupt_id or call_id or new_id()
+        for wire_id, rec in self.registry.items():
+            if rec.local_id == local_id and rec.path == ctx.node_path and rec.status == "pending":
+                if wire_id not in ctx.interrupt_ids:
+                    ctx.interrupt_ids.append(wire_id)
+                return wire_id
+        wire_id = call_id or local_id
+        if wire_id in self.registry:
+            wire_id = f"{local_id}~{new_id()[:8]}"
+        schema = request.schema_json()
+        record = InterruptRecord(
+            id=wire_id,
+            session_id=self.session_id,
+            kind=kind,
+            path=ctx.node_path,
+            local_id=local_id,
+            function_name=function_name,
+            branch=ctx.branch,
+            message=request.message,
+            payload=request.payload,
+            response_schema=schema,
+            tool_call=tool_call,
+            metadata=dict(request.metadata),
+            invocation_id=self.invocation_id,
+        )
+        self.registry[wire_id] = record
+        self._opened.append(record)
+        ctx.interrupt_ids.append(wire_id)
+        if emit:
+            args = {
+                "interruptId": wire_id,
+                "message": request.message,
+                "payload": request.payload,
+                "response_schema": schema,
+            }
+            ctx.emit(
+                Event(
+                    content=Content(
+                        role="model",
+                        parts=[Part(function_call=FunctionCall(id=wire_id, name=function_name, args=args))],
+                    ),
+                    long_running_tool_ids=[wire_id],
+                )
+            )
+        return wire_id
+
+    def register_interrupt(self, record: InterruptRecord, ctx: Context) -> None:
+        """Register an interrupt whose call event the caller emits itself (tools, confirmations)."""
+        self.registry[record.id] = record
+        self._opened.append(record)
+        ctx.interrupt_ids.append(record.id)
+
+    def close_interrupt(self, wire_id: str) -> None:
+        """Forget an interrupt that was answered (the store already marked it resolved)."""
+        self.registry.pop(wire_id, None)
+
+    def cancel_interrupt(self, wire_id: str) -> None:
+        """Cancel a pending interrupt the run no longer waits on."""
+        if self.registry.pop(wire_id, None) is not None:
+            self._cancelled.append(wire_id)
+
+    def consume(self, seqs: list[int]) -> None:
+        """Mark deliveries as applied by this run; stored with the next commit."""
+        self._consumed.extend(seqs)
+
+    # -- persistence -------------------------------------------------------------------------
+
+    def checkpoint(self) -> dict[str, Any]:
+        """The resumable position of the run: the root activation and everything under it."""
+        root = self.root_slot.to_json(self.root_node) if self.root_slot is not None and self.root_node else None
+        return {"format": CHECKPOINT_FORMAT, "invocation_id": self.invocation_id, "root": root}
+
+    async def commit(
+        self,
+        events: list[Event],
+        *,
+        status: str = SessionStatus.RUNNING,
+        pause: bool = False,
+        output: Any = None,
+        error: dict[str, Any] | None = None,
+    ) -> SessionRecord:
+        """Store ``events`` with a fresh checkpoint, atomically, and bump the version.
+
+        Raises:
+            ConcurrencyError: the session moved on or the lease was lost.
+        """
+        async with self._lock:
+            commit = Commit(
+                events=events,
+                checkpoint=self.checkpoint(),
+                status=status,
+                expected_version=self.version,
+                lease_owner=self.lease_owner,
+                invocation_id=self.invocation_id,
+                opened=self._opened,
+                cancelled=self._cancelled,
+                consumed=self._consumed,
+                pause=pause,
+                output=output,
+                error=error,
+                lease_ttl=self.lease_ttl,
+            )
+            self._opened, self._cancelled, self._consumed = [], [], []
+            record = await self.store.commit(self.session_id, commit)
+            self.version = record.version
+            self.checkpoint_id = record.checkpoint_id
+            self.committed_events.extend(events)
+            return record

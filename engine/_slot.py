@@ -1,0 +1,149 @@
+"""A slot holds one node activation across pauses: its input, what it waits on, its answers.
+
+Workflows keep a slot per unfinished node, agents one per pending tool call of a node tool, and
+the runner one for the root. The rules for resuming an activation live here once:
+
+- a composite node (workflow, agent) resumes from its own checkpoint (``child``) with the
+  answers addressed to its subtree, keyed by wire id;
+- a leaf with ``rerun_on_resume`` runs again under the same run id with ``ctx.resume_inputs``
+  (keyed by the interrupt ids the node asked with);
+- any other leaf completes once all its interrupts are answered, with the answer as its output
+  (a dict keyed by interrupt id when it asked several things).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._context import Context, Outcome
+
+if TYPE_CHECKING:
+    from ._node import BaseNode
+    from ._runtime import RunSession
+
+__all__ = ["Slot"]
+
+RUN = "run"
+COMPLETE = "complete"
+
+
+@dataclass
+class Slot:
+    """One activation: ``status`` is ``running`` or ``waiting``; ``run`` is its run id."""
+
+    status: str
+    run: str
+    input: Any = None
+    branch: str | None = None
+    interrupts: dict[str, str] = field(default_factory=dict)
+    """Wire id → the id the node asked with (equal for composites)."""
+    resume_inputs: dict[str, Any] = field(default_factory=dict)
+    """Answers so far, keyed by the node's own interrupt ids (leaves only)."""
+    child: Any = None
+    """A composite node's checkpoint."""
+    awaiting_message: bool = False
+    ctx: Context | None = None
+    answers: dict[str, Any] = field(default_factory=dict)
+    messages: list[Any] = field(default_factory=list)
+
+    # -- checkpoint form -------------------------------------------------------------------
+
+    def to_json(self, node: BaseNode) -> dict[str, Any]:
+        child = node.snapshot(self.ctx) if (self.ctx is not None and node.composite) else self.child
+        data: dict[str, Any] = {"status": self.status, "run": self.run}
+        if self.status == "running" or node.rerun_on_resume:
+            data["input"] = self.input
+        if self.branch:
+            data["branch"] = self.branch
+        if self.interrupts:
+            data["interrupts"] = self.interrupts
+        if self.resume_inputs:
+            data["resume_inputs"] = self.resume_inputs
+        if child is not None:
+            data["child"] = child
+        if self.awaiting_message:
+            data["awaiting_message"] = True
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Slot:
+        return cls(
+            status=data["status"],
+            run=str(data["run"]),
+            input=data.get("input"),
+            branch=data.get("branch"),
+            interrupts=dict(data.get("interrupts", {})),
+            resume_inputs=dict(data.get("resume_inputs", {})),
+            child=data.get("child"),
+            awaiting_message=data.get("awaiting_message", False),
+        )
+
+    # -- resuming --------------------------------------------------------------------------
+
+    def deliver(self, node: BaseNode, answers: dict[str, Any], messages: list[Any], session: RunSession) -> str | None:
+        """Take the answers (wire id → value) and messages meant for this activation.
+
+        Returns ``"run"`` when the activation must run again, ``"complete"`` when it is done
+        (see :meth:`answer_output`), or None when it still waits. Messages are taken only by an
+        activation awaiting one; ``messages`` is emptied when taken.
+        """
+        if self.status != "waiting":
+            return None
+        hit = {wire: value for wire, value in answers.items() if wire in self.interrupts}
+        wants_message = self.awaiting_message and bool(messages)
+        if not hit and not wants_message:
+            return None
+        if node.composite:
+            self.answers = hit
+            if wants_message:
+                self.messages = list(messages)
+                messages.clear()
+            self.status = "running"
+            self.awaiting_message = False
+            return RUN
+        for wire, value in hit.items():
+            self.resume_inputs[self.interrupts.pop(wire)] = value
+            session.close_interrupt(wire)
+        if node.rerun_on_resume:
+            self.status = "running"
+            return RUN
+        return None if self.interrupts else COMPLETE
+
+    def answer_output(self) -> Any:
+        """The output of a leaf completed by its answers."""
+        if len(self.resume_inputs) == 1:
+            return next(iter(self.resume_inputs.values()))
+        return dict(self.resume_inputs)
+
+    def bind(self, ctx: Context, node: BaseNode, *, fresh: bool) -> Context:
+        """Attach a new context for running this slot's node; returns it."""
+        if node.composite:
+            ctx.resume_inputs = self.answers
+            ctx.saved = None if fresh else self.child
+        else:
+            ctx.resume_inputs = dict(self.resume_inputs)
+        ctx.messages = self.messages
+        self.answers, self.messages = {}, []
+        self.ctx = ctx
+        return ctx
+
+    def record(self, node: BaseNode, outcome: Outcome, session: RunSession) -> None:
+        """Note how the activation ended; cancels interrupts it no longer waits on."""
+        ctx = self.ctx
+        previous = self.interrupts
+        if outcome.status == "waiting":
+            registry = session.registry
+            self.status = "waiting"
+            self.awaiting_message = outcome.awaiting_message
+            self.interrupts = {
+                wire: (wire if node.composite or wire not in registry else registry[wire].local_id)
+                for wire in outcome.interrupts
+            }
+            if node.composite and ctx is not None:
+                self.child = node.snapshot(ctx)
+        else:
+            self.interrupts = {}
+        for wire in previous.keys() - self.interrupts.keys():
+            session.cancel_interrupt(wire)
+        self.ctx = None
