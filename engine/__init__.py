@@ -4,6 +4,7 @@ Pure Python (no Django). See ``docs/engine.md`` for a walk-through: define a wor
 pause on a :class:`RequestInput`, resume it with an answer.
 """
 
+from ._agent import LlmAgent, render_instruction
 from ._context import Context, Outcome
 from ._errors import (
     AlreadyDecidedError,
@@ -26,10 +27,13 @@ from ._errors import (
 from ._events import Content, Event, EventActions, FunctionCall, FunctionResponse, NodeInfo, Part
 from ._graph import DEFAULT_ROUTE, START, Edge
 from ._interrupts import InterruptKind, RequestInput
+from ._models import LlmRequest, LlmResponse, Model, OfflineModel, ScriptedModel
 from ._node import BaseNode, FunctionNode, RetryConfig, node
+from ._node_tool import NodeTool
 from ._runner import InterruptsPendingError, Runner, RunResult
 from ._state import State
 from ._store import Answer, Commit, Delivery, InMemoryStore, InterruptRecord, SessionRecord, SessionStatus, Store
+from ._tools import BaseTool, FunctionTool, LongRunningFunctionTool, ToolContext, request_input_tool
 from ._workflow import Workflow
 
 __all__ = [
@@ -40,6 +44,7 @@ __all__ = [
     "Answer",
     "AnswerInvalidError",
     "BaseNode",
+    "BaseTool",
     "Commit",
     "ConcurrencyError",
     "ConfigurationError",
@@ -53,21 +58,30 @@ __all__ = [
     "FunctionCall",
     "FunctionNode",
     "FunctionResponse",
+    "FunctionTool",
     "GraphError",
     "InMemoryStore",
     "InterruptKind",
     "InterruptRecord",
     "InterruptsPendingError",
+    "LlmAgent",
+    "LlmRequest",
+    "LlmResponse",
+    "LongRunningFunctionTool",
+    "Model",
     "ModelError",
     "NodeFailedError",
     "NodeInfo",
     "NodeTimeoutError",
+    "NodeTool",
+    "OfflineModel",
     "Outcome",
     "Part",
     "RequestInput",
     "RetryConfig",
     "RunResult",
     "Runner",
+    "ScriptedModel",
     "SessionBusyError",
     "SessionClosedError",
     "SessionNotFoundError",
@@ -75,9 +89,12 @@ __all__ = [
     "SessionStatus",
     "State",
     "Store",
+    "ToolContext",
     "UnknownInterruptError",
     "VersionMismatchError",
     "Workflow",
     "WorkflowDataError",
     "node",
+    "render_instruction",
+    "request_input_tool",
 ]

@@ -146,6 +146,14 @@ class Context:
         self.pending.append(event)
         return event
 
+    def stream(self, event: Event) -> None:
+        """Pass a partial event (e.g. a streamed text delta) to the run's listener; never stored."""
+        if event.node_info.path == "":
+            event.node_info.path = self.node_path
+        event.invocation_id = self.session.invocation_id
+        if self.session.listener is not None:
+            self.session.listener(event)
+
     def flush_state(self) -> None:
         """Emit a state-only event if the node wrote state that no event carried yet."""
         if self.state.delta:

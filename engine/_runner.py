@@ -94,6 +94,7 @@ class Runner:
         lease_ttl: seconds a run's lease lasts without a commit; a crashed run's session can be
             picked up after that.
         owner: a name for this runner in leases (default: random).
+        model: the :class:`~engine.Model` for agents that name none.
     """
 
     def __init__(
@@ -104,8 +105,10 @@ class Runner:
         app_name: str | None = None,
         lease_ttl: float = 60.0,
         owner: str | None = None,
+        model: Any = None,
     ) -> None:
         self.app: BaseNode = as_node(app)
+        self.model = model
         self.store: Store = store if store is not None else InMemoryStore()
         self.app_name = app_name or self.app.name
         self.version = str(getattr(self.app, "version", ""))
@@ -353,6 +356,7 @@ class Runner:
             lease_owner=owner,
             metadata=metadata,
             listener=listener,
+            model=self.model,
         )
         session.lease_ttl = self.lease_ttl
         answers: dict[str, Any] = {}

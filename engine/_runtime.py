@@ -43,6 +43,7 @@ class RunSession:
         lease_owner: str | None,
         metadata: dict[str, Any] | None = None,
         listener: Listener | None = None,
+        model: Any = None,
     ) -> None:
         self.store = store
         self.session_id = record.id
@@ -55,6 +56,7 @@ class RunSession:
         self.registry: dict[str, InterruptRecord] = {r.id: r for r in pending}
         self.lease_owner = lease_owner
         self.listener = listener
+        self.model = model
         self.lease_ttl: float | None = None
         self.root_node: BaseNode | None = None
         self.root_slot: Slot | None = None

@@ -367,6 +367,8 @@ class Emitter:
         }
         self._versions = dict(versions)
         self._notes = notes
+        self.label = f"{system}/{variant}"
+        """``system/variant``, used as prefix of stderr progress lines."""
 
     def emit(self, metric: str, **fields: Any) -> dict[str, Any]:
         """Print one record as a JSON line on stdout and return it."""
@@ -445,7 +447,7 @@ def measure_start_resume(
             resume_cpu.append((c1 - c0) * 1000 / n)
             resume_rate.append(n / (w1 - w0))
             _log(
-                f"[{emitter._base['system']}/{driver.variant}] rep {rep + 1}/{cfg.reps}: "
+                f"[{emitter.label}] rep {rep + 1}/{cfg.reps}: "
                 f"start {start_cpu[-1]:.2f} ms cpu, {start_rate[-1]:.0f}/s; "
                 f"resume {resume_cpu[-1]:.2f} ms cpu, {resume_rate[-1]:.0f}/s"
             )
@@ -541,7 +543,7 @@ def measure_loops(factory: DriverFactory, cfg: BenchConfig, emitter: Emitter) ->
                 pred_cpu = model.predict_one(k + 1, wall=False)
                 pred_wall = model.predict_one(k + 1, wall=True)
                 _log(
-                    f"[{emitter._base['system']}/{driver.variant}] k={k}: skipped, predicted "
+                    f"[{emitter.label}] k={k}: skipped, predicted "
                     f"{per_session:.0f} s per session > {remaining:.0f} s left"
                 )
                 records.append(
@@ -583,7 +585,7 @@ def measure_loops(factory: DriverFactory, cfg: BenchConfig, emitter: Emitter) ->
                 cpu_ms.append((c1 - c0) * 1000)
                 wall_ms.append((w1 - w0) * 1000)
             _log(
-                f"[{emitter._base['system']}/{driver.variant}] k={k}: resume "
+                f"[{emitter.label}] k={k}: resume "
                 f"{_median(cpu_ms):.2f} ms cpu, {_median(wall_ms):.2f} ms wall ({reps} reps)"
             )
             rec: dict[str, Any] = {
@@ -653,7 +655,7 @@ def measure_memory(factory: DriverFactory, cfg: BenchConfig, emitter: Emitter) -
     if bytes0 is not None and bytes1 is not None:
         rec["storage_bytes_per_session"] = (bytes1 - bytes0) / n
     _log(
-        f"[{emitter._base['system']}/{driver.variant}] memory: "
+        f"[{emitter.label}] memory: "
         f"{rec['rss_bytes_per_session'] / 1024:.1f} KiB RSS, "
         f"{rec['tracemalloc_bytes_per_session'] / 1024:.1f} KiB traced per paused session"
     )
@@ -723,8 +725,14 @@ def run_cli(
         loop_budget_s=args.loop_budget_s,
         warmup=args.warmup,
     )
+    variants = args.variant or list(factories)
+    if "memory" in metrics and (len(metrics) > 1 or len(variants) > 1):
+        _log(
+            "warning: the memory metric should run alone, for one variant, in a fresh "
+            "process (run_peers.py does this); figures of this run may be mixed"
+        )
     status = 0
-    for variant in args.variant or list(factories):
+    for variant in variants:
         make = factories[variant]
 
         def factory(make: Callable[[str], PeerDriver] = make, variant: str = variant) -> PeerDriver:

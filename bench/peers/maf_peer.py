@@ -279,7 +279,7 @@ class MafDriver(common.AsyncPeerDriver):
 
     def versions(self) -> dict[str, str]:
         """Versions of the MAF packages."""
-        return common.package_versions("agent-framework-core", "agent-framework", "pydantic")
+        return common.package_versions("agent-framework-core", "pydantic")
 
     def notes(self) -> str:
         """How the variant is wired."""

@@ -1,0 +1,116 @@
+"""The email review workflow: ADK's ``request_input`` sample, node for node and route for route.
+
+START → process_input → draft_email (LLM) → request_human_review → handle_human_review, then
+``revise`` → draft_email, ``approved`` → send_email, ``rejected`` → reject_email. The reviewer
+answers with free text: ``approve``, ``reject``, or feedback that the next draft applies.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from engine import Event, LlmAgent, LlmRequest, Model, RequestInput, Workflow
+
+__all__ = ["KIND", "EmailReviewInput", "build", "offline_draft"]
+
+KIND = "email_draft"
+REVIEW_PROMPT = "Please review the following draft email and provide 'approve', 'reject', or feedback to revise.\n\n---\n{draft}\n---"
+SENT = "Draft approved and sent successfully."
+REJECTED = "Draft rejected."
+INSTRUCTION = """You are a customer support agent. Write a polite, helpful email reply to the customer complaint
+below: a subject line, a greeting, an apology, the next steps, and a sign-off.
+
+Customer complaint:
+{complaint}
+
+Reviewer feedback on the previous draft (apply it if present):
+{feedback?}
+"""
+
+
+class EmailReviewInput(BaseModel):
+    """What starts a session: the customer's complaint."""
+
+    complaint: str = Field(min_length=1, max_length=20_000, description="The customer's message.")
+
+
+def process_input(node_input: Any) -> Event:
+    """Store the complaint and clear any feedback."""
+    complaint = node_input["complaint"] if isinstance(node_input, dict) else str(node_input)
+    return Event(state={"complaint": complaint, "feedback": ""})
+
+
+def request_human_review(draft: str) -> RequestInput:
+    """Ask a reviewer to approve, reject or give feedback on the draft."""
+    return RequestInput(message=REVIEW_PROMPT.format(draft=draft), metadata={"kind": KIND})
+
+
+def handle_human_review(node_input: Any) -> Event:
+    """Route on the reviewer's answer: approve, reject, or revise with the text as feedback."""
+    answer = str(node_input).strip()
+    if answer.lower() == "approve":
+        return Event(route="approved")
+    if answer.lower() == "reject":
+        return Event(route="rejected")
+    return Event(state={"feedback": answer}, route="revise")
+
+
+def send_email() -> Event:
+    """Send the approved draft."""
+    return Event(message=SENT)
+
+
+def reject_email() -> Event:
+    """Drop the rejected draft."""
+    return Event(message=REJECTED)
+
+
+def build(model: Model | None = None, *, name: str = "email_review") -> Workflow:
+    """The workflow; ``model`` drafts the email (None: the runner's default model)."""
+    draft_email = LlmAgent("draft_email", model=model, instruction=INSTRUCTION, output_key="draft")
+    return Workflow(
+        name,
+        edges=[
+            ("START", process_input, draft_email, request_human_review, handle_human_review),
+            (handle_human_review, {"revise": draft_email, "approved": send_email, "rejected": reject_email}),
+        ],
+        input_schema=EmailReviewInput,
+        description="Review an AI-drafted reply to a customer complaint.",
+    )
+
+
+def _between(text: str, start: str, end: str | None) -> str:
+    tail = text.split(start, 1)[1] if start in text else ""
+    return (tail.split(end, 1)[0] if end and end in tail else tail).strip()
+
+
+def offline_draft(request: LlmRequest) -> str:
+    """The offline draft model's reply: deterministic, and it visibly applies the feedback."""
+    complaint = _between(request.instruction, "Customer complaint:\n", "\n\nReviewer feedback")
+    feedback = _between(request.instruction, "(apply it if present):\n", None)
+    topic = re.sub(r"\s+", " ", complaint)[:80].rstrip(" .!?") or "your message"
+    lower = feedback.lower()
+    greeting = "Dear Customer," if "formal" in lower else "Hello,"
+    apology = "We sincerely apologise" if ("apolog" in lower or "sorry" in lower) else "We are sorry"
+    lines = [f"Subject: About your message: {topic}", "", greeting, ""]
+    if "short" in lower or "brief" in lower or "concise" in lower:
+        lines += [f"{apology} about this. Please reply with your order number and we will fix it quickly."]
+    else:
+        lines += [
+            f'Thank you for telling us about this: "{complaint.strip()}".',
+            "",
+            f"{apology} for the trouble it has caused. We have opened a case and a specialist will look into it.",
+            "",
+            "To help us resolve it quickly, please reply with your order number and any details you can share.",
+        ]
+    if "refund" in lower:
+        lines += ["", "If the problem cannot be fixed, we will refund you in full."]
+    if "discount" in lower or "voucher" in lower:
+        lines += ["", "As a thank-you for your patience, here is a 10% discount on your next order."]
+    if feedback:
+        lines += ["", f"(Revised after reviewer feedback: {feedback})"]
+    lines += ["", "Kind regards,", "The Support Team"]
+    return "\n".join(lines)
