@@ -196,12 +196,14 @@ class Runner:
         answers: Mapping[str | None, Any] | Content,
         *,
         decided_by: str | None = None,
+        context: dict[str, Any] | None = None,
     ) -> list[InterruptRecord]:
         """Validate and store answers; return the interrupts they answer.
 
         ``answers`` maps interrupt ids to responses (a function response's ``response`` object,
         or a bare value sent as ``{"result": value}``), or is a user :class:`~engine.Content` of
-        function responses. The key ``None`` answers the only pending interrupt.
+        function responses. The key ``None`` answers the only pending interrupt. ``decided_by``
+        and ``context`` (host data about the decision) are handed to the store.
 
         Raises:
             AmbiguousAnswerError: an answer names no id while several interrupts are pending.
@@ -264,7 +266,7 @@ class Runner:
             content=Content(role="user", parts=parts),
             node_info=NodeInfo(path=""),
         )
-        await self.store.submit_answers(session_id, to_store, event, decided_by=decided_by)
+        await self.store.submit_answers(session_id, to_store, event, decided_by=decided_by, context=context)
         return records
 
     # -- running -----------------------------------------------------------------------------

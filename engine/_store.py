@@ -188,9 +188,18 @@ class Store(Protocol):
         ...
 
     async def submit_answers(
-        self, session_id: str, answers: list[Answer], event: Event, *, decided_by: str | None
+        self,
+        session_id: str,
+        answers: list[Answer],
+        event: Event,
+        *,
+        decided_by: str | None,
+        context: dict[str, Any] | None = None,
     ) -> None:
-        """Store answers and their user event atomically; first answer wins per interrupt."""
+        """Store answers and their user event atomically; first answer wins per interrupt.
+
+        ``context`` carries host data about the decision (who, which action) for the store to keep.
+        """
         ...
 
     async def take_deliveries(self, session_id: str) -> list[Delivery]: ...
@@ -320,7 +329,13 @@ class InMemoryStore:
         return None
 
     async def submit_answers(
-        self, session_id: str, answers: list[Answer], event: Event, *, decided_by: str | None
+        self,
+        session_id: str,
+        answers: list[Answer],
+        event: Event,
+        *,
+        decided_by: str | None,
+        context: dict[str, Any] | None = None,
     ) -> None:
         mem = self._get(session_id)
         pending = {r.id: r for r in mem.interrupts if r.status == "pending"}

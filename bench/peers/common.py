@@ -515,7 +515,10 @@ def measure_loops(factory: DriverFactory, cfg: BenchConfig, emitter: Emitter) ->
 
     For each k (ascending) and each repetition, a fresh session is started and
     driven through k revise answers (each checked to carry the latest
-    feedback), then the (k+1)th resume, an ``approve``, is timed alone.
+    feedback), then the (k+1)th resume, an ``approve``, is timed alone
+    (``cpu_ms`` / ``wall_ms``, medians over repetitions). ``revise_tail_cpu_ms``
+    is the median CPU ms of the last (up to) 10 revise resumes before it, a
+    less noisy companion figure.
     Storage growth per loop (bytes) is reported for file-backed variants.
 
     Budget: the per-resume cost is fitted as ``a + b*j`` from every resume seen
@@ -562,6 +565,7 @@ def measure_loops(factory: DriverFactory, cfg: BenchConfig, emitter: Emitter) ->
             cpu_ms: list[float] = []
             wall_ms: list[float] = []
             growth: list[float] = []
+            tail_cpu_ms: list[float] = []
             for rep in range(reps):
                 sid = f"k{k}-r{rep}"
                 complaint = complaint_for(k * 1000 + rep)
@@ -572,6 +576,8 @@ def measure_loops(factory: DriverFactory, cfg: BenchConfig, emitter: Emitter) ->
                     out = driver.resume(sid, feedback_for(j))
                     c1, w1 = time.process_time(), time.perf_counter()
                     model.add(j, c1 - c0, w1 - w0)
+                    if j > k - 10:
+                        tail_cpu_ms.append((c1 - c0) * 1000)
                     _expect_paused(out, complaint, feedback_for(j), f"revise {j} of {sid}")
                 bytes1 = driver.storage_bytes()
                 if bytes0 is not None and bytes1 is not None:
@@ -598,6 +604,9 @@ def measure_loops(factory: DriverFactory, cfg: BenchConfig, emitter: Emitter) ->
                 "reps": reps,
                 "verified": True,
             }
+            if tail_cpu_ms:
+                # Robust companion of the single timed op: the last (up to) 10 revise resumes.
+                rec["revise_tail_cpu_ms"] = _median(tail_cpu_ms)
             if growth:
                 rec["storage_growth_bytes_per_loop"] = _median(growth)
             records.append(emitter.emit("resume_after_loops", **rec))

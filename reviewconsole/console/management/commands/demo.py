@@ -1,0 +1,90 @@
+"""``python manage.py demo``: demo users, groups, queues and webhook endpoints (idempotent).
+
+Users ``manager`` (reviewer of every demo queue) and ``auditor`` (reads everything in the admin,
+changes nothing). Their password is ``$DEMO_PASSWORD`` when set, else one is generated and printed.
+The ``email-review`` webhook endpoint's secret is ``$DEMO_WEBHOOK_SECRET`` (``whsec_…``) when set.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
+from reviewconsole.inbox.models import Queue
+from reviewconsole.workflows import all_specs
+
+AUDITORS = "auditors"
+REVIEWERS = "reviewers"
+AUDITED_APPS = ("workflow_sessions", "inbox", "hooks", "auth", "django_tasks_db")
+
+
+def auditor_group() -> Group:
+    """The auditor group: view permission on every model of the audited apps, nothing else."""
+    group, _ = Group.objects.get_or_create(name=AUDITORS)
+    group.permissions.set(
+        Permission.objects.filter(content_type__app_label__in=AUDITED_APPS, codename__startswith="view_").exclude(
+            codename="view_webhooksecret"
+        )
+    )
+    return group
+
+
+class Command(BaseCommand):
+    help = "Create the demo users, queues and webhook endpoints (safe to run again)."
+
+    @transaction.atomic
+    def handle(self, *args: Any, **options: Any) -> None:
+        password = os.environ.get("DEMO_PASSWORD") or secrets.token_urlsafe(9)
+        generated = not os.environ.get("DEMO_PASSWORD")
+        users = get_user_model()
+
+        reviewers, _ = Group.objects.get_or_create(name=REVIEWERS)
+        for spec in all_specs():
+            queue_group, _ = Group.objects.get_or_create(name=f"queue:{spec.queue}")
+            Queue.objects.get_or_create(
+                slug=spec.queue, defaults={"name": spec.queue.replace("-", " ").title(), "group": queue_group}
+            )
+        triage_group, _ = Group.objects.get_or_create(name="queue:triage")
+        Queue.objects.get_or_create(slug="triage", defaults={"name": "Triage", "group": triage_group})
+
+        manager, _ = users.objects.get_or_create(username="manager", defaults={"email": "manager@example.com"})
+        manager.set_password(password)
+        manager.is_staff = False
+        manager.save()
+        manager.groups.add(reviewers, *Group.objects.filter(name__startswith="queue:"))
+
+        auditor, _ = users.objects.get_or_create(username="auditor", defaults={"email": "auditor@example.com"})
+        auditor.set_password(password)
+        auditor.is_staff = True
+        auditor.is_superuser = False
+        auditor.save()
+        auditor.groups.set([auditor_group()])
+
+        secret = os.environ.get("DEMO_WEBHOOK_SECRET")
+        for spec in all_specs():
+            endpoint, _ = WebhookEndpoint.objects.get_or_create(slug=spec.name, defaults={"workflow": spec.name})
+            if secret:
+                WebhookSecret.objects.filter(endpoint=endpoint, label="demo").exclude(secret=secret).delete()
+                WebhookSecret.objects.get_or_create(endpoint=endpoint, secret=secret, defaults={"label": "demo"})
+            elif not endpoint.secrets.exists():
+                generated_secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+                WebhookSecret.objects.create(endpoint=endpoint, secret=generated_secret, label="demo")
+
+        self.stdout.write("Demo data ready.")
+        self.stdout.write("  Reviewer: manager  (inbox at /inbox/)")
+        self.stdout.write("  Auditor:  auditor  (admin at /admin/)")
+        if generated:
+            self.stdout.write(f"  Password for both: {password}   (set DEMO_PASSWORD to choose one)")
+        else:
+            self.stdout.write("  Password for both: $DEMO_PASSWORD")
+        for endpoint in WebhookEndpoint.objects.all():
+            self.stdout.write(f"  Webhook: POST /hooks/{endpoint.slug}/  (workflow {endpoint.workflow})")
+        self.stdout.write("  Send one: python manage.py send_webhook email-review --data '{\"complaint\": \"...\"}'")

@@ -1,0 +1,55 @@
+"""``python manage.py serve``: migrate, then run Daphne (HTTP + websockets) and the task worker.
+
+One process: Daphne serves the ASGI app on the main thread; worker threads run sessions. The
+in-memory channel layer is shared because everything is in this process. Ctrl-C stops it all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandParser
+
+from reviewconsole.inbox.live import bind_loop
+from reviewconsole.console.worker import ThreadWorker
+
+
+class Command(BaseCommand):
+    help = "Migrate, then serve the console (Daphne) with its task worker, until Ctrl-C."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1", help="Address to bind (default 127.0.0.1).")
+        parser.add_argument("--port", type=int, default=8000, help="Port to bind (default 8000).")
+        parser.add_argument("--workers", type=int, default=1, help="Task worker threads (default 1).")
+        parser.add_argument("--no-migrate", action="store_true", help="Skip migrations.")
+
+    def handle(self, *args: Any, host: str, port: int, workers: int, no_migrate: bool, **options: Any) -> None:
+        if not no_migrate:
+            call_command("migrate", interactive=False, verbosity=0)
+            self.stdout.write("Database migrated.")
+        from daphne.endpoints import build_endpoint_description_strings
+        from daphne.server import Server
+
+        from reviewconsole.asgi import application
+
+        worker = ThreadWorker(count=workers)
+
+        def ready() -> None:
+            bind_loop(asyncio.get_event_loop())
+            worker.start()
+            self.stdout.write(f"Console running at http://{host}:{port}/ (Ctrl-C to stop)")
+
+        server = Server(
+            application=application,
+            endpoints=build_endpoint_description_strings(host=host, port=port),
+            ready_callable=ready,
+            signal_handlers=True,
+        )
+        try:
+            server.run()
+        finally:
+            worker.stop()
+            bind_loop(None)
+            self.stdout.write("Stopped.")

@@ -1,0 +1,52 @@
+"""Small console views: the home redirect and the session JSON a script can follow."""
+
+from __future__ import annotations
+
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.http import require_GET
+
+from ..inbox.models import Interrupt
+from ..workflow_sessions.models import WorkflowSession
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    return redirect("inbox:index")
+
+
+@staff_member_required
+@require_GET
+def session_json(request: HttpRequest, session_id: str) -> JsonResponse:
+    """Status, state, interrupts and events (ADK JSON) of one session."""
+    session = get_object_or_404(WorkflowSession, pk=session_id)
+    interrupts = Interrupt.objects.filter(session=session).order_by("id")
+    return JsonResponse(
+        {
+            "id": session.id,
+            "workflow": session.workflow,
+            "status": session.status,
+            "state": session.state,
+            "output": session.output,
+            "created_at": session.created_at.isoformat(),
+            "updated_at": session.updated_at.isoformat(),
+            "interrupts": [
+                {
+                    "id": i.interrupt_id,
+                    "kind": i.kind,
+                    "status": i.status,
+                    "message": i.message,
+                    "payload": i.payload,
+                    "response_schema": i.response_schema,
+                    "queue": i.queue.slug,
+                    "response": i.response,
+                    "decision": i.decision,
+                    "decided_by": i.decided_by_label or None,
+                    "decided_at": i.decided_at.isoformat() if i.decided_at else None,
+                    "url": f"/inbox/items/{i.pk}/",
+                }
+                for i in interrupts.select_related("queue")
+            ],
+            "events": list(session.events.order_by("seq").values_list("data", flat=True)),
+        }
+    )

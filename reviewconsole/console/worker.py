@@ -1,0 +1,95 @@
+"""The task worker that runs inside the console process (the embedded default).
+
+Each thread claims tasks the way django-tasks-db's ``db_worker`` does (a locked select, then a
+claim) and runs them with its ``Worker.run_task``. Instead of sleeping a fixed interval it waits
+on an event that ``task_enqueued`` sets, so a task enqueued in this process starts at once; it
+still polls every ``interval`` seconds for tasks enqueued by other processes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.db import close_old_connections
+from django.db.utils import OperationalError
+from django.tasks.signals import task_enqueued
+from django.utils.crypto import get_random_string
+from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks_db.models import DBTaskResult
+from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
+
+logger = logging.getLogger("reviewconsole.worker")
+
+__all__ = ["ThreadWorker"]
+
+
+class ThreadWorker:
+    """``count`` worker threads on the ``default`` queue until :meth:`stop`; ``interval`` in seconds."""
+
+    def __init__(self, *, count: int = 1, interval: float = 0.5, queue: str = "default") -> None:
+        self.interval = interval
+        self.queue = queue
+        self.running = False
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._count = count
+
+    def _on_enqueue(self, **kwargs: object) -> None:
+        self._wake.set()
+
+    def _claim(self, worker_id: str) -> DBTaskResult | None:
+        tasks = DBTaskResult.objects.ready().filter(backend_name="default", queue_name=self.queue)
+        with exclusive_transaction(tasks.db):
+            try:
+                task_result = tasks.get_locked()
+                if task_result is not None:
+                    # Claim it so that no other worker (thread or process) runs it too.
+                    task_result.claim(worker_id)
+                return task_result
+            except OperationalError as exc:
+                if is_locked_database_exception(exc):
+                    return None
+                raise
+
+    def _loop(self) -> None:
+        worker_id = f"console-{get_random_string(8)}"
+        runner = Worker(
+            queue_names=[self.queue],
+            interval=self.interval,
+            batch=False,
+            backend_name="default",
+            startup_delay=False,
+            max_tasks=None,
+            worker_id=worker_id,
+            excluded_queue_names=[],
+        )
+        while self.running:
+            close_old_connections()
+            try:
+                task_result = self._claim(worker_id)
+            except Exception:  # keep the worker alive through a broken connection; the next turn reconnects
+                logger.exception("Could not claim a task")
+                task_result = None
+            if task_result is not None:
+                runner.run_task(task_result)
+                continue
+            self._wake.wait(self.interval)
+            self._wake.clear()
+        close_old_connections()
+
+    def start(self) -> None:
+        self.running = True
+        task_enqueued.connect(self._on_enqueue, weak=False)
+        for n in range(self._count):
+            thread = threading.Thread(target=self._loop, name=f"task-worker-{n}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        logger.info("Started %d task worker thread(s)", len(self._threads))
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.running = False
+        self._wake.set()
+        for thread in self._threads:
+            thread.join(timeout)
+        task_enqueued.disconnect(self._on_enqueue)

@@ -1,0 +1,1 @@
+"""Signed inbound webhooks that start workflow sessions (Standard Webhooks)."""

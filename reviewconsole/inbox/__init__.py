@@ -1,0 +1,1 @@
+"""The reviewer inbox: queues, interrupts as review items, decisions, pages and live updates."""

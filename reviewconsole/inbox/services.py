@@ -1,0 +1,76 @@
+"""Deciding an interrupt: the reviewer's action becomes a resume payload, stored once, then run.
+
+Free-text interrupts (the email review) resume with ``{"result": "approve" | "reject" | feedback}``;
+tool confirmations with ``{"confirmed": true | false}`` (DESIGN.md, resume payloads).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+
+from engine import InterruptKind
+
+from ..workflow_sessions.runners import runner_for
+from ..workflow_sessions.services import enqueue_run
+from .models import Interrupt
+from .selectors import queues_for
+
+__all__ = ["ACTIONS", "DecisionError", "interrupt_decide", "resume_payload"]
+
+ACTIONS = ("approve", "reject", "revise")
+
+
+class DecisionError(ValueError):
+    """The decision is incomplete (e.g. feedback without text); nothing was stored."""
+
+
+def resume_payload(interrupt: Interrupt, action: str, text: str = "") -> dict[str, Any]:
+    """The function response for ``action`` on ``interrupt``.
+
+    Raises:
+        DecisionError: unknown action, or ``revise`` without feedback.
+    """
+    if action not in ACTIONS:
+        raise DecisionError(f"Unknown action {action!r}.")
+    if interrupt.kind == InterruptKind.CONFIRMATION:
+        if action == "revise":
+            raise DecisionError("A tool call can only be approved or rejected.")
+        return {"confirmed": action == "approve"}
+    if action == "revise":
+        feedback = text.strip()
+        if not feedback:
+            raise DecisionError("Write the feedback the next draft should apply.")
+        if feedback.lower() in ("approve", "reject"):
+            raise DecisionError("Use the Approve or Reject buttons for that.")
+        return {"result": feedback}
+    return {"result": action}
+
+
+def interrupt_decide(*, interrupt: Interrupt, user: AbstractBaseUser, action: str, text: str = "") -> Interrupt:
+    """Store ``user``'s decision on ``interrupt`` and queue the resume run.
+
+    Raises:
+        PermissionDenied: the user is not a reviewer of the interrupt's queue.
+        DecisionError: the decision is incomplete.
+        engine.AlreadyDecidedError: someone decided first (``details`` name who and when).
+        engine.AnswerInvalidError: the answer fails the interrupt's schema.
+    """
+    if not queues_for(user).filter(pk=interrupt.queue_id).exists():
+        raise PermissionDenied("You are not a reviewer of this queue.")
+    payload = resume_payload(interrupt, action, text)
+    runner = runner_for(interrupt.session.workflow)
+    with transaction.atomic():
+        async_to_sync(runner.submit)(
+            interrupt.session_id,
+            {interrupt.interrupt_id: payload},
+            decided_by=user.get_username(),
+            context={"user_id": user.pk, "decision": action},
+        )
+        enqueue_run(interrupt.session_id)
+    interrupt.refresh_from_db()
+    return interrupt

@@ -1,0 +1,1 @@
+"""Settings modules: ``embedded`` (the one-command default), ``production`` and ``test``."""

@@ -1,0 +1,43 @@
+"""The one-command default: SQLite in ``var/``, in-memory channel layer, in-process task worker.
+
+Secrets come from the environment when set; otherwise a random key is generated once and kept in
+``var/secret_key`` so sessions survive restarts. Not for production (see ``production.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+from .base import *  # noqa: F403
+from .base import VAR_DIR
+
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    if os.environ.get("DJANGO_SECRET_KEY"):
+        return os.environ["DJANGO_SECRET_KEY"]
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50), encoding="utf-8")
+        path.chmod(0o600)
+    return path.read_text(encoding="utf-8").strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = os.environ.get("DJANGO_DEBUG", "") == "1"
+ALLOWED_HOSTS = ["*"]
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": os.environ.get("REVIEWCONSOLE_SQLITE_PATH", str(VAR_DIR / "reviewconsole.sqlite3")),
+        "OPTIONS": {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
+    }
+}

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class WorkflowSessionsConfig(AppConfig):
+    name = "reviewconsole.workflow_sessions"
+    label = "workflow_sessions"
+    verbose_name = "Workflow sessions"

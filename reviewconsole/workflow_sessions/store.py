@@ -1,0 +1,396 @@
+"""The engine's :class:`engine.Store` on the Django ORM.
+
+Every method is one transaction. Guarantees (the same suite as the in-memory store checks them):
+
+- ``commit`` locks the session row, checks the version and the lease owner (the conditional write
+  guards against two runs of one session), appends the events with consecutive ``seq`` numbers,
+  applies their state deltas, creates interrupt rows routed to queues, marks answers applied and
+  keeps a checkpoint row when the run pauses.
+- ``submit_answers`` resolves each interrupt with a conditional UPDATE on ``status='pending'``: of
+  two reviewers deciding at the same moment exactly one changes a row; the other gets
+  :class:`engine.AlreadyDecidedError` naming who decided and when, and nothing is stored.
+- ``acquire_lease`` is a conditional UPDATE too: free, expired, or already ours.
+
+Live updates (new and resolved interrupts) are published after the transaction commits.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+import engine
+from engine import (
+    AlreadyDecidedError,
+    Answer,
+    Commit,
+    ConcurrencyError,
+    Delivery as EngineDelivery,
+    InterruptRecord,
+    SessionNotFoundError,
+    SessionRecord,
+    UnknownInterruptError,
+)
+from engine._state import split_delta
+
+from ..inbox import live, routing
+from ..inbox.models import Interrupt, InterruptStatus
+from .models import Checkpoint, Delivery, Event, SharedState, WorkflowSession
+
+__all__ = ["OrmStore"]
+
+
+def _record(row: WorkflowSession) -> SessionRecord:
+    return SessionRecord(
+        id=row.id,
+        app_name=row.workflow,
+        user_id=row.user_id,
+        state=dict(row.state),
+        status=row.status,
+        checkpoint=row.checkpoint,
+        checkpoint_id=row.checkpoint_id or None,
+        version=row.version,
+        workflow_version=row.workflow_version,
+        invocation_id=row.invocation_id,
+        output=row.output,
+        error=row.error,
+        metadata=dict(row.metadata),
+        created_at=row.created_at.timestamp() if row.created_at else 0.0,
+        updated_at=row.updated_at.timestamp() if row.updated_at else 0.0,
+    )
+
+
+def interrupt_record(row: Interrupt) -> InterruptRecord:
+    """The engine's view of an interrupt row."""
+    return InterruptRecord(
+        id=row.interrupt_id,
+        session_id=row.session_id,
+        kind=row.kind,
+        path=row.node_path,
+        local_id=row.local_id,
+        function_name=row.function_name,
+        branch=row.branch or None,
+        message=row.message or None,
+        payload=row.payload,
+        response_schema=row.response_schema,
+        tool_call=row.tool_call,
+        metadata=dict(row.metadata),
+        invocation_id=row.invocation_id,
+        status=row.status,
+        response=row.response,
+        decided_by=row.decided_by_label or None,
+        decided_at=row.decided_at.timestamp() if row.decided_at else None,
+        created_at=row.created_at.timestamp() if row.created_at else 0.0,
+    )
+
+
+def _locked_session(session_id: str) -> WorkflowSession:
+    row = WorkflowSession.objects.select_for_update().filter(pk=session_id).first()
+    if row is None:
+        raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id)
+    return row
+
+
+def _append_events(row: WorkflowSession, events: list[engine.Event]) -> None:
+    last = row.last_seq
+    rows = []
+    for event in events:
+        last += 1
+        rows.append(
+            Event(
+                session=row,
+                seq=last,
+                event_id=event.id,
+                invocation_id=event.invocation_id,
+                author=event.author,
+                node_path=event.node_info.path,
+                branch=event.branch or "",
+                timestamp=event.timestamp,
+                data=event.to_json(),
+            )
+        )
+    Event.objects.bulk_create(rows)
+    row.last_seq = last
+
+
+class OrmStore:
+    """:class:`engine.Store` on the ORM (see the module docstring)."""
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+        workflow_version: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> SessionRecord:
+        return await sync_to_async(self.create_session_sync)(
+            app_name=app_name,
+            user_id=user_id,
+            state=state,
+            session_id=session_id,
+            workflow_version=workflow_version,
+            metadata=metadata,
+        )
+
+    def create_session_sync(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+        workflow_version: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> SessionRecord:
+        kwargs: dict[str, Any] = {}
+        if session_id:
+            kwargs["id"] = session_id
+        row = WorkflowSession.objects.create(
+            workflow=app_name,
+            user_id=user_id,
+            state=dict(state or {}),
+            workflow_version=workflow_version,
+            metadata=dict(metadata or {}),
+            **kwargs,
+        )
+        return _record(row)
+
+    async def get_session(self, session_id: str) -> SessionRecord:
+        return await sync_to_async(self.get_session_sync)(session_id)
+
+    def get_session_sync(self, session_id: str) -> SessionRecord:
+        row = WorkflowSession.objects.filter(pk=session_id).first()
+        if row is None:
+            raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id)
+        return _record(row)
+
+    async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[engine.Event]:
+        return await sync_to_async(self._list_events)(session_id, path, after)
+
+    def _list_events(self, session_id: str, path: str | None, after: int) -> list[engine.Event]:
+        rows = Event.objects.filter(session_id=session_id, seq__gt=after)
+        if path is not None:
+            rows = rows.filter(node_path=path)
+        return [engine.Event.from_json(data) for data in rows.order_by("seq").values_list("data", flat=True)]
+
+    async def get_shared_state(self, app_name: str, user_id: str) -> dict[str, Any]:
+        return await sync_to_async(self._shared_state)(app_name, user_id)
+
+    def _shared_state(self, app_name: str, user_id: str) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        for row in SharedState.objects.filter(workflow=app_name, user_id__in=["", user_id]).order_by("user_id"):
+            merged.update(row.state)
+        return merged
+
+    # -- commits -----------------------------------------------------------------------------
+
+    async def commit(self, session_id: str, commit: Commit) -> SessionRecord:
+        return await sync_to_async(self._commit)(session_id, commit)
+
+    @transaction.atomic
+    def _commit(self, session_id: str, commit: Commit) -> SessionRecord:
+        row = _locked_session(session_id)
+        if row.version != commit.expected_version:
+            raise ConcurrencyError(
+                f"Session {session_id} is at version {row.version}, not {commit.expected_version}.",
+                session_id=session_id,
+            )
+        now = timezone.now()
+        if commit.lease_owner is not None:
+            if row.lease_owner != commit.lease_owner:
+                raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
+            if commit.lease_ttl:
+                row.lease_expires = now + dt.timedelta(seconds=commit.lease_ttl)
+        for event in commit.events:
+            session_delta, app_delta, user_delta = split_delta(event.state_delta)
+            row.state.update(session_delta)
+            if app_delta:
+                self._update_shared(row.workflow, "", app_delta)
+            if user_delta:
+                self._update_shared(row.workflow, row.user_id, user_delta)
+        _append_events(row, commit.events)
+        opened = [self._interrupt_row(row, rec) for rec in commit.opened]
+        Interrupt.objects.bulk_create(opened)
+        cancelled: list[int] = []
+        if commit.cancelled:
+            targets = Interrupt.objects.filter(
+                session=row, interrupt_id__in=commit.cancelled, status=InterruptStatus.PENDING
+            )
+            cancelled = list(targets.values_list("pk", flat=True))
+            targets.update(status=InterruptStatus.CANCELLED, decided_at=now)
+        if commit.consumed:
+            Delivery.objects.filter(session=row, pk__in=commit.consumed).update(applied_at=now)
+        row.status = commit.status
+        row.checkpoint = commit.checkpoint
+        row.invocation_id = commit.invocation_id or row.invocation_id
+        row.version += 1
+        if commit.output is not None:
+            row.output = commit.output
+        row.error = commit.error
+        if commit.pause and commit.checkpoint is not None:
+            checkpoint = Checkpoint.objects.create(
+                session=row, data=commit.checkpoint, event_seq=row.last_seq
+            )
+            row.checkpoint_id = checkpoint.pk
+        row.save()
+        opened_ids = [i.pk for i in opened]
+        transaction.on_commit(lambda: live.interrupts_changed(created=opened_ids, resolved=cancelled))
+        return _record(row)
+
+    def _update_shared(self, workflow: str, user_id: str, delta: dict[str, Any]) -> None:
+        shared, _ = SharedState.objects.select_for_update().get_or_create(workflow=workflow, user_id=user_id)
+        shared.state.update(delta)
+        shared.save(update_fields=["state"])
+
+    def _interrupt_row(self, session: WorkflowSession, rec: InterruptRecord) -> Interrupt:
+        return Interrupt(
+            session=session,
+            interrupt_id=rec.id,
+            local_id=rec.local_id,
+            kind=rec.kind,
+            function_name=rec.function_name,
+            node_path=rec.path,
+            branch=rec.branch or "",
+            invocation_id=rec.invocation_id,
+            message=rec.message or "",
+            payload=rec.payload,
+            response_schema=rec.response_schema,
+            tool_call=rec.tool_call,
+            metadata=rec.metadata,
+            queue=routing.queue_for(session.workflow, rec.metadata),
+        )
+
+    # -- interrupts and answers --------------------------------------------------------------
+
+    async def pending_interrupts(self, session_id: str) -> list[InterruptRecord]:
+        return await sync_to_async(self._pending)(session_id)
+
+    def _pending(self, session_id: str) -> list[InterruptRecord]:
+        rows = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING).order_by("id")
+        return [interrupt_record(r) for r in rows]
+
+    async def get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
+        return await sync_to_async(self._get_interrupt)(session_id, interrupt_id)
+
+    def _get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
+        row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
+        return interrupt_record(row) if row is not None else None
+
+    async def submit_answers(
+        self,
+        session_id: str,
+        answers: list[Answer],
+        event: engine.Event,
+        *,
+        decided_by: str | None,
+        context: dict[str, Any] | None = None,
+    ) -> None:
+        await sync_to_async(self._submit)(session_id, answers, event, decided_by, context or {})
+
+    @transaction.atomic
+    def _submit(
+        self,
+        session_id: str,
+        answers: list[Answer],
+        event: engine.Event,
+        decided_by: str | None,
+        context: dict[str, Any],
+    ) -> None:
+        row = _locked_session(session_id)
+        now = timezone.now()
+        resolved: list[int] = []
+        for answer in answers:
+            if not answer.interrupt_id:
+                continue
+            pending = Interrupt.objects.filter(
+                session_id=session_id, interrupt_id=answer.interrupt_id, status=InterruptStatus.PENDING
+            )
+            if answer.final:
+                # The race this guards: two reviewers (or a reviewer and an API client) decide the
+                # same interrupt at once. Only the UPDATE that still finds it pending changes a row.
+                pk = pending.values_list("pk", flat=True).first()
+                changed = pending.update(
+                    status=InterruptStatus.RESOLVED,
+                    response=answer.value,
+                    decision=context.get("decision", "answer"),
+                    decided_by_id=context.get("user_id"),
+                    decided_by_label=decided_by or "",
+                    decided_at=now,
+                )
+                if changed != 1:
+                    self._refuse(session_id, answer.interrupt_id)
+                resolved.append(pk)  # type: ignore[arg-type]
+            elif not pending.exists():
+                self._refuse(session_id, answer.interrupt_id)
+        _append_events(row, [event])
+        row.save(update_fields=["last_seq", "updated_at"])
+        Delivery.objects.bulk_create(
+            Delivery(session=row, interrupt_id=a.interrupt_id, value=a.value, final=a.final) for a in answers
+        )
+        transaction.on_commit(lambda: live.interrupts_changed(created=[], resolved=resolved))
+
+    def _refuse(self, session_id: str, interrupt_id: str) -> None:
+        row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
+        if row is None or row.status == InterruptStatus.PENDING:
+            pending = list(
+                Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING).values_list(
+                    "interrupt_id", flat=True
+                )
+            )
+            raise UnknownInterruptError(f"No pending interrupt {interrupt_id!r}.", pending=sorted(pending))
+        raise AlreadyDecidedError(
+            f"Interrupt {interrupt_id} was already {row.status}"
+            + (f" by {row.decided_by_label}" if row.decided_by_label else "")
+            + (f" at {row.decided_at.isoformat()}" if row.decided_at else "")
+            + ".",
+            interrupt_id=interrupt_id,
+            decided_by=row.decided_by_label or None,
+            decided_at=row.decided_at.isoformat() if row.decided_at else None,
+        )
+
+    async def take_deliveries(self, session_id: str) -> list[EngineDelivery]:
+        return await sync_to_async(self._deliveries)(session_id)
+
+    def _deliveries(self, session_id: str) -> list[EngineDelivery]:
+        rows = Delivery.objects.filter(session_id=session_id, applied_at__isnull=True).order_by("id")
+        return [EngineDelivery(r.pk, r.interrupt_id, r.value, r.final) for r in rows]
+
+    # -- leases and checkpoints --------------------------------------------------------------
+
+    async def acquire_lease(self, session_id: str, owner: str, ttl: float) -> bool:
+        return await sync_to_async(self.acquire_lease_sync)(session_id, owner, ttl)
+
+    def acquire_lease_sync(self, session_id: str, owner: str, ttl: float) -> bool:
+        now = timezone.now()
+        free = Q(lease_owner="") | Q(lease_expires__lt=now) | Q(lease_owner=owner)
+        changed = (
+            WorkflowSession.objects.filter(pk=session_id)
+            .filter(free)
+            .update(lease_owner=owner, lease_expires=now + dt.timedelta(seconds=ttl))
+        )
+        if not changed and not WorkflowSession.objects.filter(pk=session_id).exists():
+            raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id)
+        return changed == 1
+
+    async def release_lease(self, session_id: str, owner: str) -> None:
+        await sync_to_async(self.release_lease_sync)(session_id, owner)
+
+    def release_lease_sync(self, session_id: str, owner: str) -> None:
+        WorkflowSession.objects.filter(pk=session_id, lease_owner=owner).update(lease_owner="", lease_expires=None)
+
+    async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
+        return await sync_to_async(self._checkpoint)(session_id, checkpoint_id)
+
+    def _checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
+        row = Checkpoint.objects.filter(session_id=session_id, pk=checkpoint_id).first()
+        return row.data if row is not None else None

@@ -1,0 +1,76 @@
+"""The registry of workflows the console hosts, by URL-friendly name.
+
+Webhook endpoints, the inbox, the admin, the API and the AG-UI endpoint all find workflows here.
+Each entry says how to build the workflow for a model, which queue its interrupts go to, what
+kind of request it raises (for the inbox's detail view), and the offline model's policies for its
+agents. This package imports only the engine, so scripts and tests can use it without Django.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import BaseNode, Model
+
+from . import email_review
+
+__all__ = ["UnknownWorkflowError", "WorkflowSpec", "all_specs", "get"]
+
+
+class UnknownWorkflowError(LookupError):
+    """No workflow is registered under that name."""
+
+
+@dataclass(frozen=True)
+class WorkflowSpec:
+    """A registered workflow.
+
+    ``build(model)`` returns the root node; ``input_schema`` validates starting input (webhooks,
+    the API); ``queue`` is the slug of the queue its interrupts go to unless an interrupt names
+    another in its metadata; ``offline_policies`` drive the offline model per agent name.
+    """
+
+    name: str
+    title: str
+    kind: str
+    queue: str
+    build: Callable[[Model | None], BaseNode]
+    input_schema: Any = None
+    description: str = ""
+    offline_policies: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+
+_REGISTRY: dict[str, WorkflowSpec] = {
+    spec.name: spec
+    for spec in [
+        WorkflowSpec(
+            name="email-review",
+            title="Email draft review",
+            kind=email_review.KIND,
+            queue="support",
+            build=email_review.build,
+            input_schema=email_review.EmailReviewInput,
+            description="An AI-drafted reply to a customer complaint, approved, rejected or revised by a person.",
+            offline_policies={"draft_email": email_review.offline_draft},
+        ),
+    ]
+}
+
+
+def get(name: str) -> WorkflowSpec:
+    """The workflow registered as ``name``.
+
+    Raises:
+        UnknownWorkflowError: nothing is registered under that name.
+    """
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownWorkflowError(f"No workflow named {name!r} is registered.") from None
+
+
+def all_specs() -> list[WorkflowSpec]:
+    """Every registered workflow, by name."""
+    return [_REGISTRY[name] for name in sorted(_REGISTRY)]
