@@ -211,6 +211,7 @@ class LlmAgent(BaseNode):
             ``finish_task``'s arguments in task mode).
         mode: ``"single_turn"``, ``"chat"`` or ``"task"``; None picks ``single_turn`` inside a
             workflow and ``chat`` elsewhere.
+        input_schema: validates the agent's input when it is the root of a session.
     """
 
     composite = True
@@ -227,8 +228,9 @@ class LlmAgent(BaseNode):
         output_key: str | None = None,
         output_schema: Any = None,
         mode: str | None = None,
+        input_schema: Any = None,
     ) -> None:
-        super().__init__(name=name, description=description, rerun_on_resume=True)
+        super().__init__(name=name, description=description, rerun_on_resume=True, input_schema=input_schema)
         if mode not in (None, "single_turn", "chat", "task"):
             raise ConfigurationError(f"Agent {name}: mode must be 'single_turn', 'chat' or 'task'.")
         self.model = model

@@ -133,11 +133,11 @@ class BaseNode:
     # -- schemas ----------------------------------------------------------------------------
 
     def validate_input(self, value: Any) -> Any:
-        """Coerce ``value`` with ``input_schema``; raise WorkflowDataError when it does not fit."""
+        """Coerce ``value`` with ``input_schema`` (returned as JSON data); raise WorkflowDataError when it does not fit."""
         if self._input_adapter is None:
             return value
         try:
-            return self._input_adapter.validate_python(value)
+            return to_jsonable(self._input_adapter.validate_python(value))
         except ValidationError as exc:
             raise WorkflowDataError(
                 f"Node {self.name}: input does not match its input_schema.", errors=_errors(exc)

@@ -41,6 +41,10 @@ def resume_payload(interrupt: Interrupt, action: str, text: str = "") -> dict[st
         if action == "revise":
             raise DecisionError("A tool call can only be approved or rejected.")
         return {"confirmed": action == "approve"}
+    if interrupt.kind == InterruptKind.LONG_RUNNING:
+        if action == "revise":
+            raise DecisionError("This request can only be approved or rejected.")
+        return {"status": "approved" if action == "approve" else "rejected"}
     if action == "revise":
         feedback = text.strip()
         if not feedback:

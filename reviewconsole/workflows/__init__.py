@@ -14,7 +14,7 @@ from typing import Any
 
 from engine import BaseNode, Model
 
-from . import email_review
+from . import email_review, refund_approval, vip_discount
 
 __all__ = ["UnknownWorkflowError", "WorkflowSpec", "all_specs", "get"]
 
@@ -54,6 +54,26 @@ _REGISTRY: dict[str, WorkflowSpec] = {
             input_schema=email_review.EmailReviewInput,
             description="An AI-drafted reply to a customer complaint, approved, rejected or revised by a person.",
             offline_policies={"draft_email": email_review.offline_draft},
+        ),
+        WorkflowSpec(
+            name="vip-discount",
+            title="VIP discount confirmation",
+            kind=vip_discount.KIND,
+            queue="sales",
+            build=vip_discount.build,
+            input_schema=vip_discount.VipDiscountInput,
+            description="A customer-service agent proposes a VIP discount; a person confirms it.",
+            offline_policies={"customer_service_agent": vip_discount.offline_agent},
+        ),
+        WorkflowSpec(
+            name="refund-approval",
+            title="Refund approval",
+            kind=refund_approval.KIND,
+            queue="finance",
+            build=refund_approval.build,
+            input_schema=refund_approval.RefundInput,
+            description="Refunds above the policy limit need an approval; every refund needs a confirmation.",
+            offline_policies={"refund_agent": refund_approval.offline_agent},
         ),
     ]
 }

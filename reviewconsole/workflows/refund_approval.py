@@ -1,0 +1,115 @@
+"""The refund approval workflow: ADK's ``human_in_loop`` and ``tool_confirmation`` samples as a product.
+
+A refund agent handles a refund request. Above the policy limit it first calls the long-running
+``ask_for_approval`` tool: the call stays pending until a person (in the inbox) or an outside
+system (through the API) posts the late result, without the tool running again. Then it calls
+``submit_refund``, which requires a person's confirmation before it runs; a decline is enforced
+by the engine and the refund is never submitted.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from engine import FunctionCall, FunctionTool, LlmAgent, LlmRequest, LongRunningFunctionTool, Model
+
+__all__ = ["KIND", "POLICY_LIMIT", "RefundInput", "build", "offline_agent", "submitted_refunds"]
+
+KIND = "refund"
+POLICY_LIMIT = 100.0
+"""Refunds above this amount (in dollars) need an approval before they are submitted."""
+
+submitted_refunds: list[dict[str, Any]] = []
+"""Refunds submitted in this process (a stand-in for the payment system; tests read it)."""
+
+
+class RefundInput(BaseModel):
+    """What starts a session: the order, the amount (dollars) and the customer's reason."""
+
+    order_id: str = Field(min_length=1, max_length=100)
+    amount: float = Field(gt=0, le=1_000_000)
+    reason: str = Field(min_length=1, max_length=5_000)
+
+
+def ask_for_approval(order_id: str, amount: float, reason: str) -> dict[str, Any]:
+    """Ask a manager to approve a refund above the policy limit. The decision arrives later.
+
+    Args:
+        order_id: the order to refund.
+        amount: the refund in dollars.
+        reason: why the customer wants a refund.
+    """
+    return {
+        "status": "pending",
+        "order_id": order_id,
+        "amount": amount,
+        "reason": reason,
+        "policy_limit": POLICY_LIMIT,
+        "ticketId": f"refund-{order_id}",
+    }
+
+
+def submit_refund(order_id: str, amount: float) -> dict[str, Any]:
+    """Submit the refund to the payment system.
+
+    Args:
+        order_id: the order to refund.
+        amount: the refund in dollars.
+    """
+    submitted_refunds.append({"order_id": order_id, "amount": amount})
+    return {"status": "submitted", "order_id": order_id, "amount": amount}
+
+
+def build(model: Model | None = None, *, name: str = "refund_agent") -> LlmAgent:
+    """The refund agent with its approval and submission tools."""
+    return LlmAgent(
+        name,
+        model=model,
+        instruction=(
+            f"Handle refund requests. Refunds above ${POLICY_LIMIT:.0f} need ask_for_approval first; "
+            "submit approved refunds with submit_refund; tell the customer the outcome."
+        ),
+        tools=[
+            LongRunningFunctionTool(ask_for_approval),
+            FunctionTool(
+                submit_refund,
+                require_confirmation=True,
+                decline_message="The refund was not submitted: a reviewer declined it.",
+            ),
+        ],
+        input_schema=RefundInput,
+        description="Approve and submit customer refunds with a person in the loop.",
+    )
+
+
+def offline_agent(request: LlmRequest) -> Any:
+    """The offline model's turns: approval above the limit, then submission, then a summary."""
+    first = next((c.text for c in request.contents if c.role == "user" and c.text), "{}")
+    try:
+        data = json.loads(first)
+    except ValueError:
+        data = {}
+    order_id = str(data.get("order_id", "unknown"))
+    amount = float(data.get("amount", 0) or 0)
+    reason = str(data.get("reason", ""))
+    responses = [r for c in request.contents for r in c.function_responses()]
+    last = responses[-1] if responses else None
+    if last is None:
+        if amount > POLICY_LIMIT:
+            return FunctionCall(name="ask_for_approval", args={"order_id": order_id, "amount": amount, "reason": reason})
+        return FunctionCall(name="submit_refund", args={"order_id": order_id, "amount": amount})
+    if last.name == "ask_for_approval":
+        status = str(last.response.get("status", "")).lower()
+        if status == "pending":
+            return f"Your refund of ${amount:.2f} for order {order_id} is waiting for a manager's approval."
+        if status == "approved":
+            return FunctionCall(name="submit_refund", args={"order_id": order_id, "amount": amount})
+        return f"Your refund for order {order_id} was not approved."
+    if last.name == "submit_refund":
+        if last.response.get("status") == "submitted":
+            return f"Your refund of ${amount:.2f} for order {order_id} has been submitted."
+        return f"Your refund for order {order_id} was not submitted."
+    return "How can I help with your refund?"
