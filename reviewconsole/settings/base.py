@@ -22,6 +22,8 @@ INSTALLED_APPS = [
     "reviewconsole.workflow_sessions",
     "reviewconsole.inbox",
     "reviewconsole.hooks",
+    "reviewconsole.api",
+    "reviewconsole.audit",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,61 @@
+"""API clients (hashed bearer tokens scoped to workflows) and idempotency records."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.db import models
+
+TOKEN_PREFIX = "rc_"
+
+
+def hash_token(token: str) -> str:
+    """SHA-256 hex of a token; tokens are random (256 bits), so no salt or slow hash is needed."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class ApiClient(models.Model):
+    """An outside system. Its token is shown once at creation and stored only as a hash."""
+
+    name = models.CharField(max_length=100, unique=True)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    token_prefix = models.CharField(max_length=12, editable=False, help_text="First characters, to recognise it.")
+    workflows = models.JSONField(default=list, blank=True, help_text='Workflow names it may use; ["*"] for all.')
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @staticmethod
+    def new_token() -> str:
+        """A fresh random token (``rc_`` + 43 url-safe characters)."""
+        return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+    def set_token(self, token: str) -> None:
+        """Store ``token``'s hash (the token itself is never stored)."""
+        self.token_hash = hash_token(token)
+        self.token_prefix = token[:12]
+
+    def may_use(self, workflow: str) -> bool:
+        """True when the client is active and scoped to ``workflow``."""
+        return self.revoked_at is None and ("*" in self.workflows or workflow in self.workflows)
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a write with an ``Idempotency-Key``; a repeat gets it again."""
+
+    client = models.ForeignKey(ApiClient, on_delete=models.PROTECT, related_name="+")
+    key = models.CharField(max_length=200)
+    request_hash = models.CharField(max_length=64, help_text="SHA-256 of method, path and body.")
+    status_code = models.PositiveSmallIntegerField()
+    response = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["client", "key"], name="idempotency_once")]

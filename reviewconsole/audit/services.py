@@ -1,0 +1,54 @@
+"""Recording audit entries. Call :func:`audit_record` in the same transaction as the action."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.http import HttpRequest
+
+from .models import AuditEntry
+
+__all__ = ["audit_record", "client_ip"]
+
+
+def client_ip(request: HttpRequest | None) -> str | None:
+    """The caller's address as the server saw it (``REMOTE_ADDR``; proxies are not trusted)."""
+    if request is None:
+        return None
+    return request.META.get("REMOTE_ADDR") or None
+
+
+def audit_record(
+    *,
+    action: str,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+    actor: str | None = None,
+    target: Any = None,
+    target_type: str = "",
+    target_id: str = "",
+    request: HttpRequest | None = None,
+    before: Any = None,
+    after: Any = None,
+    detail: dict[str, Any] | None = None,
+) -> AuditEntry:
+    """Append one entry. ``target`` (a model instance) fills ``target_type`` and ``target_id``.
+
+    ``actor`` defaults to ``user:<username>`` for a user, else ``system``.
+    """
+    person = user if user is not None and user.is_authenticated else None
+    if target is not None:
+        target_type = target_type or target._meta.label_lower
+        target_id = target_id or str(target.pk)
+    return AuditEntry.objects.create(
+        action=action,
+        actor_user=person,
+        actor=actor or (f"user:{person.get_username()}" if person is not None else "system"),
+        target_type=target_type,
+        target_id=target_id,
+        ip=client_ip(request),
+        user_agent=(request.headers.get("User-Agent", "")[:500] if request is not None else ""),
+        before=before,
+        after=after,
+        detail=detail or {},
+    )
