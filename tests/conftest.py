@@ -1,18 +1,150 @@
-"""Shared fixtures: personas and demo data for console tests."""
+"""Shared fixtures: demo data, personas, signed webhooks, and a guard on failed runs.
+
+Runs are synchronous in tests: ``reviewconsole.settings.test`` uses Django's ``ImmediateBackend``,
+so the ``run_session`` task runs inside the commit hook that enqueues it. With the ``db`` fixture
+(one transaction per test) commit hooks fire only inside ``on_commit()``; ``transaction=True``
+tests commit for real and need nothing more.
+"""
 
 from __future__ import annotations
 
+import json
+import time
+import uuid
+
 import pytest
+from django.tasks.base import TaskResultStatus
+from django.tasks.signals import task_finished
+
+DEMO_PASSWORD = "test-pass-1234"
+DEMO_SECRET = "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+COMPLAINT = "My phone battery drains too fast"
+
+
+@pytest.fixture(autouse=True)
+def runs_must_not_fail():
+    """Fail the test when a ``run_session`` task raised (ImmediateBackend only records it)."""
+    failures: list[str] = []
+
+    def record(sender, task_result, **kwargs):
+        if task_result.status == TaskResultStatus.FAILED:
+            failures.extend(e.traceback for e in task_result.errors)
+
+    task_finished.connect(record, weak=False)
+    yield
+    task_finished.disconnect(record)
+    assert not failures, "a task failed:\n" + "\n".join(failures)
+
+
+@pytest.fixture
+def on_commit(django_capture_on_commit_callbacks):
+    """``with on_commit(): …`` runs the commit hooks (enqueued runs, live messages) at the end."""
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+def _run_demo(monkeypatch):
+    from django.core.management import call_command
+
+    monkeypatch.setenv("DEMO_PASSWORD", DEMO_PASSWORD)
+    monkeypatch.setenv("DEMO_WEBHOOK_SECRET", DEMO_SECRET)
+    with open("/dev/null", "w") as devnull:
+        call_command("demo", stdout=devnull)
+    return {"password": DEMO_PASSWORD, "secret": DEMO_SECRET}
 
 
 @pytest.fixture
 def demo(db, monkeypatch):
     """Run ``manage.py demo`` with a known password and webhook secret; returns them."""
-    from django.core.management import call_command
+    return _run_demo(monkeypatch)
 
-    password = "test-pass-1234"
-    secret = "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
-    monkeypatch.setenv("DEMO_PASSWORD", password)
-    monkeypatch.setenv("DEMO_WEBHOOK_SECRET", secret)
-    call_command("demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    return {"password": password, "secret": secret}
+
+@pytest.fixture
+def demo_tx(transactional_db, monkeypatch):
+    """:func:`demo` for ``transaction=True`` tests (threads and websockets see committed rows)."""
+    return _run_demo(monkeypatch)
+
+
+def _user(username):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(username=username)
+
+
+@pytest.fixture
+def manager(demo):
+    """The demo reviewer: a member of every demo queue (``support`` holds the email review)."""
+    return _user("manager")
+
+
+@pytest.fixture
+def auditor(demo):
+    """The demo auditor: staff with view permissions only."""
+    return _user("auditor")
+
+
+def make_outsider(username="outsider"):
+    """A reviewer of the ``finance`` queue only: not of ``support``, where email reviews go."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    user = get_user_model().objects.create_user(username, password=DEMO_PASSWORD)
+    user.groups.add(Group.objects.get(name="queue:finance"))
+    return user
+
+
+@pytest.fixture
+def outsider(demo):
+    return make_outsider()
+
+
+def signed_headers(body, *, secret=DEMO_SECRET, webhook_id=None, timestamp=None):
+    """Standard Webhooks headers for ``body`` (str), as ``Client.post(headers=…)`` takes them."""
+    from reviewconsole.hooks.services import sign
+
+    webhook_id = webhook_id or f"msg_{uuid.uuid4().hex}"
+    timestamp = int(time.time()) if timestamp is None else timestamp
+    return {
+        "webhook-id": webhook_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": sign(secret, webhook_id, timestamp, body),
+    }
+
+
+def post_webhook(client, data, *, slug="email-review", **kwargs):
+    """POST ``data`` (JSON-encoded here) signed with the demo secret to ``/hooks/<slug>/``."""
+    body = json.dumps(data)
+    return client.post(f"/hooks/{slug}/", body, content_type="application/json", headers=signed_headers(body, **kwargs))
+
+
+@pytest.fixture
+def start_review(demo, client, on_commit):
+    """Start an email review through the webhook and run it to its first interrupt.
+
+    Returns ``(session, interrupt)``: the session waiting, the interrupt pending in ``support``.
+    """
+    from reviewconsole.inbox.models import Interrupt
+    from reviewconsole.workflow_sessions.models import WorkflowSession
+
+    def start(complaint=COMPLAINT):
+        with on_commit():
+            response = post_webhook(client, {"complaint": complaint})
+        assert response.status_code == 202, response.content
+        session = WorkflowSession.objects.get(pk=response.json()["session_id"])
+        return session, Interrupt.objects.get(session=session, status="pending")
+
+    return start
+
+
+def texts(session):
+    """The texts of the session's events, in order."""
+    found = []
+    for data in session.events.order_by("seq").values_list("data", flat=True):
+        text = "".join(p.get("text", "") for p in (data.get("content") or {}).get("parts", []))
+        if text:
+            found.append(text)
+    return found
+
+
+def end_message(session):
+    """The newest text of the session: its end message once it completes."""
+    return texts(session)[-1]

@@ -59,3 +59,6 @@ class WebhookDelivery(models.Model):
     class Meta:
         ordering = ["-received_at"]
         constraints = [models.UniqueConstraint(fields=["endpoint", "webhook_id"], name="webhook_delivery_once")]
+
+    def __str__(self) -> str:
+        return f"{self.webhook_id} ({self.outcome})"

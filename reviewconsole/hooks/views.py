@@ -7,7 +7,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from .models import WebhookEndpoint
-from .services import max_body_bytes, verify, webhook_receive
+from .services import MAX_WEBHOOK_ID, max_body_bytes, verify, webhook_receive
 
 
 def _error(status: int, code: str, message: str) -> JsonResponse:
@@ -17,6 +17,12 @@ def _error(status: int, code: str, message: str) -> JsonResponse:
 @csrf_exempt  # signed by the sender (Standard Webhooks); no browser session is involved
 @require_POST
 def receive(request: HttpRequest, slug: str) -> JsonResponse:
+    """Verify, validate and start a session; see :func:`.services.webhook_receive` for the answers.
+
+    Refusals, checked in this order: 404 unknown or disabled endpoint, 413 body over the limit,
+    400 body not UTF-8, 401 missing or bad signature (or a timestamp outside the window), 415 not
+    JSON, 400 ``webhook-id`` too long. Hostile input gets one of these, never a 500.
+    """
     endpoint = WebhookEndpoint.objects.filter(slug=slug, enabled=True).first()
     if endpoint is None:
         return _error(404, "unknown_endpoint", "No such webhook endpoint.")
@@ -26,10 +32,17 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     body = request.body
     if len(body) > max_body_bytes():
         return _error(413, "body_too_large", f"The body exceeds {max_body_bytes()} bytes.")
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return _error(400, "invalid_encoding", "The body is not UTF-8.")
     if not verify(endpoint, body, dict(request.headers)):
         return _error(401, "bad_signature", "Missing or invalid webhook signature.")
     content_type = request.content_type or ""
     if content_type != "application/json":
         return _error(415, "unsupported_media_type", "Send the body as application/json.")
-    result = webhook_receive(endpoint=endpoint, webhook_id=request.headers["webhook-id"], body=body)
+    webhook_id = request.headers["webhook-id"]
+    if len(webhook_id) > MAX_WEBHOOK_ID:
+        return _error(400, "invalid_webhook_id", f"The webhook-id exceeds {MAX_WEBHOOK_ID} characters.")
+    result = webhook_receive(endpoint=endpoint, webhook_id=webhook_id, body=body)
     return JsonResponse(result.body, status=result.status)

@@ -6,6 +6,7 @@ tool confirmations with ``{"confirmed": true | false}`` (DESIGN.md, resume paylo
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -13,14 +14,14 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
-from engine import InterruptKind
+from engine import AlreadyDecidedError, InterruptKind
 
 from ..workflow_sessions.runners import runner_for
 from ..workflow_sessions.services import enqueue_run
 from .models import Interrupt
 from .selectors import queues_for
 
-__all__ = ["ACTIONS", "DecisionError", "interrupt_decide", "resume_payload"]
+__all__ = ["ACTIONS", "DecisionError", "already_decided", "interrupt_decide", "resume_payload"]
 
 ACTIONS = ("approve", "reject", "revise")
 
@@ -61,20 +62,47 @@ def interrupt_decide(*, interrupt: Interrupt, user: AbstractBaseUser, action: st
     Raises:
         PermissionDenied: the user is not a reviewer of the interrupt's queue.
         DecisionError: the decision is incomplete.
-        engine.AlreadyDecidedError: someone decided first (``details`` name who and when).
+        engine.AlreadyDecidedError: someone decided first; the message says who, what and when
+            (see :func:`already_decided`) and nothing was stored.
         engine.AnswerInvalidError: the answer fails the interrupt's schema.
     """
     if not queues_for(user).filter(pk=interrupt.queue_id).exists():
         raise PermissionDenied("You are not a reviewer of this queue.")
     payload = resume_payload(interrupt, action, text)
     runner = runner_for(interrupt.session.workflow)
-    with transaction.atomic():
-        async_to_sync(runner.submit)(
-            interrupt.session_id,
-            {interrupt.interrupt_id: payload},
-            decided_by=user.get_username(),
-            context={"user_id": user.pk, "decision": action},
-        )
-        enqueue_run(interrupt.session_id)
+    try:
+        with transaction.atomic():
+            async_to_sync(runner.submit)(
+                interrupt.session_id,
+                {interrupt.interrupt_id: payload},
+                decided_by=user.get_username(),
+                context={"user_id": user.pk, "decision": action},
+            )
+            enqueue_run(interrupt.session_id)
+    except AlreadyDecidedError:
+        # The engine's message depends on where the race was lost (its pending check or the
+        # store's conditional update); say it the same way every time, from the stored row.
+        raise already_decided(interrupt) from None
     interrupt.refresh_from_db()
     return interrupt
+
+
+_DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback"}
+
+
+def already_decided(interrupt: Interrupt) -> AlreadyDecidedError:
+    """The conflict for a decision that came too late: "… already approved by X at T (UTC)."
+
+    Reloads ``interrupt`` from the database first, so the message names the first decider.
+    """
+    interrupt.refresh_from_db()
+    done = _DONE.get(interrupt.decision, "decided") if interrupt.status == "resolved" else interrupt.status
+    by = f" by {interrupt.decided_by_label}" if interrupt.decided_by_label else ""
+    at = interrupt.decided_at
+    when = f" at {at.astimezone(dt.UTC):%Y-%m-%d %H:%M:%S} UTC" if at else ""
+    return AlreadyDecidedError(
+        f"This request was already {done}{by}{when}.",
+        interrupt_id=interrupt.interrupt_id,
+        decided_by=interrupt.decided_by_label or None,
+        decided_at=at.isoformat() if at else None,
+    )

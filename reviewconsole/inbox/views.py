@@ -70,6 +70,7 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         interrupt_decide(interrupt=item, user=request.user, action=action, text=request.POST.get("feedback", ""))
     except AlreadyDecidedError as exc:
+        item.refresh_from_db()
         context = _detail_context(item)
         context["conflict"] = exc.message
         return render(request, "inbox/detail.html", context, status=409)

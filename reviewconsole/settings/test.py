@@ -1,4 +1,12 @@
-"""Settings for the test suite: the embedded default on a throwaway SQLite file."""
+"""Settings for the test suite: the embedded default on a throwaway SQLite file.
+
+Runs go through Django's ``ImmediateBackend``: a ``run_session`` task enqueued when a
+transaction commits runs at once, on the committing thread, so a test sees the session's next
+state as soon as the door (webhook, decision) returns. Tests that use the ``db`` fixture (one
+transaction per test) trigger those commit hooks with ``django_capture_on_commit_callbacks``;
+``transaction=True`` tests commit for real. The database-backed worker of the embedded default is
+exercised by the browser test, which runs ``manage.py serve`` as a subprocess.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +15,10 @@ import tempfile
 
 os.environ.setdefault("REVIEWCONSOLE_VAR_DIR", tempfile.mkdtemp(prefix="reviewconsole-test-"))
 
-from .embedded import *  # noqa: E402, F403
-from .embedded import DATABASES, VAR_DIR  # noqa: E402
+from .embedded import *  # noqa: F403
+from .embedded import DATABASES, VAR_DIR
 
 DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default"]}}

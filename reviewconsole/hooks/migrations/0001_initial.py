@@ -5,57 +5,88 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('workflow_sessions', '0001_initial'),
+        ("workflow_sessions", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='WebhookEndpoint',
+            name="WebhookEndpoint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(unique=True)),
-                ('workflow', models.CharField(help_text='Registered workflow name, e.g. email-review.', max_length=100)),
-                ('enabled', models.BooleanField(default=True)),
-                ('description', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("slug", models.SlugField(unique=True)),
+                (
+                    "workflow",
+                    models.CharField(help_text="Registered workflow name, e.g. email-review.", max_length=100),
+                ),
+                ("enabled", models.BooleanField(default=True)),
+                ("description", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['slug'],
+                "ordering": ["slug"],
             },
         ),
         migrations.CreateModel(
-            name='WebhookSecret',
+            name="WebhookSecret",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('secret', models.CharField(help_text='Standard Webhooks secret, whsec_<base64>.', max_length=200)),
-                ('label', models.CharField(blank=True, max_length=100)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('endpoint', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='secrets', to='hooks.webhookendpoint')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("secret", models.CharField(help_text="Standard Webhooks secret, whsec_<base64>.", max_length=200)),
+                ("label", models.CharField(blank=True, max_length=100)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "endpoint",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="secrets", to="hooks.webhookendpoint"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='WebhookDelivery',
+            name="WebhookDelivery",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('webhook_id', models.CharField(max_length=200)),
-                ('received_at', models.DateTimeField(auto_now_add=True)),
-                ('outcome', models.CharField(choices=[('accepted', 'Accepted'), ('duplicate', 'Duplicate'), ('rejected', 'Rejected')], max_length=20)),
-                ('status_code', models.PositiveSmallIntegerField()),
-                ('response', models.JSONField(default=dict)),
-                ('error', models.TextField(blank=True)),
-                ('session', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='workflow_sessions.workflowsession')),
-                ('endpoint', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='deliveries', to='hooks.webhookendpoint')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("webhook_id", models.CharField(max_length=200)),
+                ("received_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[("accepted", "Accepted"), ("duplicate", "Duplicate"), ("rejected", "Rejected")],
+                        max_length=20,
+                    ),
+                ),
+                ("status_code", models.PositiveSmallIntegerField()),
+                ("response", models.JSONField(default=dict)),
+                ("error", models.TextField(blank=True)),
+                (
+                    "session",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="workflow_sessions.workflowsession",
+                    ),
+                ),
+                (
+                    "endpoint",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="deliveries",
+                        to="hooks.webhookendpoint",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-received_at'],
-                'constraints': [models.UniqueConstraint(fields=('endpoint', 'webhook_id'), name='webhook_delivery_once')],
+                "ordering": ["-received_at"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("endpoint", "webhook_id"), name="webhook_delivery_once")
+                ],
             },
         ),
     ]

@@ -6,59 +6,100 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('auth', '0012_alter_user_first_name_max_length'),
-        ('workflow_sessions', '0001_initial'),
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("workflow_sessions", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Queue',
+            name="Queue",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(unique=True)),
-                ('name', models.CharField(max_length=100)),
-                ('description', models.TextField(blank=True)),
-                ('group', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='review_queues', to='auth.group')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("slug", models.SlugField(unique=True)),
+                ("name", models.CharField(max_length=100)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "group",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="review_queues", to="auth.group"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Interrupt',
+            name="Interrupt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('interrupt_id', models.CharField(help_text='The wire id (function call id).', max_length=200)),
-                ('local_id', models.CharField(blank=True, max_length=200)),
-                ('kind', models.CharField(help_text='input, confirmation or long_running.', max_length=30)),
-                ('function_name', models.CharField(blank=True, max_length=200)),
-                ('node_path', models.CharField(blank=True, max_length=500)),
-                ('branch', models.CharField(blank=True, max_length=500)),
-                ('invocation_id', models.CharField(blank=True, max_length=64)),
-                ('message', models.TextField(blank=True)),
-                ('payload', models.JSONField(blank=True, null=True)),
-                ('response_schema', models.JSONField(blank=True, null=True)),
-                ('tool_call', models.JSONField(blank=True, null=True)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('resolved', 'Resolved'), ('cancelled', 'Cancelled')], default='pending', max_length=20)),
-                ('response', models.JSONField(blank=True, help_text='The answer the workflow received.', null=True)),
-                ('decision', models.CharField(blank=True, help_text='approve, reject, revise, answer…', max_length=30)),
-                ('decided_by_label', models.CharField(blank=True, help_text='Who decided, for people and systems.', max_length=200)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='decisions', to=settings.AUTH_USER_MODEL)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='interrupts', to='workflow_sessions.workflowsession')),
-                ('queue', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='interrupts', to='inbox.queue')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("interrupt_id", models.CharField(help_text="The wire id (function call id).", max_length=200)),
+                ("local_id", models.CharField(blank=True, max_length=200)),
+                ("kind", models.CharField(help_text="input, confirmation or long_running.", max_length=30)),
+                ("function_name", models.CharField(blank=True, max_length=200)),
+                ("node_path", models.CharField(blank=True, max_length=500)),
+                ("branch", models.CharField(blank=True, max_length=500)),
+                ("invocation_id", models.CharField(blank=True, max_length=64)),
+                ("message", models.TextField(blank=True)),
+                ("payload", models.JSONField(blank=True, null=True)),
+                ("response_schema", models.JSONField(blank=True, null=True)),
+                ("tool_call", models.JSONField(blank=True, null=True)),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("pending", "Pending"), ("resolved", "Resolved"), ("cancelled", "Cancelled")],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("response", models.JSONField(blank=True, help_text="The answer the workflow received.", null=True)),
+                ("decision", models.CharField(blank=True, help_text="approve, reject, revise, answer…", max_length=30)),
+                (
+                    "decided_by_label",
+                    models.CharField(blank=True, help_text="Who decided, for people and systems.", max_length=200),
+                ),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="decisions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="interrupts",
+                        to="workflow_sessions.workflowsession",
+                    ),
+                ),
+                (
+                    "queue",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="interrupts", to="inbox.queue"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
-                'indexes': [models.Index(fields=['queue', 'status', 'created_at'], name='interrupt_queue_status')],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('status', 'pending')), fields=('session', 'interrupt_id'), name='interrupt_one_pending_per_id')],
+                "ordering": ["created_at", "id"],
+                "indexes": [models.Index(fields=["queue", "status", "created_at"], name="interrupt_queue_status")],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("status", "pending")),
+                        fields=("session", "interrupt_id"),
+                        name="interrupt_one_pending_per_id",
+                    )
+                ],
             },
         ),
     ]

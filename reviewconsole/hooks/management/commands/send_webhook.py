@@ -1,4 +1,9 @@
-"""``python manage.py send_webhook <endpoint> --data '<json>'``: sign with the endpoint's secret, send, print the answer."""
+"""``python manage.py send_webhook <endpoint> --data '<json>'``: sign, send, print the answer.
+
+Signs with the endpoint's newest secret (Standard Webhooks headers), POSTs to ``--url`` and prints
+the console's JSON answer; exits non-zero (CommandError) on a refusal or when the console is
+unreachable.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,66 @@
+"""``manage.py send_webhook``: signs with the endpoint's secret and prints the console's answer."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import httpx
+import pytest
+from django.core.management import CommandError, call_command
+
+from reviewconsole.workflow_sessions.models import WorkflowSession
+from tests.conftest import COMPLAINT
+
+
+@pytest.fixture
+def through_test_client(client, monkeypatch, on_commit):
+    """Send the command's POST to the test client instead of the network; record the URLs."""
+    urls = []
+
+    def post(url, *, content, headers):
+        urls.append(url)
+        with on_commit():
+            response = client.post(httpx.URL(url).path, content, content_type=headers["content-type"], headers=headers)
+        return httpx.Response(response.status_code, content=response.content)
+
+    monkeypatch.setattr(httpx, "post", post)
+    return urls
+
+
+def test_it_signs_sends_and_prints_the_answer(demo, through_test_client):
+    out = io.StringIO()
+    data = json.dumps({"complaint": COMPLAINT})
+    call_command("send_webhook", "email-review", "--data", data, "--url", "http://console.test:8765/", stdout=out)
+    answer = json.loads(out.getvalue())
+    assert through_test_client == ["http://console.test:8765/hooks/email-review/"]
+    session = WorkflowSession.objects.get(pk=answer["session_id"])
+    assert session.state["complaint"] == COMPLAINT
+    assert session.status == "waiting"
+
+
+def test_it_reuses_a_given_webhook_id(demo, through_test_client):
+    data = json.dumps({"complaint": COMPLAINT})
+    outs = [io.StringIO(), io.StringIO()]
+    for out in outs:
+        call_command("send_webhook", "email-review", "--data", data, "--id", "msg_cli", stdout=out)
+    assert json.loads(outs[0].getvalue()) == json.loads(outs[1].getvalue())
+    assert WorkflowSession.objects.count() == 1
+
+
+def test_it_fails_on_a_refusal(demo, through_test_client):
+    with pytest.raises(CommandError, match="400"):
+        call_command("send_webhook", "email-review", "--data", "{}", stdout=io.StringIO())
+    assert WorkflowSession.objects.count() == 0
+
+
+def test_it_refuses_data_that_is_not_json(demo, through_test_client):
+    with pytest.raises(CommandError, match="not valid JSON"):
+        call_command("send_webhook", "email-review", "--data", "{nope", stdout=io.StringIO())
+    assert through_test_client == []
+
+
+def test_it_names_an_unknown_endpoint(demo, through_test_client):
+    with pytest.raises(CommandError, match=r"run `python manage\.py demo`"):
+        call_command("send_webhook", "nope", "--data", "{}", stdout=io.StringIO())
+    assert through_test_client == []
