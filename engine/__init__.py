@@ -14,6 +14,7 @@ from ._errors import (
     ConfigurationError,
     EngineError,
     GraphError,
+    InterruptNotReadyError,
     ModelError,
     NodeFailedError,
     NodeTimeoutError,
@@ -27,9 +28,11 @@ from ._errors import (
 from ._events import Content, Event, EventActions, FunctionCall, FunctionResponse, NodeInfo, Part
 from ._graph import DEFAULT_ROUTE, START, Edge
 from ._interrupts import InterruptKind, RequestInput
+from ._join import JoinNode
 from ._models import LlmRequest, LlmResponse, Model, OfflineModel, ScriptedModel
 from ._node import BaseNode, FunctionNode, RetryConfig, node
 from ._node_tool import NodeTool
+from ._parallel import ParallelWorker
 from ._runner import InterruptsPendingError, Runner, RunResult
 from ._state import State
 from ._store import Answer, Commit, Delivery, InMemoryStore, InterruptRecord, SessionRecord, SessionStatus, Store
@@ -62,8 +65,10 @@ __all__ = [
     "GraphError",
     "InMemoryStore",
     "InterruptKind",
+    "InterruptNotReadyError",
     "InterruptRecord",
     "InterruptsPendingError",
+    "JoinNode",
     "LlmAgent",
     "LlmRequest",
     "LlmResponse",
@@ -76,6 +81,7 @@ __all__ = [
     "NodeTool",
     "OfflineModel",
     "Outcome",
+    "ParallelWorker",
     "Part",
     "RequestInput",
     "RetryConfig",

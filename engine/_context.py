@@ -15,6 +15,8 @@ from ._events import Event, EventActions
 from ._state import State
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from ._node import BaseNode
     from ._runtime import RunSession
 
@@ -58,7 +60,8 @@ class Context:
     (``{interrupt_id: answer}`` when a ``rerun_on_resume`` node runs again after a pause),
     ``session_id``, ``user_id``, ``app_name``, ``invocation_id``, ``node_path``, ``run_id``,
     ``branch`` and ``metadata`` (host-supplied run context, e.g. AG-UI forwarded props; never
-    sent to a model).
+    sent to a model). ``state_schema`` is the nearest enclosing workflow's ``state_schema``
+    (None: writes are not checked); :meth:`emit` validates state writes against it.
     """
 
     def __init__(
@@ -76,6 +79,7 @@ class Context:
         resume_inputs: dict[str, Any] | None = None,
         saved: Any = None,
         output_for: list[str] | None = None,
+        state_schema: type[BaseModel] | None = None,
     ) -> None:
         self.session = session
         self.node = node
@@ -89,6 +93,9 @@ class Context:
         self.resume_inputs: dict[str, Any] = resume_inputs if resume_inputs is not None else {}
         self.saved = saved
         self.output_for = output_for or []
+        self.state_schema: type[BaseModel] | None = (
+            state_schema if state_schema is not None else (parent.state_schema if parent else None)
+        )
         self.pending: list[Event] = []
         self.state = State(session.state)
         self.interrupt_ids: list[str] = []
@@ -124,6 +131,11 @@ class Context:
 
         The node's pending state writes travel on the event. The event is stored at the
         activation's next commit.
+
+        Raises:
+            WorkflowDataError: the event's state writes fail the enclosing workflow's
+                ``state_schema`` (keys with the ``app:``, ``user:`` or ``temp:`` prefix are not
+                checked); nothing is applied.
         """
         delta = self.state.delta
         if delta:
@@ -131,6 +143,10 @@ class Context:
                 event.actions = EventActions()
             event.actions.state_delta = {**delta, **event.actions.state_delta}
             delta.clear()
+        if self.state_schema is not None and event.actions is not None and event.actions.state_delta:
+            from ._schemas import validate_state_delta
+
+            validate_state_delta(self.state_schema, event.actions.state_delta, f"Node {self.node_path}")
         if not event.author:
             event.author = self.author
         event.invocation_id = self.session.invocation_id
@@ -192,4 +208,5 @@ class Context:
             resume_inputs=resume_inputs,
             saved=saved,
             output_for=output_for,
+            state_schema=self.state_schema,
         )

@@ -9,6 +9,7 @@
 | ``interrupt_unknown`` | :class:`UnknownInterruptError` | an answer names no pending interrupt |
 | ``interrupt_ambiguous`` | :class:`AmbiguousAnswerError` | an answer names no id while several are pending |
 | ``interrupt_decided`` | :class:`AlreadyDecidedError` | an interrupt was already answered (first answer wins) |
+| ``interrupt_not_ready`` | :class:`InterruptNotReadyError` | an answer came while its run goes on (retryable) |
 | ``session_not_found`` | :class:`SessionNotFoundError` | no session with that id |
 | ``session_busy`` | :class:`SessionBusyError` | another run holds the session's lease (retryable) |
 | ``session_conflict`` | :class:`ConcurrencyError` | the session changed under a writer (retryable) |
@@ -31,6 +32,7 @@ __all__ = [
     "ConfigurationError",
     "EngineError",
     "GraphError",
+    "InterruptNotReadyError",
     "ModelError",
     "NodeFailedError",
     "NodeTimeoutError",
@@ -89,6 +91,17 @@ class AmbiguousAnswerError(EngineError, ValueError):
     code = "interrupt_ambiguous"
 
 
+class InterruptNotReadyError(EngineError, LookupError):
+    """An answer names no pending interrupt while the session is running (retryable).
+
+    The run may be about to commit the pause that opens it: retry after a moment. ``details``
+    holds ``interrupt_id`` and ``pending`` (the ids pending now).
+    """
+
+    code = "interrupt_not_ready"
+    retryable = True
+
+
 class AlreadyDecidedError(EngineError):
     """``details`` holds ``interrupt_id``, ``decided_by`` and ``decided_at`` (ISO 8601)."""
 
@@ -127,3 +140,18 @@ class NodeFailedError(EngineError):
 
 class ModelError(EngineError):
     code = "model_error"
+
+
+def node_failed(node_path: str, error: BaseException | None) -> NodeFailedError:
+    """Wrap a node's error as NodeFailedError (unchanged if it is one already).
+
+    ``details`` holds ``node_path`` and, for an :class:`EngineError`, ``cause`` (its ``to_dict()``).
+    """
+    if isinstance(error, NodeFailedError):
+        return error
+    details: dict[str, Any] = {"node_path": node_path}
+    if isinstance(error, EngineError):
+        details["cause"] = error.to_dict()
+    failed = NodeFailedError(f"Node {node_path} failed: {error}", **details)
+    failed.__cause__ = error
+    return failed

@@ -9,9 +9,14 @@ that route. Routes are ``str``, ``bool`` or ``int`` values, or lists of them.
 ``DEFAULT_ROUTE`` fires when no routed edge of the source matched. A node with routed edges
 none of which match ends its branch.
 
+Routes match by value *and* type: route ``True`` does not fire an edge tagged ``1`` (ADK, which
+compares with ``==``, would fire it).
+
 Validation happens at construction and raises :class:`~engine.GraphError` naming the problem:
-unconditional cycles, duplicate node names, nodes unreachable from START, edges into START,
-routes on START edges, duplicate edges, unknown route targets, DEFAULT_ROUTE inside a list.
+unconditional cycles, duplicate node names, a node named START, nodes unreachable from START,
+edges into START, routes on START edges, duplicate edges, unknown route targets, DEFAULT_ROUTE
+inside a list, and a schema mismatch on an edge (the source's ``output_schema`` is not the
+target's ``input_schema``).
 """
 
 from __future__ import annotations
@@ -106,6 +111,8 @@ def build_graph(items: Sequence[Any], as_node: Callable[[Any], BaseNode]) -> Gra
         node = by_identity.get(id(value))
         if node is None:
             node = as_node(value)
+            if node.name in (START, "__START__"):
+                raise GraphError(f"A node cannot be named {node.name!r}: the name is reserved for the entry.")
             by_identity[id(value)] = node
             existing = named.get(node.name)
             if existing is not None and existing is not node:
@@ -198,6 +205,7 @@ def _validate(named: dict[str, BaseNode], raw: list[tuple[str, str, Any]]) -> Gr
         raise GraphError(f"Nodes unreachable from START: {', '.join(unreachable)}.")
 
     _check_unconditional_cycles(edges)
+    _check_edge_schemas(named, edges)
     terminal = frozenset(name for name in named if not edges.get(name))
     return Graph(nodes=named, edges=edges, start_targets=start_targets, terminal=terminal, predecessors=predecessors)
 
@@ -221,3 +229,18 @@ def _check_unconditional_cycles(edges: dict[str, list[tuple[str, Any]]]) -> None
     for name in plain:
         if state.get(name) is None:
             visit(name, [name])
+
+
+def _check_edge_schemas(named: dict[str, BaseNode], edges: dict[str, list[tuple[str, Any]]]) -> None:
+    """An edge whose source declares an ``output_schema`` and target an ``input_schema`` needs them equal."""
+    for source, out in edges.items():
+        produced = named[source].output_schema
+        if produced is None:
+            continue
+        for target, _ in out:
+            expected = named[target].input_schema
+            if expected is not None and expected != produced:
+                raise GraphError(
+                    f"Schema mismatch on edge {source!r} → {target!r}: output_schema {produced!r} "
+                    f"is not the input_schema {expected!r}."
+                )

@@ -21,5 +21,5 @@ class JoinNode(BaseNode):
     def __init__(self, name: str = "join", *, description: str = "") -> None:
         super().__init__(name=name, description=description)
 
-    async def run(self, ctx: Context) -> AsyncIterator[Any]:  # type: ignore[override]
+    async def run(self, ctx: Context) -> AsyncIterator[Any]:
         yield ctx.node_input

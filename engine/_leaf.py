@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from ._context import Context, Outcome
 from ._errors import ConfigurationError, NodeTimeoutError
-from ._events import Event
+from ._events import Event, EventActions
 from ._interrupts import CONFIRMATION_SCHEMA, InterruptKind, RequestInput
-from ._node import BaseNode
+from ._node import BaseNode, FunctionNode, to_jsonable
 
 logger = logging.getLogger("engine")
 
-__all__ = ["DECLINED_ROUTE", "drive_leaf"]
+__all__ = ["DECLINED_ROUTE", "confirmation_id", "drive_leaf"]
 
 DECLINED_ROUTE = "declined"
 """Route emitted by a ``require_confirmation`` node whose run a person declined."""
@@ -33,6 +35,7 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
         attempt = 1
         retry = node.retry_config
         while True:
+            before = dict(ctx.session.state) if retry is not None else {}
             try:
                 if node.timeout is not None:
                     try:
@@ -52,10 +55,7 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
                 logger.warning(
                     "Node %s failed (attempt %d): %r; retrying in %.3f s", ctx.node_path, attempt, exc, delay
                 )
-                ctx.pending.clear()
-                ctx.state.delta.clear()
-                ctx.interrupt_ids.clear()
-                ctx.route = None
+                _undo_attempt(ctx, before)
                 attempt += 1
                 await asyncio.sleep(delay)
     except Exception as exc:
@@ -65,6 +65,23 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
         return Outcome.waiting(list(ctx.interrupt_ids))
     ctx.flush_state()
     return Outcome.completed(output, ctx.route)
+
+
+def _undo_attempt(ctx: Context, before: dict[str, Any]) -> None:
+    """Forget what a failed attempt did: its events, state writes and interrupts."""
+    state = ctx.session.state
+    for event in ctx.pending:
+        for key in event.state_delta:
+            if key in before:
+                state[key] = before[key]
+            else:
+                state.pop(key, None)
+    for wire in ctx.interrupt_ids:
+        ctx.session.discard_interrupt(wire)
+    ctx.pending.clear()
+    ctx.state.delta.clear()
+    ctx.interrupt_ids.clear()
+    ctx.route = None
 
 
 async def _consume(node: BaseNode, ctx: Context) -> Any:
@@ -90,20 +107,67 @@ async def _consume(node: BaseNode, ctx: Context) -> Any:
     return output
 
 
+def confirmation_id(node_path: str) -> str:
+    """The interrupt id of a node's confirmation request (ADK ``_workflow_hitl_utils.py``)."""
+    return f"wf_tool_confirmation:{node_path}"
+
+
+def _gate_arguments(node: BaseNode, ctx: Context) -> dict[str, Any]:
+    if isinstance(node, FunctionNode):
+        kwargs = node.bind(ctx)
+        return {k: to_jsonable(v) for k, v in kwargs.items() if v is not ctx}
+    return {"node_input": ctx.node_input}
+
+
+def _needs_confirmation(node: BaseNode, ctx: Context, args: dict[str, Any]) -> bool:
+    """Evaluate ``require_confirmation``: a bool, or a predicate bound by parameter name.
+
+    A predicate's parameters take the node's bound arguments, ``node_input``, ``ctx`` and state
+    keys by name (as ADK does); a predicate whose one parameter matches none of them gets
+    ``node_input``.
+    """
+    if not callable(node.require_confirmation):
+        return bool(node.require_confirmation)
+    required: Callable[..., Any] = node.require_confirmation
+    params = list(inspect.signature(required).parameters.values())
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        return bool(required(**args, node_input=ctx.node_input, ctx=ctx))
+    kwargs: dict[str, Any] = {}
+    for p in params:
+        if p.name == "ctx":
+            kwargs["ctx"] = ctx
+        elif p.name == "node_input":
+            kwargs["node_input"] = ctx.node_input
+        elif p.name in args:
+            kwargs[p.name] = args[p.name]
+        elif p.name in ctx.state:
+            kwargs[p.name] = ctx.state[p.name]
+        elif len(params) == 1:
+            kwargs[p.name] = ctx.node_input
+    return bool(required(**kwargs))
+
+
 def _confirmation_gate(node: BaseNode, ctx: Context) -> Outcome | None:
-    """Ask for approval before a ``require_confirmation`` node runs; skip it on a decline."""
-    required = node.require_confirmation
-    if not required or (callable(required) and not required(ctx.node_input)):
+    """Ask for approval before a ``require_confirmation`` node runs; skip it on a decline.
+
+    The request is ADK's: interrupt id ``wf_tool_confirmation:<node path>``, payload
+    ``{"tool_name", "args"}``, answer ``{"confirmed": bool}``. A decline is enforced here: the
+    node does not run; it outputs ``{"error": ...}`` and emits route ``"declined"``.
+    """
+    if not node.require_confirmation:
         return None
-    confirmation_id = f"confirm:{ctx.node_path}"
-    answer = ctx.resume_inputs.get(confirmation_id)
+    wire = confirmation_id(ctx.node_path)
+    answer = ctx.resume_inputs.get(wire)
     if answer is None:
+        args = _gate_arguments(node, ctx)
+        if not _needs_confirmation(node, ctx, args):
+            return None
         ctx.session.open_interrupt(
             ctx,
             RequestInput(
-                interrupt_id=confirmation_id,
-                message=f"Approve running {node.name}?",
-                payload={"node": node.name, "node_input": ctx.node_input},
+                interrupt_id=wire,
+                message=f"Please approve or reject the tool call {node.name}().",
+                payload={"tool_name": node.name, "args": args},
                 response_schema=CONFIRMATION_SCHEMA,
             ),
             kind=InterruptKind.CONFIRMATION,
@@ -111,5 +175,6 @@ def _confirmation_gate(node: BaseNode, ctx: Context) -> Outcome | None:
         return Outcome.waiting(list(ctx.interrupt_ids))
     if answer.get("confirmed"):
         return None
-    ctx.emit(Event(message=f"{node.name} was declined.", route=DECLINED_ROUTE))
-    return Outcome.completed(None, DECLINED_ROUTE)
+    output = {"error": f"The run of {node.name} was declined."}
+    ctx.emit(Event(output=output, actions=EventActions(route=DECLINED_ROUTE)))
+    return Outcome.completed(output, DECLINED_ROUTE)

@@ -15,6 +15,7 @@ becomes the node's output (an event with ``output``). ``None`` is skipped.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import random
 import typing
@@ -29,7 +30,7 @@ from ._errors import ConfigurationError, WorkflowDataError
 if typing.TYPE_CHECKING:
     from ._context import Context, Outcome
 
-__all__ = ["BaseNode", "FunctionNode", "RetryConfig", "as_node", "node", "to_jsonable"]
+__all__ = ["BaseNode", "FunctionNode", "RetryConfig", "as_node", "node", "to_jsonable", "type_hints"]
 
 
 @dataclass
@@ -133,7 +134,11 @@ class BaseNode:
     # -- schemas ----------------------------------------------------------------------------
 
     def validate_input(self, value: Any) -> Any:
-        """Coerce ``value`` with ``input_schema`` (returned as JSON data); raise WorkflowDataError when it does not fit."""
+        """Coerce ``value`` with ``input_schema`` and return it as JSON data.
+
+        Raises:
+            WorkflowDataError: the value does not fit the schema (``details["errors"]``).
+        """
         if self._input_adapter is None:
             return value
         try:
@@ -179,11 +184,29 @@ def _is_context_annotation(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, Context)
 
 
+def type_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    """The function's resolved type hints; a hint that cannot be resolved is left out.
+
+    ``typing.get_type_hints`` fails as a whole on one unresolvable forward reference; this
+    falls back to resolving each hint on its own (module globals, then closure variables).
+    """
+    with contextlib.suppress(Exception):  # one unresolvable forward reference: resolve the others one by one
+        return typing.get_type_hints(func)
+    target = inspect.unwrap(func)
+    namespace = dict(getattr(target, "__globals__", {}))
+    with contextlib.suppress(TypeError, ValueError):
+        namespace.update(inspect.getclosurevars(target).nonlocals)
+    hints: dict[str, Any] = {}
+    for name, annotation in getattr(target, "__annotations__", {}).items():
+        try:
+            hints[name] = eval(annotation, namespace) if isinstance(annotation, str) else annotation  # noqa: S307
+        except Exception:  # noqa: S112 (unresolvable: no coercion for this parameter)
+            continue
+    return hints
+
+
 def _bind_signature(func: Callable[..., Any], parameter_binding: str) -> _Binding:
-    try:
-        hints = typing.get_type_hints(func)
-    except Exception:  # unresolved forward references: bind by name, no coercion
-        hints = {}
+    hints = type_hints(func)
     binding = _Binding()
     for param in inspect.signature(func).parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -277,7 +300,7 @@ class FunctionNode(BaseNode):
             kwargs[p.name] = value
         return kwargs
 
-    async def run(self, ctx: Context) -> AsyncIterator[Any]:  # type: ignore[override]
+    async def run(self, ctx: Context) -> AsyncIterator[Any]:
         kwargs = self.bind(ctx)
         if self._kind == "async_gen":
             async for item in self.func(**kwargs):

@@ -27,6 +27,7 @@ from ._errors import (
     AlreadyDecidedError,
     AmbiguousAnswerError,
     EngineError,
+    InterruptNotReadyError,
     SessionBusyError,
     SessionClosedError,
     UnknownInterruptError,
@@ -210,6 +211,9 @@ class Runner:
             UnknownInterruptError: an id names no pending interrupt (``details["pending"]``).
             AlreadyDecidedError: the interrupt was answered already (first answer wins).
             AnswerInvalidError: an answer fails the interrupt's schema; nothing is stored.
+            InterruptNotReadyError: an id names no pending interrupt while a run of the session
+                is going on, which may be about to open it (an answer that raced its pause):
+                retryable; nothing is stored.
         """
         if isinstance(answers, Content):
             items = [(r.id, r.response) for r in answers.function_responses()]
@@ -223,6 +227,8 @@ class Runner:
             if interrupt_id is None:
                 if len(pending) != 1:
                     ids = sorted(pending)
+                    if not ids:
+                        await self._refuse_early(session_id, None, ids)
                     cls = AmbiguousAnswerError if ids else UnknownInterruptError
                     raise cls(
                         "Name the interrupt to answer: " + (", ".join(ids) if ids else "none is pending") + ".",
@@ -231,17 +237,7 @@ class Runner:
                 interrupt_id = next(iter(pending))
             rec = pending.get(interrupt_id)
             if rec is None:
-                old = await self.store.get_interrupt(session_id, interrupt_id)
-                if old is not None and old.status != "pending":
-                    raise AlreadyDecidedError(
-                        f"Interrupt {interrupt_id} was already {old.status}"
-                        + (f" by {old.decided_by}" if old.decided_by else "")
-                        + ".",
-                        interrupt_id=interrupt_id,
-                        decided_by=old.decided_by,
-                        decided_at=old.decided_at,
-                    )
-                raise UnknownInterruptError(f"No pending interrupt {interrupt_id!r}.", pending=sorted(pending))
+                rec = await self._late_pending(session_id, interrupt_id, sorted(pending))
             value = normalize_answer(rec.kind, response, rec.response_schema)
             final = not (
                 rec.kind == InterruptKind.LONG_RUNNING
@@ -268,6 +264,43 @@ class Runner:
         )
         await self.store.submit_answers(session_id, to_store, event, decided_by=decided_by, context=context)
         return records
+
+    async def _late_pending(self, session_id: str, interrupt_id: str, pending: list[str]) -> InterruptRecord:
+        """The interrupt ``interrupt_id`` if it became pending since we looked; else why not.
+
+        The session's status is read before the interrupt: a run that committed its pause in
+        between is then seen as waiting, and its interrupt as pending.
+        """
+        record = await self.store.get_session(session_id)
+        found = await self.store.get_interrupt(session_id, interrupt_id)
+        if found is not None and found.status == "pending":
+            return found
+        if found is not None:
+            raise AlreadyDecidedError(
+                f"Interrupt {interrupt_id} was already {found.status}"
+                + (f" by {found.decided_by}" if found.decided_by else "")
+                + ".",
+                interrupt_id=interrupt_id,
+                decided_by=found.decided_by,
+                decided_at=found.decided_at,
+            )
+        if record.status == SessionStatus.RUNNING:
+            raise InterruptNotReadyError(
+                f"No pending interrupt {interrupt_id!r} yet: the session is running; retry once it pauses.",
+                interrupt_id=interrupt_id,
+                pending=pending,
+            )
+        raise UnknownInterruptError(f"No pending interrupt {interrupt_id!r}.", pending=pending)
+
+    async def _refuse_early(self, session_id: str, interrupt_id: str | None, pending: list[str]) -> None:
+        """Raise InterruptNotReadyError when the session is running (an answer may be early)."""
+        record = await self.store.get_session(session_id)
+        if record.status == SessionStatus.RUNNING:
+            raise InterruptNotReadyError(
+                "No interrupt is pending yet: the session is running; retry once it pauses.",
+                interrupt_id=interrupt_id,
+                pending=pending,
+            )
 
     # -- running -----------------------------------------------------------------------------
 

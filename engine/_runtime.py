@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._events import REQUEST_INPUT_FUNCTION, Content, Event, FunctionCall, Part, new_id
 from ._interrupts import RequestInput
+from ._state import TEMP_PREFIX
 from ._store import Commit, InterruptRecord, SessionRecord, SessionStatus, Store
 
 if TYPE_CHECKING:
@@ -27,6 +28,12 @@ CHECKPOINT_FORMAT = 1
 """Version of the checkpoint layout; bumped when it changes incompatibly."""
 
 Listener = Callable[[Event], None]
+
+
+def _drop_temp_keys(event: Event) -> None:
+    actions = event.actions
+    if actions is not None and any(key.startswith(TEMP_PREFIX) for key in actions.state_delta):
+        actions.state_delta = {k: v for k, v in actions.state_delta.items() if not k.startswith(TEMP_PREFIX)}
 
 
 class RunSession:
@@ -146,6 +153,13 @@ class RunSession:
         self._opened.append(record)
         ctx.interrupt_ids.append(record.id)
 
+    def discard_interrupt(self, wire_id: str) -> None:
+        """Drop an interrupt opened by this run and not committed yet (a failed attempt's)."""
+        record = self.registry.get(wire_id)
+        if record is not None and any(r is record for r in self._opened):
+            del self.registry[wire_id]
+            self._opened = [r for r in self._opened if r is not record]
+
     def close_interrupt(self, wire_id: str) -> None:
         """Forget an interrupt that was answered (the store already marked it resolved)."""
         self.registry.pop(wire_id, None)
@@ -177,9 +191,14 @@ class RunSession:
     ) -> SessionRecord:
         """Store ``events`` with a fresh checkpoint, atomically, and bump the version.
 
+        ``temp:`` state keys are removed from the events first: they live in this run's state
+        only and are never stored (ADK ``sessions/base_session_service.py``).
+
         Raises:
             ConcurrencyError: the session moved on or the lease was lost.
         """
+        for event in events:
+            _drop_temp_keys(event)
         async with self._lock:
             commit = Commit(
                 events=events,

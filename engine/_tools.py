@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import inspect
 import re
-import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -164,10 +163,9 @@ class FunctionTool(BaseTool):
         self.func = func
         self.require_confirmation = require_confirmation
         self.decline_message = decline_message or f"The call to {self.name} was declined by the reviewer."
-        try:
-            hints = typing.get_type_hints(func)
-        except Exception:  # unresolvable forward references: no coercion
-            hints = {}
+        from ._node import type_hints
+
+        hints = type_hints(func)
         fields: dict[str, Any] = {}
         self._takes_context = False
         from ._context import Context

@@ -29,18 +29,21 @@ running when a process died start again from their input.
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from ._context import Context, Outcome
-from ._errors import ConfigurationError, NodeFailedError
+from ._errors import ConfigurationError, node_failed
 from ._graph import Graph, build_graph
 from ._node import BaseNode, as_node
 from ._slot import Slot
 
 __all__ = ["Workflow"]
+
+logger = logging.getLogger("engine")
 
 
 def _join_branch(base: str | None, segment: str) -> str:
@@ -130,6 +133,8 @@ class Workflow(BaseNode):
         return validated.model_dump(mode="json") if isinstance(validated, BaseModel) else validated
 
     async def execute(self, ctx: Context) -> Outcome:
+        if self.state_schema is not None:
+            ctx.state_schema = self.state_schema  # inherited by every node below (ADK does the same)
         if isinstance(ctx.saved, _Loop):
             loop = ctx.saved
         elif ctx.saved is not None:
@@ -248,7 +253,11 @@ class _Loop:
                 break
             done, _ = await asyncio.wait(self.tasks.values(), return_when=asyncio.FIRST_COMPLETED)
             for name in [n for n, t in self.tasks.items() if t in done]:
-                outcome = self.tasks.pop(name).result()
+                task = self.tasks.pop(name)
+                if task.cancelled():  # stopped because a sibling failed
+                    self.nodes.pop(name, None)
+                    continue
+                outcome = task.result()
                 result = await self._finish(name, outcome)
                 if result is not None and failure is None:
                     failure = result
@@ -312,12 +321,7 @@ class _Loop:
         del self.nodes[name]
         if outcome.status == "failed":
             await self.ctx.commit(child.pending)
-            error = outcome.error
-            if not isinstance(error, NodeFailedError):
-                failed = NodeFailedError(f"Node {child.node_path} failed: {error}", node_path=child.node_path)
-                failed.__cause__ = error
-                error = failed
-            return Outcome.failed(error)
+            return Outcome.failed(node_failed(child.node_path, outcome.error))
         self._after_completion(name, slot, outcome.output, outcome.route)
         await self.ctx.commit(child.pending)
         return None
@@ -326,6 +330,12 @@ class _Loop:
         if name in self.graph.terminal and output is not None:
             self.terminal_output = output
         targets = self.graph.next_nodes(name, route)
+        if not targets and name not in self.graph.terminal:
+            logger.warning(
+                "Node %s emitted route %r, which matches none of its edges; the branch ends.",
+                f"{self.ctx.node_path}/{name}@{slot.run}",
+                route,
+            )
         sub = len(targets) > 1
         for target in targets:
             if self.graph.nodes[target].wait_for_all:
