@@ -63,6 +63,9 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
     )
     readonly_fields = fields
 
+    class Media:
+        css = {"all": ("console/admin.css",)}
+
     @admin.display(description="Timeline")
     def event_timeline(self, obj: WorkflowSession) -> SafeString:
         return SafeString(render_to_string("admin/workflow_sessions/timeline.html", {"rows": timeline(obj)}))
@@ -73,7 +76,17 @@ class EventAdmin(ReadOnlyAdmin):
     list_display = ("session", "seq", "author", "node_path", "timestamp")
     list_filter = ("author",)
     search_fields = ("session__id", "node_path")
-    readonly_fields = ("session", "seq", "event_id", "invocation_id", "author", "node_path", "branch", "timestamp", "data")
+    readonly_fields = (
+        "session",
+        "seq",
+        "event_id",
+        "invocation_id",
+        "author",
+        "node_path",
+        "branch",
+        "timestamp",
+        "data",
+    )
 
 
 @admin.register(Checkpoint)

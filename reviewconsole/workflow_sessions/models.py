@@ -89,6 +89,9 @@ class Checkpoint(models.Model):
     class Meta:
         ordering = ["session", "created_at"]
 
+    def __str__(self) -> str:
+        return f"checkpoint {self.pk} at event {self.event_seq}"
+
 
 class Delivery(models.Model):
     """An answer stored for a run to apply; ``applied_at`` is set by the commit that used it."""
@@ -104,6 +107,9 @@ class Delivery(models.Model):
         ordering = ["session", "id"]
         indexes = [models.Index(fields=["session", "applied_at"], name="delivery_pending")]
 
+    def __str__(self) -> str:
+        return f"answer to {self.interrupt_id or 'the session'} ({'applied' if self.applied_at else 'pending'})"
+
 
 class SharedState(models.Model):
     """``app:`` keys (``user_id`` empty) or ``user:`` keys of one user, for one workflow."""
@@ -114,3 +120,6 @@ class SharedState(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["workflow", "user_id"], name="shared_state_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.workflow} state of {self.user_id or 'the app'}"

@@ -30,11 +30,13 @@ from engine import (
     Answer,
     Commit,
     ConcurrencyError,
-    Delivery as EngineDelivery,
     InterruptRecord,
     SessionNotFoundError,
     SessionRecord,
     UnknownInterruptError,
+)
+from engine import (
+    Delivery as EngineDelivery,
 )
 from engine._state import split_delta
 
@@ -238,9 +240,7 @@ class OrmStore:
             row.output = commit.output
         row.error = commit.error
         if commit.pause and commit.checkpoint is not None:
-            checkpoint = Checkpoint.objects.create(
-                session=row, data=commit.checkpoint, event_seq=row.last_seq
-            )
+            checkpoint = Checkpoint.objects.create(session=row, data=commit.checkpoint, event_seq=row.last_seq)
             row.checkpoint_id = checkpoint.pk
         row.save()
         opened_ids = [i.pk for i in opened]

@@ -1,7 +1,8 @@
 """A readable timeline of a session's events, for the admin and the detail page.
 
-Each row: when, who (author), where (node path, branch), what (text, function call or response,
-output, error), the state change and the route. Everything is data for templates, escaped there.
+Each row: when, who (the author; for a person's answer also the user who decided), where (node
+path, branch), what (text, function call or response, output, error), the state change and the
+route. Everything is data for templates, escaped there.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class TimelineRow:
     seq: int
     at: dt.datetime
     author: str
+    decided_by: str
     node_path: str
     branch: str
     what: list[str]
@@ -53,14 +55,21 @@ def _describe(data: dict[str, Any]) -> list[str]:
 
 def timeline(session: WorkflowSession) -> list[TimelineRow]:
     """The session's events as timeline rows, in stored order."""
+    deciders = dict(session.interrupts.exclude(decided_by_label="").values_list("interrupt_id", "decided_by_label"))
     rows = []
     for event in session.events.order_by("seq"):
         actions = event.data.get("actions") or {}
+        answered = [
+            part["functionResponse"].get("id")
+            for part in (event.data.get("content") or {}).get("parts", [])
+            if "functionResponse" in part
+        ]
         rows.append(
             TimelineRow(
                 seq=event.seq,
                 at=dt.datetime.fromtimestamp(event.timestamp, tz=dt.UTC),
                 author=event.author,
+                decided_by=", ".join(sorted({deciders[i] for i in answered if i in deciders})),
                 node_path=event.node_path,
                 branch=event.branch,
                 what=_describe(event.data),

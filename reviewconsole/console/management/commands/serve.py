@@ -1,7 +1,9 @@
 """``python manage.py serve``: migrate, then run Daphne (HTTP + websockets) and the task worker.
 
 One process: Daphne serves the ASGI app on the main thread; worker threads run sessions. The
-in-memory channel layer is shared because everything is in this process. Ctrl-C stops it all.
+in-memory channel layer is shared because everything is in this process. Static files (the
+inbox's CSS and JS) are served by the same process, as nothing else serves them on the embedded
+default. Ctrl-C stops it all.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from typing import Any
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
-from reviewconsole.inbox.live import bind_loop
 from reviewconsole.console.worker import ThreadWorker
+from reviewconsole.inbox.live import bind_loop
 
 
 class Command(BaseCommand):
@@ -31,6 +33,7 @@ class Command(BaseCommand):
             self.stdout.write("Database migrated.")
         from daphne.endpoints import build_endpoint_description_strings
         from daphne.server import Server
+        from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
         from reviewconsole.asgi import application
 
@@ -42,7 +45,7 @@ class Command(BaseCommand):
             self.stdout.write(f"Console running at http://{host}:{port}/ (Ctrl-C to stop)")
 
         server = Server(
-            application=application,
+            application=ASGIStaticFilesHandler(application),
             endpoints=build_endpoint_description_strings(host=host, port=port),
             ready_callable=ready,
             signal_handlers=True,
