@@ -1,0 +1,255 @@
+"""Resume from checkpoints, never by replaying history; crash recovery; invocations kept apart."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from engine import (
+    START,
+    AlreadyDecidedError,
+    Context,
+    Event,
+    InMemoryStore,
+    LlmAgent,
+    RequestInput,
+    Runner,
+    ScriptedModel,
+    SessionClosedError,
+    SessionStatus,
+    VersionMismatchError,
+    Workflow,
+    node,
+)
+from tests.engine.helpers import Counts, calls, start
+
+
+class CountingStore(InMemoryStore):
+    """Counts reads of the event history and can skip releasing leases (a crashed worker)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.history_reads = 0
+        self.crashed = False
+
+    async def list_events(self, session_id, *, path=None, after=0):
+        self.history_reads += 1
+        return await super().list_events(session_id, path=path, after=after)
+
+    async def release_lease(self, session_id, owner):
+        if not self.crashed:
+            await super().release_lease(session_id, owner)
+
+
+def review_loop(counts: Counts) -> Workflow:
+    """START → intake → draft (LLM) → review (asks, reruns) → revise loops back / done ends."""
+
+    def intake(node_input: str):
+        counts.hit("intake")
+        return Event(state={"topic": node_input, "feedback": ""})
+
+    draft = LlmAgent("draft", instruction="Write about {topic}. {feedback?}", output_key="draft")
+
+    @node(rerun_on_resume=True)
+    def review(ctx: Context, draft: str):
+        counts.hit("review")
+        answer = ctx.resume_inputs.get("review")
+        if answer is None:
+            yield RequestInput(interrupt_id="review", message=draft)
+            return
+        if answer == "ok":
+            yield Event(route="done")
+        else:
+            yield Event(state={"feedback": answer}, route="revise")
+
+    def publish(draft: str):
+        counts.hit("publish")
+        return draft
+
+    return Workflow("loop", edges=[(START, intake, draft, review), (review, {"revise": draft, "done": publish})])
+
+
+def drafting_model() -> ScriptedModel:
+    model = ScriptedModel()
+    model.responses = _Endless()
+    return model
+
+
+class _Endless(list):
+    """An endless script: draft number n."""
+
+    def __len__(self):
+        return 10**9
+
+    def __getitem__(self, index):
+        return f"draft {index + 1}"
+
+
+async def loop_session(k: int, store=None):
+    counts = Counts()
+    model = drafting_model()
+    runner = Runner(review_loop(counts), store if store is not None else CountingStore(), model=model)
+    session = await runner.create_session()
+    await runner.run(session.id, "tea")
+    for _ in range(k - 1):
+        await runner.resume(session.id, {"review": "again"})
+    return runner, session.id, counts, model
+
+
+# -- no replay ------------------------------------------------------------------------------
+
+
+async def test_a_resume_runs_only_what_comes_after_the_interrupt():
+    runner, sid, counts, model = await loop_session(3)
+    assert counts == {"intake": 1, "review": 5}  # review: asked 3 times, reran twice
+    assert model.calls == 3
+    result = await runner.resume(sid, {"review": "ok"})
+    assert result.status == SessionStatus.COMPLETED
+    assert counts == {"intake": 1, "review": 6, "publish": 1}
+    assert model.calls == 3
+    assert {e.node_info.path for e in result.events if e.node_info.path} == {"loop@1/review@3", "loop@1/publish@1"}
+
+
+async def test_resume_work_does_not_grow_with_history():
+    sizes = {}
+    for k in (1, 10, 60):
+        runner, sid, counts, model = await loop_session(k)
+        store = runner.store
+        checkpoint = (await store.get_session(sid)).checkpoint
+        sizes[k] = len(json.dumps(checkpoint))
+        reads_before, review_before, calls_before = store.history_reads, counts["review"], model.calls
+        result = await runner.resume(sid, {"review": "again"})
+        assert result.status == SessionStatus.WAITING
+        assert store.history_reads == reads_before  # the resume never reads the event history
+        assert counts["review"] - review_before == 2  # the answered run, then the new one
+        assert model.calls - calls_before == 1
+        assert len(await store.list_events(sid)) > 4 * k
+    # the checkpoint holds run counters, not history: a few bytes for longer numbers at most
+    assert sizes[60] - sizes[1] <= 8
+
+
+async def test_the_checkpoint_is_kept_at_each_pause_and_can_be_read_back():
+    runner, sid, _, _ = await loop_session(1)
+    record = await runner.store.get_session(sid)
+    assert record.checkpoint["format"] == 1
+    assert record.checkpoint["invocation_id"] == record.invocation_id
+    assert record.checkpoint_id
+    kept = await runner.store.get_checkpoint(sid, record.checkpoint_id)
+    assert kept == record.checkpoint
+    loop = kept["root"]["child"]
+    assert loop["nodes"]["review"] == {
+        "status": "waiting",
+        "run": "1",
+        "input": "draft 1",
+        "interrupts": {"review": "review"},
+    }
+
+
+# -- crash recovery -------------------------------------------------------------------------
+
+
+async def test_a_crashed_run_is_picked_up_from_its_last_checkpoint():
+    counts = Counts()
+    gate = asyncio.Event()
+
+    def first():
+        counts.hit("first")
+        return "one"
+
+    async def second(node_input):
+        counts.hit("second")
+        if counts["second"] == 1:
+            await gate.wait()  # the worker dies here
+        return f"{node_input} two"
+
+    def third(node_input):
+        counts.hit("third")
+        return f"{node_input} three"
+
+    store = CountingStore()
+    wf = Workflow("wf", edges=[(START, first, second, third)])
+    crashed = Runner(wf, store, lease_ttl=0.05)
+    session = await crashed.create_session()
+    await crashed.start(session.id, "go")
+    task = asyncio.ensure_future(crashed.run_pending(session.id))
+    while counts["second"] == 0:
+        await asyncio.sleep(0)
+    store.crashed = True
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    store.crashed = False
+    assert (await store.get_session(session.id)).status == SessionStatus.RUNNING
+
+    survivor = Runner(wf, store, lease_ttl=0.05)
+    busy = await survivor.run_pending(session.id)
+    assert busy.status == SessionStatus.RUNNING  # the dead run's lease has not expired yet
+    await asyncio.sleep(0.06)
+    result = await survivor.run_pending(session.id)
+    assert result.status == SessionStatus.COMPLETED
+    assert result.output == "one two three"
+    assert counts == {"first": 1, "second": 2, "third": 1}
+
+
+# -- versions, invocations, cancellation ----------------------------------------------------
+
+
+async def test_a_session_resumes_only_under_the_version_it_paused_under():
+    def ask():
+        return RequestInput(interrupt_id="q")
+
+    store = InMemoryStore()
+    runner, sid, _ = await start(Workflow("wf", edges=[(START, ask)], version="1"), store=store)
+    newer = Runner(Workflow("wf", edges=[(START, ask)], version="2"), store)
+    await newer.submit(sid, {"q": "a"})
+    with pytest.raises(VersionMismatchError) as info:
+        await newer.run_pending(sid)
+    assert info.value.details == {"session_version": "1", "runner_version": "2"}
+    assert (await store.get_session(sid)).status == SessionStatus.WAITING
+    result = await runner.run_pending(sid)
+    assert result.status == SessionStatus.COMPLETED
+
+
+async def test_a_resume_never_mixes_events_of_another_invocation():
+    seen: list[dict] = []
+
+    @node(rerun_on_resume=True)
+    def review(ctx: Context, node_input):
+        seen.append(dict(ctx.resume_inputs))
+        answer = ctx.resume_inputs.get("review")
+        if answer is None:
+            yield RequestInput(interrupt_id="review", message=f"review {node_input}")
+            return
+        yield f"{node_input}: {answer}"
+
+    runner, sid, first = await start(Workflow("wf", edges=[(START, review)]), "one")
+    done = await runner.resume(sid, {"review": "approved"})
+    assert done.output == "one: approved"
+    second = await runner.run(sid, "two")
+    assert second.status == SessionStatus.WAITING
+    result = await runner.resume(sid, {"review": "rejected"})
+    assert result.output == "two: rejected"
+    assert seen == [{}, {"review": "approved"}, {}, {"review": "rejected"}]
+    events = await runner.store.list_events(sid)
+    invocations = [e.invocation_id for e in events]
+    first_id, second_id = invocations[0], invocations[-1]
+    assert first_id != second_id
+    assert invocations == [first_id] * invocations.count(first_id) + [second_id] * invocations.count(second_id)
+    assert {e.invocation_id for e in result.events} == {second_id}
+    assert len(calls(events, "adk_request_input")) == 2
+
+
+async def test_cancel_closes_pending_interrupts_and_later_answers_are_refused():
+    def ask():
+        return RequestInput(interrupt_id="q")
+
+    runner, sid, _ = await start(Workflow("wf", edges=[(START, ask)]))
+    record = await runner.cancel(sid, reason="no longer needed")
+    assert record.status == SessionStatus.CANCELLED
+    assert await runner.store.pending_interrupts(sid) == []
+    with pytest.raises(AlreadyDecidedError):
+        await runner.submit(sid, {"q": "late"})
+    with pytest.raises(SessionClosedError):
+        await runner.cancel(sid)
