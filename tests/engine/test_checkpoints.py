@@ -224,7 +224,7 @@ async def test_a_resume_never_mixes_events_of_another_invocation():
             return
         yield f"{node_input}: {answer}"
 
-    runner, sid, first = await start(Workflow("wf", edges=[(START, review)]), "one")
+    runner, sid, _ = await start(Workflow("wf", edges=[(START, review)]), "one")
     done = await runner.resume(sid, {"review": "approved"})
     assert done.output == "one: approved"
     second = await runner.run(sid, "two")
