@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from engine import Event, InMemoryStore, Runner, RunResult
+from engine import Commit, Event, InMemoryStore, Runner, RunResult, SessionStatus
 
 
 async def start(
@@ -64,3 +64,24 @@ class Counts(Counter[str]):
 
     def hit(self, name: str) -> None:
         self[name] += 1
+
+
+class HookStore(InMemoryStore):
+    """Runs ``on_pause`` (once) right after the commit that pauses the session, lease still held."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.on_pause: Any = None
+        self.on_commit: Any = None
+
+    async def commit(self, session_id: str, commit: Commit):
+        record = await super().commit(session_id, commit)
+        hook = self.on_commit
+        if hook is not None and commit.status == SessionStatus.RUNNING and commit.opened:
+            self.on_commit = None
+            await hook()
+        hook = self.on_pause
+        if hook is not None and commit.pause:
+            self.on_pause = None
+            await hook()
+        return record

@@ -5,45 +5,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-
 from engine import (
     START,
-    Commit,
-    ConcurrencyError,
-    FunctionCall,
     InMemoryStore,
     InterruptNotReadyError,
-    LlmAgent,
-    LongRunningFunctionTool,
     RequestInput,
     Runner,
-    ScriptedModel,
     SessionStatus,
     Workflow,
 )
-from tests.engine.helpers import Counts, calls, responses
-
-
-class HookStore(InMemoryStore):
-    """Runs ``on_pause`` (once) right after the commit that pauses the session, lease still held."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.on_pause: Any = None
-        self.on_commit: Any = None
-
-    async def commit(self, session_id: str, commit: Commit):
-        record = await super().commit(session_id, commit)
-        hook = self.on_commit
-        if hook is not None and commit.status == SessionStatus.RUNNING and commit.opened:
-            self.on_commit = None
-            await hook()
-        hook = self.on_pause
-        if hook is not None and commit.pause:
-            self.on_pause = None
-            await hook()
-        return record
+from tests.engine.helpers import Counts, HookStore
 
 
 async def test_an_answer_sent_before_its_pause_is_committed_is_refused_as_retryable():
@@ -159,48 +130,3 @@ async def test_two_workers_on_one_session_run_it_once():
     gate.set()
     assert (await first).status == SessionStatus.COMPLETED
     assert counts["work"] == 1
-
-
-# -- H12: a long-running tool's result posted right after the pause commits -----------------
-
-
-async def test_h12_a_long_running_result_posted_right_after_the_pause_is_applied_once():
-    counts = Counts()
-
-    def approve(amount: int) -> dict:
-        """Ask a manager to approve."""
-        counts.hit("approve")
-        return {"status": "pending", "ticket": "T-1"}
-
-    model = ScriptedModel([FunctionCall(name="approve", args={"amount": 150}), "Sent for approval.", "Approved!"])
-    store = HookStore()
-    runner = Runner(LlmAgent("agent", model=model, tools=[LongRunningFunctionTool(approve)]), store)
-    session = await runner.create_session()
-    versions: list[int] = []
-
-    async def post_result():
-        record = await store.get_session(session.id)
-        versions.append(record.version)
-        [pending] = await store.pending_interrupts(session.id)
-        await runner.submit(session.id, {pending.id: {"status": "approved"}}, decided_by="manager-api")
-        await runner.run_pending(session.id)
-
-    store.on_pause = post_result
-    result = await runner.run(session.id, "reimburse 150")
-    assert result.status == SessionStatus.COMPLETED
-    assert counts["approve"] == 1  # the tool never ran again
-    assert model.calls == 3  # one turn for the pending result, one for the real one
-    events = await store.list_events(session.id)
-    [fc] = calls(events, "approve")
-    assert [r.response for r in responses(events, "approve")] == [
-        {"status": "pending", "ticket": "T-1"},
-        {"status": "approved"},
-    ]
-    assert all(r.id == fc.id for r in responses(events, "approve"))
-    # concurrency is checked with the version counter: a writer holding the paused version loses
-    record = await store.get_session(session.id)
-    assert record.version > versions[0]
-    with pytest.raises(ConcurrencyError):
-        await store.commit(
-            session.id, Commit(events=[], checkpoint=None, status=SessionStatus.WAITING, expected_version=versions[0])
-        )
