@@ -87,4 +87,4 @@ class Command(BaseCommand):
             self.stdout.write("  Password for both: $DEMO_PASSWORD")
         for endpoint in WebhookEndpoint.objects.all():
             self.stdout.write(f"  Webhook: POST /hooks/{endpoint.slug}/  (workflow {endpoint.workflow})")
-        self.stdout.write("  Send one: python manage.py send_webhook email-review --data '{\"complaint\": \"...\"}'")
+        self.stdout.write('  Send one: python manage.py send_webhook email-review --data \'{"complaint": "..."}\'')
