@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 __all__ = [
@@ -106,6 +107,26 @@ class AlreadyDecidedError(EngineError):
     """``details`` holds ``interrupt_id``, ``decided_by`` and ``decided_at`` (ISO 8601)."""
 
     code = "interrupt_decided"
+
+    @classmethod
+    def for_interrupt(
+        cls, interrupt_id: str, status: str, decided_by: str | None, decided_at: float | None
+    ) -> AlreadyDecidedError:
+        """The error for an interrupt no longer pending; ``decided_at`` in seconds since the epoch."""
+        when = (
+            datetime.datetime.fromtimestamp(decided_at, tz=datetime.UTC).isoformat()
+            if decided_at is not None
+            else None
+        )
+        return cls(
+            f"Interrupt {interrupt_id} was already {status}"
+            + (f" by {decided_by}" if decided_by else "")
+            + (f" at {when}" if when else "")
+            + ".",
+            interrupt_id=interrupt_id,
+            decided_by=decided_by,
+            decided_at=when,
+        )
 
 
 class SessionNotFoundError(EngineError, LookupError):

@@ -276,14 +276,7 @@ class Runner:
         if found is not None and found.status == "pending":
             return found
         if found is not None:
-            raise AlreadyDecidedError(
-                f"Interrupt {interrupt_id} was already {found.status}"
-                + (f" by {found.decided_by}" if found.decided_by else "")
-                + ".",
-                interrupt_id=interrupt_id,
-                decided_by=found.decided_by,
-                decided_at=found.decided_at,
-            )
+            raise AlreadyDecidedError.for_interrupt(interrupt_id, found.status, found.decided_by, found.decided_at)
         if record.status == SessionStatus.RUNNING:
             raise InterruptNotReadyError(
                 f"No pending interrupt {interrupt_id!r} yet: the session is running; retry once it pauses.",

@@ -343,14 +343,7 @@ class InMemoryStore:
             if answer.interrupt_id and answer.interrupt_id not in pending:
                 rec = next((r for r in reversed(mem.interrupts) if r.id == answer.interrupt_id), None)
                 if rec is not None:
-                    raise AlreadyDecidedError(
-                        f"Interrupt {rec.id} was already {rec.status}"
-                        + (f" by {rec.decided_by}" if rec.decided_by else "")
-                        + ".",
-                        interrupt_id=rec.id,
-                        decided_by=rec.decided_by,
-                        decided_at=rec.decided_at,
-                    )
+                    raise AlreadyDecidedError.for_interrupt(rec.id, rec.status, rec.decided_by, rec.decided_at)
                 raise UnknownInterruptError(f"No pending interrupt {answer.interrupt_id!r}.", pending=sorted(pending))
         now = time.time()
         for answer in answers:
