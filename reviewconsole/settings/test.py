@@ -20,5 +20,4 @@ from .embedded import DATABASES, VAR_DIR
 
 DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default"]}}
