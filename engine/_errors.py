@@ -114,9 +114,7 @@ class AlreadyDecidedError(EngineError):
     ) -> AlreadyDecidedError:
         """The error for an interrupt no longer pending; ``decided_at`` in seconds since the epoch."""
         when = (
-            datetime.datetime.fromtimestamp(decided_at, tz=datetime.UTC).isoformat()
-            if decided_at is not None
-            else None
+            datetime.datetime.fromtimestamp(decided_at, tz=datetime.UTC).isoformat() if decided_at is not None else None
         )
         return cls(
             f"Interrupt {interrupt_id} was already {status}"
