@@ -62,25 +62,34 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "inbox/detail.html", _detail_context(item))
 
 
+def _refused(request: HttpRequest, item: Interrupt, status: int, **notice: str) -> HttpResponse:
+    """The detail page again, with ``error`` or ``conflict`` said at the top."""
+    return render(request, "inbox/detail.html", {**_detail_context(item), **notice}, status=status)
+
+
 @login_required
 @require_POST
 def decide(request: HttpRequest, pk: int) -> HttpResponse:
+    """Record approve / reject / feedback, then back to the inbox.
+
+    404 outside the user's queues; 400 for an incomplete decision or an answer that fails the
+    schema; 409 when someone decided first (naming who and when) or the session cannot take
+    answers. Nothing is stored on any refusal.
+    """
     item = get_object_or_404(visible_interrupts_for(request.user), pk=pk)
     action = request.POST.get("action", "")
     try:
         interrupt_decide(interrupt=item, user=request.user, action=action, text=request.POST.get("feedback", ""))
     except AlreadyDecidedError as exc:
         item.refresh_from_db()
-        context = _detail_context(item)
-        context["conflict"] = exc.message
-        return render(request, "inbox/detail.html", context, status=409)
-    except (DecisionError, AnswerInvalidError) as exc:
-        context = _detail_context(item)
-        context["error"] = str(exc) if isinstance(exc, DecisionError) else exc.message
-        return render(request, "inbox/detail.html", context, status=400)
+        return _refused(request, item, 409, conflict=exc.message)
+    except DecisionError as exc:
+        return _refused(request, item, 400, error=str(exc))
+    except AnswerInvalidError as exc:
+        return _refused(request, item, 400, error=exc.message)
     except EngineError as exc:
-        context = _detail_context(item)
-        context["error"] = exc.message
-        return render(request, "inbox/detail.html", context, status=409)
+        return _refused(request, item, 409, error=exc.message)
+    except UnknownWorkflowError:
+        return _refused(request, item, 409, error="This workflow is not available any more; nothing was recorded.")
     messages.success(request, f"Decision recorded: {action}.")
     return redirect("inbox:index")

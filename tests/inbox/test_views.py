@@ -234,3 +234,16 @@ def test_a_decided_item_leaves_the_inbox_and_its_page_says_who_decided(client, m
     assert response.status_code == 200
     assert "This request was resolved by manager" in response.content.decode()
     assert 'name="action"' not in response.content.decode()
+
+
+def test_a_decision_on_a_workflow_no_longer_registered_is_refused(client, manager, review, on_commit):
+    session, interrupt = review
+    type(session).objects.filter(pk=session.pk).update(workflow="retired-workflow")
+    client.force_login(manager)
+    with on_commit():
+        response = _decide(client, interrupt, "approve")
+    assert response.status_code == 409
+    assert response.context["error"] == "This workflow is not available any more; nothing was recorded."
+    interrupt.refresh_from_db()
+    assert interrupt.status == "pending"
+    assert Delivery.objects.count() == 0
