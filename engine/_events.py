@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -143,6 +143,30 @@ class Event(_Model):
     partial: bool | None = None
     error_code: str | None = None
     error_message: str | None = None
+
+    if TYPE_CHECKING:  # the constructor as type checkers should see it, shorthand included
+
+        def __init__(
+            self,
+            *,
+            id: str = ...,
+            invocation_id: str = "",
+            author: str = "",
+            branch: str | None = None,
+            timestamp: float = ...,
+            content: Content | None = None,
+            actions: EventActions | None = None,
+            long_running_tool_ids: list[str] | None = None,
+            node_info: NodeInfo = ...,
+            output: Any = None,
+            isolation_scope: str | None = None,
+            partial: bool | None = None,
+            error_code: str | None = None,
+            error_message: str | None = None,
+            message: str | Content | None = None,
+            state: dict[str, Any] | None = None,
+            route: Any = None,
+        ) -> None: ...
 
     @model_validator(mode="before")
     @classmethod

@@ -73,9 +73,12 @@ class BaseNode:
     pause, with answers in ``ctx.resume_inputs``; otherwise the answer becomes the node's output);
     ``input_schema`` / ``output_schema`` (pydantic models or types validating ``node_input`` and
     the output); ``retry_config``; ``timeout`` (seconds per attempt, raises
-    :class:`~engine.NodeTimeoutError`); ``require_confirmation`` (bool, or a predicate on
-    ``node_input``: a person approves before the node runs; a decline skips the node and emits
-    route ``"declined"``).
+    :class:`~engine.NodeTimeoutError`); ``require_confirmation`` (bool, or a predicate whose
+    parameters bind by name to the node's arguments, ``node_input``, ``ctx`` or state keys: a
+    person approves before the node runs, through the interrupt
+    ``wf_tool_confirmation:<node path>``; a decline skips the node, which outputs
+    ``{"error": ...}`` and emits route ``"declined"``). ``require_confirmation`` implies
+    ``rerun_on_resume``.
     """
 
     wait_for_all = False
@@ -95,7 +98,7 @@ class BaseNode:
         output_schema: Any = None,
         retry_config: RetryConfig | None = None,
         timeout: float | None = None,
-        require_confirmation: bool | Callable[[Any], bool] = False,
+        require_confirmation: bool | Callable[..., bool] = False,
     ) -> None:
         if not name or not name.replace("_", "a").replace("-", "a").isalnum():
             raise ConfigurationError(f"Node name {name!r} must be letters, digits, '_' or '-'.")
@@ -318,25 +321,52 @@ class FunctionNode(BaseNode):
                 yield result
 
 
+@typing.overload
+def node(func: Callable[..., Any], /) -> BaseNode: ...
+
+
+@typing.overload
 def node(
-    func: Callable[..., Any] | None = None,
+    func: None = None,
+    /,
     *,
     name: str | None = None,
     rerun_on_resume: bool = False,
     retry_config: RetryConfig | None = None,
     timeout: float | None = None,
-    require_confirmation: bool | Callable[[Any], bool] = False,
+    require_confirmation: bool | Callable[..., bool] = False,
     input_schema: Any = None,
     output_schema: Any = None,
     parameter_binding: str = "state",
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
     description: str | None = None,
-) -> Any:
+) -> Callable[[Callable[..., Any]], BaseNode]: ...
+
+
+def node(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    rerun_on_resume: bool = False,
+    retry_config: RetryConfig | None = None,
+    timeout: float | None = None,
+    require_confirmation: bool | Callable[..., bool] = False,
+    input_schema: Any = None,
+    output_schema: Any = None,
+    parameter_binding: str = "state",
+    parallel_worker: bool = False,
+    max_parallel_workers: int | None = None,
+    description: str | None = None,
+) -> BaseNode | Callable[[Callable[..., Any]], BaseNode]:
     """Decorate a function as a node: ``@node`` or ``@node(name=..., rerun_on_resume=True, ...)``.
 
-    ``parallel_worker=True`` maps the node over a list input (one run per item, outputs in input
-    order), at most ``max_parallel_workers`` at a time.
+    Options are :class:`BaseNode`'s (``rerun_on_resume``, ``retry_config``, ``timeout`` in
+    seconds, ``require_confirmation``, schemas) and :class:`FunctionNode`'s
+    (``parameter_binding``). ``parallel_worker=True`` maps the node over a list input (one run
+    per item, outputs in input order, see :class:`~engine.ParallelWorker`), at most
+    ``max_parallel_workers`` at a time.
     """
 
     def wrap(f: Callable[..., Any]) -> BaseNode:

@@ -44,6 +44,9 @@ __all__ = ["InterruptsPendingError", "RunResult", "Runner"]
 
 logger = logging.getLogger("engine")
 
+Answers = Mapping[str, Any] | Mapping[str | None, Any] | Content
+"""Answers keyed by interrupt id (``None``: the only pending one), or a user Content of function responses."""
+
 INTERIM_STATUSES = frozenset({"pending", "in-progress", "in_progress", "running", "processing", "queued"})
 """A long-running tool's response whose ``status`` is one of these is an update, not the result."""
 
@@ -194,7 +197,7 @@ class Runner:
     async def submit(
         self,
         session_id: str,
-        answers: Mapping[str | None, Any] | Content,
+        answers: Answers,
         *,
         decided_by: str | None = None,
         context: dict[str, Any] | None = None,
@@ -215,6 +218,7 @@ class Runner:
                 is going on, which may be about to open it (an answer that raced its pause):
                 retryable; nothing is stored.
         """
+        items: list[tuple[str | None, Any]]
         if isinstance(answers, Content):
             items = [(r.id, r.response) for r in answers.function_responses()]
         else:
@@ -312,7 +316,7 @@ class Runner:
     async def resume(
         self,
         session_id: str,
-        answers: Mapping[str | None, Any] | Content,
+        answers: Answers,
         *,
         decided_by: str | None = None,
         metadata: dict[str, Any] | None = None,

@@ -216,6 +216,10 @@ class _MemSession:
     record: SessionRecord
     events: list[Event] = field(default_factory=list)
     interrupts: list[InterruptRecord] = field(default_factory=list)
+    pending: dict[str, InterruptRecord] = field(default_factory=dict)
+    """Pending interrupts by wire id, in creation order (so no call scans the history)."""
+    latest: dict[str, InterruptRecord] = field(default_factory=dict)
+    """The newest interrupt per wire id."""
     deliveries: list[Delivery] = field(default_factory=list)
     next_seq: int = 1
     lease_owner: str | None = None
@@ -298,10 +302,15 @@ class InMemoryStore:
         if commit.lease_owner is not None and commit.lease_ttl:
             mem.lease_expires = time.monotonic() + commit.lease_ttl
         mem.events.extend(commit.events)
-        mem.interrupts.extend(commit.opened)
-        for rec in mem.interrupts:
-            if rec.status == "pending" and rec.id in commit.cancelled:
-                rec.status = "cancelled"
+        for rec in commit.opened:
+            rec = replace(rec)
+            mem.interrupts.append(rec)
+            mem.pending[rec.id] = rec
+            mem.latest[rec.id] = rec
+        for wire in commit.cancelled:
+            cancelled = mem.pending.pop(wire, None)
+            if cancelled is not None:
+                cancelled.status = "cancelled"
         if commit.consumed:
             consumed = set(commit.consumed)
             mem.deliveries = [d for d in mem.deliveries if d.seq not in consumed]
@@ -320,13 +329,11 @@ class InMemoryStore:
         return replace(record, state=dict(record.state))
 
     async def pending_interrupts(self, session_id: str) -> list[InterruptRecord]:
-        return [replace(r) for r in self._get(session_id).interrupts if r.status == "pending"]
+        return [replace(r) for r in self._get(session_id).pending.values()]
 
     async def get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
-        for rec in reversed(self._get(session_id).interrupts):
-            if rec.id == interrupt_id:
-                return replace(rec)
-        return None
+        found = self._get(session_id).latest.get(interrupt_id)
+        return replace(found) if found is not None else None
 
     async def submit_answers(
         self,
@@ -338,10 +345,10 @@ class InMemoryStore:
         context: dict[str, Any] | None = None,
     ) -> None:
         mem = self._get(session_id)
-        pending = {r.id: r for r in mem.interrupts if r.status == "pending"}
+        pending = mem.pending
         for answer in answers:
             if answer.interrupt_id and answer.interrupt_id not in pending:
-                rec = next((r for r in reversed(mem.interrupts) if r.id == answer.interrupt_id), None)
+                rec = mem.latest.get(answer.interrupt_id)
                 if rec is not None:
                     raise AlreadyDecidedError.for_interrupt(rec.id, rec.status, rec.decided_by, rec.decided_at)
                 raise UnknownInterruptError(f"No pending interrupt {answer.interrupt_id!r}.", pending=sorted(pending))
@@ -349,6 +356,7 @@ class InMemoryStore:
         for answer in answers:
             rec = pending.get(answer.interrupt_id)
             if rec is not None and answer.final:
+                del pending[answer.interrupt_id]
                 rec.status = "resolved"
                 rec.response = answer.value
                 rec.decided_by = decided_by
