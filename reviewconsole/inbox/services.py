@@ -18,10 +18,10 @@ from engine import AlreadyDecidedError, InterruptKind
 
 from ..workflow_sessions.runners import runner_for
 from ..workflow_sessions.services import enqueue_run
-from .models import Interrupt
+from .models import Interrupt, InterruptStatus
 from .selectors import queues_for
 
-__all__ = ["ACTIONS", "DecisionError", "already_decided", "interrupt_decide", "resume_payload"]
+__all__ = ["ACTIONS", "DecisionError", "interrupt_decide", "resume_payload"]
 
 ACTIONS = ("approve", "reject", "revise")
 
@@ -63,7 +63,7 @@ def interrupt_decide(*, interrupt: Interrupt, user: AbstractBaseUser, action: st
         PermissionDenied: the user is not a reviewer of the interrupt's queue.
         DecisionError: the decision is incomplete.
         engine.AlreadyDecidedError: someone decided first; the message says who, what and when
-            (see :func:`already_decided`) and nothing was stored.
+            (see :func:`_already_decided`) and nothing was stored.
         engine.AnswerInvalidError: the answer fails the interrupt's schema.
     """
     if not queues_for(user).filter(pk=interrupt.queue_id).exists():
@@ -82,7 +82,7 @@ def interrupt_decide(*, interrupt: Interrupt, user: AbstractBaseUser, action: st
     except AlreadyDecidedError:
         # The engine's message depends on where the race was lost (its pending check or the
         # store's conditional update); say it the same way every time, from the stored row.
-        raise already_decided(interrupt) from None
+        raise _already_decided(interrupt) from None
     interrupt.refresh_from_db()
     return interrupt
 
@@ -90,13 +90,14 @@ def interrupt_decide(*, interrupt: Interrupt, user: AbstractBaseUser, action: st
 _DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback"}
 
 
-def already_decided(interrupt: Interrupt) -> AlreadyDecidedError:
+def _already_decided(interrupt: Interrupt) -> AlreadyDecidedError:
     """The conflict for a decision that came too late: "… already approved by X at T (UTC)."
 
     Reloads ``interrupt`` from the database first, so the message names the first decider.
     """
     interrupt.refresh_from_db()
-    done = _DONE.get(interrupt.decision, "decided") if interrupt.status == "resolved" else interrupt.status
+    resolved = interrupt.status == InterruptStatus.RESOLVED
+    done = _DONE.get(interrupt.decision, "decided") if resolved else interrupt.status
     by = f" by {interrupt.decided_by_label}" if interrupt.decided_by_label else ""
     at = interrupt.decided_at
     when = f" at {at.astimezone(dt.UTC):%Y-%m-%d %H:%M:%S} UTC" if at else ""

@@ -204,7 +204,7 @@ def _last_text(session_json):
     return texts[-1]
 
 
-def test_a_manager_reviews_a_draft_and_the_auditor_reads_the_trail(console, browser):
+def test_a_manager_reviews_a_draft_and_the_auditor_reads_the_trail(console, browser, capsys):
     from playwright.sync_api import expect
 
     timings: dict[str, float] = {}
@@ -296,6 +296,7 @@ def test_a_manager_reviews_a_draft_and_the_auditor_reads_the_trail(console, brow
     context.close()
 
     (ARTIFACTS / "latency.json").write_text(json.dumps(timings, indent=2) + "\n", encoding="utf-8")
-    print("\nmeasured:", ", ".join(f"{k} = {v:.0f}" for k, v in timings.items()))
+    with capsys.disabled():  # shown in every run's log, not only on failure
+        print("\nmeasured:", ", ".join(f"{k} = {v:.0f}" for k, v in timings.items()))
     assert 0 < timings["webhook_to_inbox_ms"] < 1000, "the issue asks for the request within a second"
     assert 0 < timings["decision_to_next_request_ms"] < 2000
