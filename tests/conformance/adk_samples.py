@@ -257,10 +257,11 @@ class SupportTicket(BaseModel):
 
 def create_support_ticket(ticket: SupportTicket) -> dict[str, Any]:
     """Create a support ticket."""
+    labels = f"[Category: {ticket.category}, Priority: {ticket.priority}]"
     return {
         "status": "success",
         "ticket_id": "INC-98471",
-        "message": f"Successfully created ticket '{ticket.title}' [Category: {ticket.category}, Priority: {ticket.priority}].",
+        "message": f"Successfully created ticket '{ticket.title}' {labels}.",
     }
 
 

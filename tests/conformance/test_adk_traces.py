@@ -22,7 +22,7 @@ async def test_trace_replays(name):
 
 def _as_2_5_path(path: str) -> str:
     """ADK 2.13 nests a node tool's run under its agent (``agent@1/tool@<call id>``); 2.5 did not."""
-    head, _, rest = path.partition("/")
+    _, _, rest = path.partition("/")
     if not rest:
         return path
     tool, _, inner = rest.partition("/")
