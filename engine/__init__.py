@@ -5,6 +5,7 @@ pause on a :class:`RequestInput`, resume it with an answer.
 """
 
 from ._agent import LlmAgent, render_instruction
+from ._compaction import Compaction
 from ._context import Context, Outcome
 from ._errors import (
     AlreadyDecidedError,
@@ -49,6 +50,7 @@ __all__ = [
     "BaseNode",
     "BaseTool",
     "Commit",
+    "Compaction",
     "ConcurrencyError",
     "ConfigurationError",
     "Content",

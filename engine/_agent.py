@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from ._compaction import Compaction
 from ._context import Context, Outcome
 from ._errors import ConfigurationError, WorkflowDataError
 from ._events import (
@@ -212,6 +213,8 @@ class LlmAgent(BaseNode):
         mode: ``"single_turn"``, ``"chat"`` or ``"task"``; None picks ``single_turn`` inside a
             workflow and ``chat`` elsewhere.
         input_schema: validates the agent's input when it is the root of a session.
+        compaction: a :class:`~engine.Compaction` that summarises older turns of the model's
+            context and never drops a pending call (None: the whole context is sent).
     """
 
     composite = True
@@ -229,6 +232,7 @@ class LlmAgent(BaseNode):
         output_schema: Any = None,
         mode: str | None = None,
         input_schema: Any = None,
+        compaction: Compaction | None = None,
     ) -> None:
         super().__init__(name=name, description=description, rerun_on_resume=True, input_schema=input_schema)
         if mode not in (None, "single_turn", "chat", "task"):
@@ -246,6 +250,7 @@ class LlmAgent(BaseNode):
             TypeAdapter(output_schema) if output_schema is not None and not isinstance(output_schema, dict) else None
         )
         self.mode = mode
+        self.compaction = compaction
 
     def tool(self, name: str) -> BaseTool | None:
         """The tool called ``name``, if the agent has it."""
@@ -402,6 +407,8 @@ class LlmAgent(BaseNode):
             from ._history import conversation
 
             contents = await conversation(ctx, self.name)
+        if self.compaction is not None:
+            contents = self.compaction.apply(contents, set(ctx.session.registry) | set(run.pending))
         return contents or [Content.user_text("Begin.")]
 
     # -- tool calls --------------------------------------------------------------------------
