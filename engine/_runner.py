@@ -18,23 +18,19 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._answers import Answers, prepare_answers
 from ._context import Context, Outcome
 from ._errors import (
-    AlreadyDecidedError,
-    AmbiguousAnswerError,
     EngineError,
-    InterruptNotReadyError,
     SessionBusyError,
     SessionClosedError,
-    UnknownInterruptError,
     VersionMismatchError,
 )
-from ._events import Content, Event, FunctionResponse, NodeInfo, Part, new_id
-from ._interrupts import InterruptKind, normalize_answer
+from ._events import Content, Event, NodeInfo, new_id
 from ._node import BaseNode, as_node
 from ._runtime import CHECKPOINT_FORMAT, RunSession
 from ._slot import Slot
@@ -43,12 +39,6 @@ from ._store import Answer, Commit, InMemoryStore, InterruptRecord, SessionRecor
 __all__ = ["InterruptsPendingError", "RunResult", "Runner"]
 
 logger = logging.getLogger("engine")
-
-Answers = Mapping[str, Any] | Mapping[str | None, Any] | Content
-"""Answers keyed by interrupt id (``None``: the only pending one), or a user Content of function responses."""
-
-INTERIM_STATUSES = frozenset({"pending", "in-progress", "in_progress", "running", "processing", "queued"})
-"""A long-running tool's response whose ``status`` is one of these is an update, not the result."""
 
 
 class InterruptsPendingError(EngineError):
@@ -218,86 +208,9 @@ class Runner:
                 is going on, which may be about to open it (an answer that raced its pause):
                 retryable; nothing is stored.
         """
-        items: list[tuple[str | None, Any]]
-        if isinstance(answers, Content):
-            items = [(r.id, r.response) for r in answers.function_responses()]
-        else:
-            items = list(answers.items())
-        pending = {r.id: r for r in await self.store.pending_interrupts(session_id)}
-        records: list[InterruptRecord] = []
-        to_store: list[Answer] = []
-        parts: list[Part] = []
-        for interrupt_id, response in items:
-            if interrupt_id is None:
-                if len(pending) != 1:
-                    ids = sorted(pending)
-                    if not ids:
-                        await self._refuse_early(session_id, None, ids)
-                    cls = AmbiguousAnswerError if ids else UnknownInterruptError
-                    raise cls(
-                        "Name the interrupt to answer: " + (", ".join(ids) if ids else "none is pending") + ".",
-                        pending=ids,
-                    )
-                interrupt_id = next(iter(pending))
-            rec = pending.get(interrupt_id)
-            if rec is None:
-                rec = await self._late_pending(session_id, interrupt_id, sorted(pending))
-            value = normalize_answer(rec.kind, response, rec.response_schema)
-            final = not (
-                rec.kind == InterruptKind.LONG_RUNNING
-                and isinstance(value, dict)
-                and str(value.get("status", "")).lower() in INTERIM_STATUSES
-            )
-            to_store.append(Answer(interrupt_id, value, final))
-            wire_response = response if isinstance(response, dict) else {"result": response}
-            parts.append(
-                Part(
-                    function_response=FunctionResponse(id=interrupt_id, name=rec.function_name, response=wire_response)
-                )
-            )
-            records.append(rec)
-        if not records:
-            raise UnknownInterruptError("No answer given.", pending=sorted(pending))
-        branches = {r.branch for r in records}
-        event = Event(
-            author="user",
-            invocation_id=records[0].invocation_id,
-            branch=branches.pop() if len(branches) == 1 else None,
-            content=Content(role="user", parts=parts),
-            node_info=NodeInfo(path=""),
-        )
+        records, to_store, event = await prepare_answers(self.store, session_id, answers)
         await self.store.submit_answers(session_id, to_store, event, decided_by=decided_by, context=context)
         return records
-
-    async def _late_pending(self, session_id: str, interrupt_id: str, pending: list[str]) -> InterruptRecord:
-        """The interrupt ``interrupt_id`` if it became pending since we looked; else why not.
-
-        The session's status is read before the interrupt: a run that committed its pause in
-        between is then seen as waiting, and its interrupt as pending.
-        """
-        record = await self.store.get_session(session_id)
-        found = await self.store.get_interrupt(session_id, interrupt_id)
-        if found is not None and found.status == "pending":
-            return found
-        if found is not None:
-            raise AlreadyDecidedError.for_interrupt(interrupt_id, found.status, found.decided_by, found.decided_at)
-        if record.status == SessionStatus.RUNNING:
-            raise InterruptNotReadyError(
-                f"No pending interrupt {interrupt_id!r} yet: the session is running; retry once it pauses.",
-                interrupt_id=interrupt_id,
-                pending=pending,
-            )
-        raise UnknownInterruptError(f"No pending interrupt {interrupt_id!r}.", pending=pending)
-
-    async def _refuse_early(self, session_id: str, interrupt_id: str | None, pending: list[str]) -> None:
-        """Raise InterruptNotReadyError when the session is running (an answer may be early)."""
-        record = await self.store.get_session(session_id)
-        if record.status == SessionStatus.RUNNING:
-            raise InterruptNotReadyError(
-                "No interrupt is pending yet: the session is running; retry once it pauses.",
-                interrupt_id=interrupt_id,
-                pending=pending,
-            )
 
     # -- running -----------------------------------------------------------------------------
 

@@ -1,0 +1,446 @@
+"""An LLM agent's tool calls: running them, asking for confirmations, and resuming them.
+
+Split from :mod:`engine._agent` (the model loop). A model turn's calls run as a *batch* whose
+progress (responses so far, confirmations asked, state written) is kept in the agent's
+checkpoint, so a crash mid-batch never runs a finished call again. A call waits on a
+confirmation, an answer to ``request_input``, a long-running tool's result, or a node tool's
+child that paused; :meth:`ToolCalls._apply` hands answers to the calls waiting on them on resume.
+A declined confirmation is enforced here: the tool does not run and the model gets
+``{"error": decline_message}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._context import Context
+from ._errors import WorkflowDataError
+from ._events import (
+    REQUEST_CONFIRMATION_FUNCTION,
+    REQUEST_INPUT_FUNCTION,
+    Content,
+    Event,
+    EventActions,
+    FunctionCall,
+    FunctionResponse,
+    Part,
+    new_id,
+)
+from ._interrupts import InterruptKind
+from ._node import to_jsonable
+from ._node_tool import NodeTool
+from ._slot import Slot
+from ._store import InterruptRecord
+from ._tools import (
+    CONFIRMATION_REQUIRED_ERROR,
+    BaseTool,
+    FunctionTool,
+    ToolArgumentError,
+    ToolContext,
+    request_input_tool,
+)
+
+if TYPE_CHECKING:
+    from ._agent import LlmAgent
+
+__all__ = ["FINISH_TASK", "NOT_FINISHED", "TASK_COMPLETED", "AgentRun", "Batch", "ToolCalls"]
+
+FINISH_TASK = "finish_task"
+"""The tool a task-mode agent calls with its result."""
+TASK_COMPLETED = {"result": "Task completed."}
+NOT_FINISHED: Any = object()
+"""Sentinel: a batch did not finish the task."""
+
+
+def _response(call: FunctionCall, response: Any) -> Part:
+    body = response if isinstance(response, dict) else {"result": response}
+    return Part(function_response=FunctionResponse(id=call.id, name=call.name, response=to_jsonable(body)))
+
+
+def _confirmation_hint(tool: BaseTool) -> str:
+    return (
+        f"Please approve or reject the tool call {tool.name}() by responding with a FunctionResponse "
+        "with an expected ToolConfirmation payload."
+    )
+
+
+@dataclass
+class Pending:
+    """A tool call waiting: on a confirmation, an answer, a long-running result or a child node."""
+
+    kind: str
+    call: FunctionCall
+    interrupt: str = ""
+    slot: Slot | None = None
+
+    def to_json(self, tool: BaseTool | None) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "call": self.call.model_dump(exclude_none=True)}
+        if self.interrupt:
+            data["interrupt"] = self.interrupt
+        if self.slot is not None and isinstance(tool, NodeTool):
+            data["slot"] = self.slot.to_json(tool.node)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Pending:
+        slot = Slot.from_json(data["slot"]) if "slot" in data else None
+        return cls(data["kind"], FunctionCall.model_validate(data["call"]), data.get("interrupt", ""), slot)
+
+    def interrupt_ids(self) -> list[str]:
+        if self.slot is not None:
+            return list(self.slot.interrupts)
+        return [self.interrupt]
+
+
+@dataclass
+class Batch:
+    """Responses gathered while a model turn's calls run (kept across a crash)."""
+
+    todo: list[FunctionCall] = field(default_factory=list)
+    responses: list[Part] = field(default_factory=list)
+    confirmations: list[Part] = field(default_factory=list)
+    requested: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+    skip: bool = False
+    finished: Any = None
+    has_finished: bool = False
+
+
+@dataclass
+class AgentRun:
+    transcript: list[Content] | None
+    pending: dict[str, Pending] = field(default_factory=dict)
+    batch: Batch | None = None
+    awaiting_message: bool = False
+
+    def to_json(self, agent: LlmAgent) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        if self.transcript is not None:
+            data["transcript"] = [c.model_dump(exclude_none=True) for c in self.transcript]
+        if self.pending:
+            data["pending"] = {cid: p.to_json(agent.tool(p.call.name)) for cid, p in self.pending.items()}
+        if self.batch is not None:
+            b = self.batch
+            data["batch"] = {
+                "todo": [c.model_dump(exclude_none=True) for c in b.todo],
+                "responses": [p.model_dump(exclude_none=True) for p in b.responses],
+                "confirmations": [p.model_dump(exclude_none=True) for p in b.confirmations],
+                "requested": b.requested,
+                "state": b.state,
+                "skip": b.skip,
+                "finished": b.finished,
+                "has_finished": b.has_finished,
+            }
+        if self.awaiting_message:
+            data["awaiting_message"] = True
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AgentRun:
+        transcript = data.get("transcript")
+        run = cls(
+            transcript=[Content.model_validate(c) for c in transcript] if transcript is not None else None,
+            pending={cid: Pending.from_json(p) for cid, p in data.get("pending", {}).items()},
+            awaiting_message=data.get("awaiting_message", False),
+        )
+        if "batch" in data:
+            b = data["batch"]
+            run.batch = Batch(
+                todo=[FunctionCall.model_validate(c) for c in b["todo"]],
+                responses=[Part.model_validate(p) for p in b["responses"]],
+                confirmations=[Part.model_validate(p) for p in b["confirmations"]],
+                requested=b["requested"],
+                state=b["state"],
+                skip=b["skip"],
+                finished=b["finished"],
+                has_finished=b["has_finished"],
+            )
+        return run
+
+    def interrupt_ids(self) -> list[str]:
+        return [wire for p in self.pending.values() for wire in p.interrupt_ids()]
+
+
+class ToolCalls:
+    """The tool-call half of :class:`~engine.LlmAgent` (a mixin; see the module docstring)."""
+
+    name: str
+
+    def tool(self, name: str) -> BaseTool | None:
+        raise NotImplementedError
+
+    def _mode(self, ctx: Context) -> str:
+        raise NotImplementedError
+
+    def _check_output(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    # -- tool calls --------------------------------------------------------------------------
+
+    async def _run_batch(self, ctx: Context, run: AgentRun) -> tuple[bool, Any]:
+        """Run the batch's remaining calls, then emit the confirmation and response events."""
+        batch = run.batch
+        assert batch is not None
+        while batch.todo:
+            call = batch.todo[0]
+            await self._run_call(ctx, run, batch, call)
+            batch.todo.pop(0)
+        if batch.confirmations:
+            ids = [p.function_call.id for p in batch.confirmations if p.function_call and p.function_call.id]
+            ctx.emit(
+                Event(
+                    author=self.name,
+                    content=Content(role="model", parts=batch.confirmations),
+                    long_running_tool_ids=ids,
+                )
+            )
+        if batch.responses:
+            actions = EventActions(
+                state_delta=batch.state,
+                requested_tool_confirmations=batch.requested,
+                skip_summarization=True if batch.skip else None,
+            )
+            event = Event(author=self.name, content=Content(role="user", parts=batch.responses), actions=actions)
+            if batch.has_finished:
+                event.output = batch.finished
+            ctx.emit(event)
+            if run.transcript is not None:
+                run.transcript.append(Content(role="user", parts=batch.responses))
+        run.batch = None
+        await ctx.commit()
+        if batch.has_finished:
+            return False, batch.finished
+        return bool(batch.responses) and not batch.skip, NOT_FINISHED
+
+    async def _run_call(self, ctx: Context, run: AgentRun, batch: Batch, call: FunctionCall) -> None:
+        if call.name == FINISH_TASK and self._mode(ctx) == "task":
+            try:
+                batch.finished = self._check_output(call.args)
+                batch.has_finished = True
+                batch.responses.append(_response(call, TASK_COMPLETED))
+            except WorkflowDataError as exc:
+                batch.responses.append(_response(call, {"error": exc.message, "details": exc.details}))
+            return
+        tool = self.tool(call.name)
+        if tool is None:
+            batch.responses.append(_response(call, {"error": f"Tool {call.name} is not available."}))
+            return
+        if tool is request_input_tool:
+            schema = call.args.get("response_schema")
+            self._register(
+                ctx,
+                run,
+                Pending("input", call, interrupt=call.id or ""),
+                kind=InterruptKind.INPUT,
+                function_name=REQUEST_INPUT_FUNCTION,
+                message=call.args.get("message"),
+                schema=schema if isinstance(schema, dict) else None,
+            )
+            return
+        if isinstance(tool, NodeTool):
+            try:
+                node_input = tool.child_input(call.args)
+            except ToolArgumentError as exc:
+                batch.responses.append(_response(call, {"error": str(exc), "errors": exc.errors}))
+                return
+            branch_segment = f"{tool.name}@{call.id}"
+            slot = Slot(
+                status="running",
+                run=call.id or new_id(),
+                input=node_input,
+                branch=f"{ctx.branch}.{branch_segment}" if ctx.branch else branch_segment,
+            )
+            await self._run_child(ctx, run, batch, call, tool, slot, fresh=True)
+            return
+        assert isinstance(tool, FunctionTool)
+        try:
+            tool.validate_args(call.args)
+        except ToolArgumentError as exc:
+            batch.responses.append(_response(call, {"error": str(exc)}))
+            return
+        if tool.needs_confirmation(call.args):
+            self._ask_confirmation(ctx, run, batch, call, hint=_confirmation_hint(tool), payload=None, skip=True)
+            return
+        await self._invoke(ctx, run, batch, call, tool, confirmation=None)
+
+    async def _invoke(
+        self,
+        ctx: Context,
+        run: AgentRun,
+        batch: Batch,
+        call: FunctionCall,
+        tool: FunctionTool,
+        confirmation: dict[str, Any] | None,
+    ) -> None:
+        tool_ctx = ToolContext(ctx, call.id or "", confirmation)
+        result = await tool.call(call.args, tool_ctx)
+        batch.state.update(tool_ctx.state.delta)
+        batch.skip = batch.skip or tool_ctx.skip_summarization
+        if tool_ctx.confirmation_request is not None and confirmation is None:
+            request = tool_ctx.confirmation_request
+            self._ask_confirmation(
+                ctx, run, batch, call, hint=request["hint"] or _confirmation_hint(tool), payload=request["payload"]
+            )
+            return
+        batch.responses.append(_response(call, result))
+        if tool.is_long_running:
+            self._register(
+                ctx,
+                run,
+                Pending("long_running", call, interrupt=call.id or ""),
+                kind=InterruptKind.LONG_RUNNING,
+                function_name=tool.name,
+                message=f"Result of {tool.name}",
+                payload={"args": call.args, "interim": to_jsonable(result)},
+            )
+
+    def _ask_confirmation(
+        self,
+        ctx: Context,
+        run: AgentRun,
+        batch: Batch,
+        call: FunctionCall,
+        *,
+        hint: str,
+        payload: Any,
+        skip: bool = False,
+    ) -> None:
+        confirmation: dict[str, Any] = {"hint": hint, "confirmed": False}
+        if payload is not None:
+            confirmation["payload"] = payload
+        conf_id = f"adk-{new_id()}"
+        original = call.model_dump(exclude_none=True)
+        batch.confirmations.append(
+            Part(
+                function_call=FunctionCall(
+                    id=conf_id,
+                    name=REQUEST_CONFIRMATION_FUNCTION,
+                    args={"originalFunctionCall": original, "toolConfirmation": confirmation},
+                )
+            )
+        )
+        batch.responses.append(_response(call, {"error": CONFIRMATION_REQUIRED_ERROR}))
+        batch.requested[call.id or ""] = confirmation
+        batch.skip = batch.skip or skip
+        self._register(
+            ctx,
+            run,
+            Pending("confirmation", call, interrupt=conf_id),
+            kind=InterruptKind.CONFIRMATION,
+            function_name=REQUEST_CONFIRMATION_FUNCTION,
+            message=hint,
+            payload={"tool": call.name, "args": call.args, "payload": payload},
+            tool_call=original,
+        )
+
+    def _register(
+        self,
+        ctx: Context,
+        run: AgentRun,
+        pending: Pending,
+        *,
+        kind: str,
+        function_name: str,
+        message: str | None,
+        schema: dict[str, Any] | None = None,
+        payload: Any = None,
+        tool_call: dict[str, Any] | None = None,
+    ) -> None:
+        record = InterruptRecord(
+            id=pending.interrupt,
+            session_id=ctx.session_id,
+            kind=kind,
+            path=ctx.node_path,
+            local_id=pending.interrupt,
+            function_name=function_name,
+            branch=ctx.branch,
+            message=message,
+            payload=payload,
+            response_schema=schema,
+            tool_call=tool_call or pending.call.model_dump(exclude_none=True),
+            invocation_id=ctx.invocation_id,
+        )
+        ctx.session.register_interrupt(record, ctx)
+        run.pending[pending.call.id or ""] = pending
+
+    async def _run_child(
+        self,
+        ctx: Context,
+        run: AgentRun,
+        batch: Batch,
+        call: FunctionCall,
+        tool: NodeTool,
+        slot: Slot,
+        *,
+        fresh: bool,
+    ) -> None:
+        node = tool.node
+        child = Context(
+            session=ctx.session,
+            node=node,
+            path=f"{ctx.node_path}/{node.name}@{slot.run}",
+            run_id=slot.run,
+            node_input=slot.input,
+            parent=ctx,
+            branch=slot.branch,
+            author=node.name,
+        )
+        slot.bind(child, node, fresh=fresh)
+        outcome = await node.execute(child)
+        slot.record(node, outcome, ctx.session)
+        if outcome.status == "failed":
+            raise outcome.error or WorkflowDataError(f"Tool {tool.name} failed.")
+        if outcome.status == "waiting":
+            run.pending[call.id or ""] = Pending("node", call, slot=slot)
+        else:
+            run.pending.pop(call.id or "", None)
+            batch.responses.append(_response(call, outcome.output))
+        await ctx.commit(child.pending)
+
+    # -- resuming ----------------------------------------------------------------------------
+
+    async def _apply(self, ctx: Context, run: AgentRun) -> bool:
+        """Hand answers and messages to the calls waiting on them; True when the model should run."""
+        answers = ctx.resume_inputs
+        batch = run.batch = run.batch or Batch()
+        model_due = False
+        for call_id, pending in list(run.pending.items()):
+            call = pending.call
+            if pending.kind == "node" and pending.slot is not None:
+                tool = self.tool(call.name)
+                assert isinstance(tool, NodeTool)
+                verdict = pending.slot.deliver(tool.node, answers, [], ctx.session)
+                if verdict == "run":
+                    await self._run_child(ctx, run, batch, call, tool, pending.slot, fresh=False)
+                elif verdict == "complete":
+                    del run.pending[call_id]
+                    batch.responses.append(_response(call, pending.slot.answer_output()))
+                continue
+            if pending.interrupt not in answers:
+                continue
+            value = answers[pending.interrupt]
+            if pending.kind == "confirmation":
+                del run.pending[call_id]
+                tool = self.tool(call.name)
+                if value.get("confirmed") and isinstance(tool, FunctionTool):
+                    await self._invoke(ctx, run, batch, call, tool, confirmation=value)
+                else:
+                    message = tool.decline_message if isinstance(tool, FunctionTool) else "The call was declined."
+                    batch.responses.append(_response(call, {"error": message}))
+                continue
+            # An answer to request_input or a long-running tool: the user's event is the response.
+            if pending.interrupt not in ctx.session.registry:
+                del run.pending[call_id]
+            if run.transcript is not None:
+                run.transcript.append(Content(role="user", parts=[_response(call, value)]))
+            model_due = True
+        if ctx.messages and run.awaiting_message:
+            run.awaiting_message = False
+            if run.transcript is not None:
+                run.transcript.extend(Content.user_text(str(m)) for m in ctx.messages)
+            model_due = True
+        ctx.resume_inputs, ctx.messages = {}, []
+        if not (batch.todo or batch.responses or batch.confirmations):
+            run.batch = None
+        return model_due
