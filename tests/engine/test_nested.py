@@ -172,3 +172,34 @@ async def test_interrupts_at_depth_reach_the_session_and_their_answers_come_back
     assert model.calls == 4
     inner_response = responses(await runner.store.list_events(sid), "innermost")[0]
     assert inner_response.response == {"result": "car:gold:100"}
+
+
+async def test_a_workflow_nested_as_a_node_pauses_and_resumes_without_rerunning_its_finished_nodes():
+    counts = Counts()
+
+    def before(node_input: str):
+        counts.hit("before")
+        return node_input.upper()
+
+    def ask(node_input: str):
+        counts.hit("ask")
+        return RequestInput(interrupt_id="ok", message=f"ok {node_input}?")
+
+    def after(node_input: str):
+        counts.hit("after")
+        return f"inner got {node_input}"
+
+    def outer_end(node_input: str):
+        counts.hit("outer_end")
+        return node_input
+
+    inner = Workflow("inner", edges=[(START, before, ask, after)])
+    outer = Workflow("outer", edges=[(START, inner, outer_end)])
+    runner, sid, result = await start(outer, "x")
+    [record] = result.interrupts
+    assert record.path == "outer@1/inner@1/ask@1"
+    ask_event = next(e for e in result.events if e.function_calls())
+    assert ask_event.author == "inner"  # function nodes take the name of their own workflow
+    result = await runner.resume(sid, {"ok": "yes"})
+    assert result.output == "inner got yes"
+    assert counts == {"before": 1, "ask": 1, "after": 1, "outer_end": 1}
