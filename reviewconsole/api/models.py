@@ -7,7 +7,7 @@ import secrets
 
 from django.db import models
 
-TOKEN_PREFIX = "rc_"
+TOKEN_PREFIX = "rc_"  # noqa: S105 (a prefix that makes tokens recognisable, not a secret)
 
 
 def hash_token(token: str) -> str:
@@ -59,3 +59,6 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["client", "key"], name="idempotency_once")]
+
+    def __str__(self) -> str:
+        return f"{self.client} {self.key}"

@@ -110,6 +110,4 @@ REVIEWCONSOLE = {
     "TRIAGE_QUEUE": "triage",
     # Largest accepted webhook body, in bytes.
     "WEBHOOK_MAX_BYTES": int(os.environ.get("REVIEWCONSOLE_WEBHOOK_MAX_BYTES", str(1024 * 1024))),
-    # Standard Webhooks timestamp tolerance, in seconds.
-    "WEBHOOK_TOLERANCE": 300,
 }

@@ -27,7 +27,10 @@ def _secret_key() -> str:
 
 SECRET_KEY = _secret_key()
 DEBUG = os.environ.get("DJANGO_DEBUG", "") == "1"
-ALLOWED_HOSTS = ["*"]
+# Loopback by default; `serve --host <address>` adds the address it binds. Others from the environment.
+ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"] + [
+    h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if h
+]
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 DATABASES = {

@@ -21,3 +21,4 @@ from .embedded import DATABASES, VAR_DIR
 DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default"]}}
+ALLOWED_HOSTS = [*ALLOWED_HOSTS, "testserver"]  # noqa: F405 (Django's test client and Channels' communicator)

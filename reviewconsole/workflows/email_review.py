@@ -17,7 +17,10 @@ from engine import Event, LlmAgent, LlmRequest, Model, RequestInput, Workflow
 __all__ = ["KIND", "EmailReviewInput", "build", "offline_draft"]
 
 KIND = "email_draft"
-REVIEW_PROMPT = "Please review the following draft email and provide 'approve', 'reject', or feedback to revise.\n\n---\n{draft}\n---"
+REVIEW_PROMPT = (
+    "Please review the following draft email and provide 'approve', 'reject', or feedback to revise."
+    "\n\n---\n{draft}\n---"
+)
 SENT = "Draft approved and sent successfully."
 REJECTED = "Draft rejected."
 INSTRUCTION = """You are a customer support agent. Write a polite, helpful email reply to the customer complaint

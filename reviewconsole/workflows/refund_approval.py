@@ -99,7 +99,8 @@ def offline_agent(request: LlmRequest) -> Any:
     last = responses[-1] if responses else None
     if last is None:
         if amount > POLICY_LIMIT:
-            return FunctionCall(name="ask_for_approval", args={"order_id": order_id, "amount": amount, "reason": reason})
+            args = {"order_id": order_id, "amount": amount, "reason": reason}
+            return FunctionCall(name="ask_for_approval", args=args)
         return FunctionCall(name="submit_refund", args={"order_id": order_id, "amount": amount})
     if last.name == "ask_for_approval":
         status = str(last.response.get("status", "")).lower()

@@ -12,6 +12,11 @@ CASES = sorted(
 )
 
 
+def test_all_sixteen_traces_are_present():
+    """The traces come from ../shared; a missing checkout must fail, not skip."""
+    assert len(list(TRACES.glob("*/*.json"))) == 16, f"expected 16 ADK traces under {TRACES}"
+
+
 @pytest.mark.parametrize("name", CASES)
 async def test_trace_replays(name):
     trace = load_trace(name)

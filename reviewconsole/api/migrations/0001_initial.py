@@ -5,42 +5,51 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='ApiClient',
+            name="ApiClient",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True)),
-                ('token_hash', models.CharField(editable=False, max_length=64, unique=True)),
-                ('token_prefix', models.CharField(editable=False, help_text='First characters, to recognise it.', max_length=12)),
-                ('workflows', models.JSONField(blank=True, default=list, help_text='Workflow names it may use; ["*"] for all.')),
-                ('revoked_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('last_used_at', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100, unique=True)),
+                ("token_hash", models.CharField(editable=False, max_length=64, unique=True)),
+                (
+                    "token_prefix",
+                    models.CharField(editable=False, help_text="First characters, to recognise it.", max_length=12),
+                ),
+                (
+                    "workflows",
+                    models.JSONField(blank=True, default=list, help_text='Workflow names it may use; ["*"] for all.'),
+                ),
+                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("last_used_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='IdempotencyRecord',
+            name="IdempotencyRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=200)),
-                ('request_hash', models.CharField(help_text='SHA-256 of method, path and body.', max_length=64)),
-                ('status_code', models.PositiveSmallIntegerField()),
-                ('response', models.JSONField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('client', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='api.apiclient')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("key", models.CharField(max_length=200)),
+                ("request_hash", models.CharField(help_text="SHA-256 of method, path and body.", max_length=64)),
+                ("status_code", models.PositiveSmallIntegerField()),
+                ("response", models.JSONField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "client",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="api.apiclient"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('client', 'key'), name='idempotency_once')],
+                "constraints": [models.UniqueConstraint(fields=("client", "key"), name="idempotency_once")],
             },
         ),
     ]

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,24 +14,41 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='AuditEntry',
+            name="AuditEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('actor', models.CharField(help_text='user:<name>, client:<name>, webhook:<slug> or system.', max_length=200)),
-                ('action', models.CharField(db_index=True, help_text='e.g. login, item.view, interrupt.decide.', max_length=60)),
-                ('target_type', models.CharField(blank=True, max_length=60)),
-                ('target_id', models.CharField(blank=True, db_index=True, max_length=200)),
-                ('ip', models.GenericIPAddressField(blank=True, null=True)),
-                ('user_agent', models.CharField(blank=True, max_length=500)),
-                ('before', models.JSONField(blank=True, null=True)),
-                ('after', models.JSONField(blank=True, null=True)),
-                ('detail', models.JSONField(blank=True, default=dict)),
-                ('actor_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "actor",
+                    models.CharField(help_text="user:<name>, client:<name>, webhook:<slug> or system.", max_length=200),
+                ),
+                (
+                    "action",
+                    models.CharField(
+                        db_index=True, help_text="e.g. login, item.view, interrupt.decide.", max_length=60
+                    ),
+                ),
+                ("target_type", models.CharField(blank=True, max_length=60)),
+                ("target_id", models.CharField(blank=True, db_index=True, max_length=200)),
+                ("ip", models.GenericIPAddressField(blank=True, null=True)),
+                ("user_agent", models.CharField(blank=True, max_length=500)),
+                ("before", models.JSONField(blank=True, null=True)),
+                ("after", models.JSONField(blank=True, null=True)),
+                ("detail", models.JSONField(blank=True, default=dict)),
+                (
+                    "actor_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'audit entries',
-                'ordering': ['-at', '-id'],
+                "verbose_name_plural": "audit entries",
+                "ordering": ["-at", "-id"],
             },
         ),
     ]

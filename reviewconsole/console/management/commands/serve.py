@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
@@ -37,6 +38,10 @@ class Command(BaseCommand):
 
         from reviewconsole.asgi import application
 
+        if host in ("0.0.0.0", "::"):  # noqa: S104 (the user asked to listen on every interface)
+            self.stdout.write("Listening on every interface: list the names clients use in DJANGO_ALLOWED_HOSTS.")
+        elif host not in settings.ALLOWED_HOSTS:
+            settings.ALLOWED_HOSTS.append(host)
         worker = ThreadWorker(count=workers)
 
         def ready() -> None:
