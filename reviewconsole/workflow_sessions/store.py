@@ -20,7 +20,7 @@ import datetime as dt
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -157,14 +157,18 @@ class OrmStore:
         kwargs: dict[str, Any] = {}
         if session_id:
             kwargs["id"] = session_id
-        row = WorkflowSession.objects.create(
-            workflow=app_name,
-            user_id=user_id,
-            state=dict(state or {}),
-            workflow_version=workflow_version,
-            metadata=dict(metadata or {}),
-            **kwargs,
-        )
+        try:
+            with transaction.atomic():
+                row = WorkflowSession.objects.create(
+                    workflow=app_name,
+                    user_id=user_id,
+                    state=dict(state or {}),
+                    workflow_version=workflow_version,
+                    metadata=dict(metadata or {}),
+                    **kwargs,
+                )
+        except IntegrityError as exc:
+            raise ConcurrencyError(f"Session {session_id!r} already exists.", session_id=session_id) from exc
         return _record(row)
 
     async def get_session(self, session_id: str) -> SessionRecord:
@@ -309,6 +313,11 @@ class OrmStore:
         row = _locked_session(session_id)
         now = timezone.now()
         resolved: list[int] = []
+        pending_before = sorted(
+            Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING).values_list(
+                "interrupt_id", flat=True
+            )
+        )
         for answer in answers:
             if not answer.interrupt_id:
                 continue
@@ -328,10 +337,10 @@ class OrmStore:
                     decided_at=now,
                 )
                 if changed != 1:
-                    self._refuse(session_id, answer.interrupt_id)
+                    self._refuse(session_id, answer.interrupt_id, pending_before)
                 resolved.append(pk)  # type: ignore[arg-type]
             elif not pending.exists():
-                self._refuse(session_id, answer.interrupt_id)
+                self._refuse(session_id, answer.interrupt_id, pending_before)
         _append_events(row, [event])
         row.save(update_fields=["last_seq", "updated_at"])
         Delivery.objects.bulk_create(
@@ -339,15 +348,11 @@ class OrmStore:
         )
         transaction.on_commit(lambda: live.interrupts_changed(created=[], resolved=resolved))
 
-    def _refuse(self, session_id: str, interrupt_id: str) -> None:
+    def _refuse(self, session_id: str, interrupt_id: str, pending: list[str]) -> None:
+        """Raise why an answer for ``interrupt_id`` cannot be taken (``pending``: ids pending before this batch)."""
         row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
-        if row is None or row.status == InterruptStatus.PENDING:
-            pending = list(
-                Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING).values_list(
-                    "interrupt_id", flat=True
-                )
-            )
-            raise UnknownInterruptError(f"No pending interrupt {interrupt_id!r}.", pending=sorted(pending))
+        if row is None or interrupt_id in pending:
+            raise UnknownInterruptError(f"No pending interrupt {interrupt_id!r}.", pending=pending)
         raise AlreadyDecidedError(
             f"Interrupt {interrupt_id} was already {row.status}"
             + (f" by {row.decided_by_label}" if row.decided_by_label else "")

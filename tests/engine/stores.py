@@ -18,4 +18,14 @@ def in_memory(request: Any) -> Store:
     return InMemoryStore()
 
 
-STORE_FACTORIES: list[Any] = [pytest.param(in_memory, id="memory")]
+def orm(request: Any) -> Store:
+    """The console's ORM store on the test database (committed transactions: the store runs on threads)."""
+    from reviewconsole.workflow_sessions.store import OrmStore
+
+    return OrmStore()
+
+
+STORE_FACTORIES: list[Any] = [
+    pytest.param(in_memory, id="memory"),
+    pytest.param(orm, id="orm", marks=pytest.mark.django_db(transaction=True)),
+]
