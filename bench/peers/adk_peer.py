@@ -148,9 +148,7 @@ class AdkDriver(common.AsyncPeerDriver):
         assert self._runner is not None
         paused: common.Paused | None = None
         final_text: str | None = None
-        async for event in self._runner.run_async(
-            user_id=USER_ID, session_id=session_id, new_message=message
-        ):
+        async for event in self._runner.run_async(user_id=USER_ID, session_id=session_id, new_message=message):
             if event.content is None or not event.content.parts:
                 continue
             for part in event.content.parts:
@@ -169,9 +167,7 @@ class AdkDriver(common.AsyncPeerDriver):
     async def astart(self, session_id: str, complaint: str) -> common.Outcome:
         """Create the session, send the complaint, run until the ``RequestInput``."""
         assert self._sessions is not None
-        await self._sessions.create_session(
-            app_name=APP_NAME, user_id=USER_ID, session_id=session_id
-        )
+        await self._sessions.create_session(app_name=APP_NAME, user_id=USER_ID, session_id=session_id)
         return await self._invoke(session_id, types.UserContent(parts=[types.Part(text=complaint)]))
 
     async def aresume(self, session_id: str, answer: str) -> common.Outcome:

@@ -225,10 +225,10 @@ class AsyncPeerDriver(PeerDriver):
             self._loop.close()
             self._loop = None
 
-    async def aopen(self) -> None:  # noqa: B027 - optional hook
+    async def aopen(self) -> None:
         """Async part of :meth:`open`."""
 
-    async def aclose(self) -> None:  # noqa: B027 - optional hook
+    async def aclose(self) -> None:
         """Async part of :meth:`close`."""
 
     @abstractmethod
@@ -400,20 +400,23 @@ def verify_workload(driver: PeerDriver, prefix: str = "verify") -> None:
     _expect_finished(driver.resume(f"{prefix}-v", APPROVE), SENT_MESSAGE, "approve after revise")
 
 
-def measure_start_resume(
-    factory: DriverFactory, cfg: BenchConfig, emitter: Emitter
-) -> list[dict[str, Any]]:
+def measure_start_resume(factory: DriverFactory, cfg: BenchConfig, emitter: Emitter) -> list[dict[str, Any]]:
     """Metrics 1 and 2: start -> first pause, and resume("approve") -> completion.
 
     Per repetition a fresh driver (fresh storage) starts ``cfg.sessions``
     sessions, then resumes each of them once with ``approve``. CPU time is
-    ``time.process_time()`` (all threads of the process), wall time is
-    ``time.perf_counter()``. Results are verified after each timed loop.
+    ``time.process_time()`` (all threads of the process; ``sys_ms_per_op`` is
+    its kernel part, from ``os.times()``), wall time is ``time.perf_counter()``.
+    Results are verified after each timed loop. ``loadavg_1m`` (one value per
+    rep) shows whether other processes competed for the CPUs.
     """
     start_cpu: list[float] = []
+    start_sys: list[float] = []
     start_rate: list[float] = []
     resume_cpu: list[float] = []
+    resume_sys: list[float] = []
     resume_rate: list[float] = []
+    loadavg: list[float] = []
     n = cfg.sessions
     for rep in range(cfg.reps):
         driver = factory()
@@ -428,36 +431,43 @@ def measure_start_resume(
             outcomes: list[Outcome] = [Finished("")] * n
 
             gc.collect()
-            c0, w0 = time.process_time(), time.perf_counter()
+            s0, c0, w0 = os.times().system, time.process_time(), time.perf_counter()
             for i in range(n):
                 outcomes[i] = driver.start(ids[i], complaints[i])
-            c1, w1 = time.process_time(), time.perf_counter()
+            s1, c1, w1 = os.times().system, time.process_time(), time.perf_counter()
             for i in range(n):
                 _expect_paused(outcomes[i], complaints[i], "", f"start {ids[i]}")
             start_cpu.append((c1 - c0) * 1000 / n)
+            start_sys.append((s1 - s0) * 1000 / n)
             start_rate.append(n / (w1 - w0))
 
             gc.collect()
-            c0, w0 = time.process_time(), time.perf_counter()
+            s0, c0, w0 = os.times().system, time.process_time(), time.perf_counter()
             for i in range(n):
                 outcomes[i] = driver.resume(ids[i], APPROVE)
-            c1, w1 = time.process_time(), time.perf_counter()
+            s1, c1, w1 = os.times().system, time.process_time(), time.perf_counter()
             for i in range(n):
                 _expect_finished(outcomes[i], SENT_MESSAGE, f"resume {ids[i]}")
             resume_cpu.append((c1 - c0) * 1000 / n)
+            resume_sys.append((s1 - s0) * 1000 / n)
             resume_rate.append(n / (w1 - w0))
+            loadavg.append(os.getloadavg()[0])
             _log(
                 f"[{emitter.label}] rep {rep + 1}/{cfg.reps}: "
-                f"start {start_cpu[-1]:.2f} ms cpu, {start_rate[-1]:.0f}/s; "
-                f"resume {resume_cpu[-1]:.2f} ms cpu, {resume_rate[-1]:.0f}/s"
+                f"start {start_cpu[-1]:.2f} ms cpu (sys {start_sys[-1]:.2f}), {start_rate[-1]:.0f}/s; "
+                f"resume {resume_cpu[-1]:.2f} ms cpu (sys {resume_sys[-1]:.2f}), {resume_rate[-1]:.0f}/s; "
+                f"load {loadavg[-1]:.2f}"
             )
         finally:
             driver.close()
-    common = {"sessions": n, "reps": cfg.reps, "verified": True}
+    # loadavg_1m: system load at the end of each rep; > ~1 means other processes
+    # competed for the 2 vCPUs and the wall-clock rates are pessimistic.
+    common = {"sessions": n, "reps": cfg.reps, "verified": True, "loadavg_1m": loadavg}
     return [
         emitter.emit(
             "start",
             cpu_ms_per_op=_median(start_cpu),
+            sys_ms_per_op=_median(start_sys),
             ops_per_s=_median(start_rate),
             rep_cpu_ms_per_op=start_cpu,
             rep_ops_per_s=start_rate,
@@ -466,6 +476,7 @@ def measure_start_resume(
         emitter.emit(
             "resume",
             cpu_ms_per_op=_median(resume_cpu),
+            sys_ms_per_op=_median(resume_sys),
             ops_per_s=_median(resume_rate),
             rep_cpu_ms_per_op=resume_cpu,
             rep_ops_per_s=resume_rate,
@@ -692,9 +703,7 @@ def build_arg_parser(system: str, variants: Iterable[str]) -> argparse.ArgumentP
     p.add_argument("--variant", action="append", choices=variants, help="repeatable; default: all")
     p.add_argument("--sessions", type=int, default=500, help="sessions per rep (default 500)")
     p.add_argument("--reps", type=int, default=3, help="repetitions per metric (default 3)")
-    p.add_argument(
-        "--loops", type=_int_list, default=[1, 10, 100, 1000], help="k list, e.g. 1,10,100,1000"
-    )
+    p.add_argument("--loops", type=_int_list, default=[1, 10, 100, 1000], help="k list, e.g. 1,10,100,1000")
     p.add_argument("--loop-reps", type=int, default=None, help="sessions per k (default --reps)")
     p.add_argument(
         "--loop-budget-s",

@@ -33,6 +33,8 @@ from typing import Any
 if __package__ in (None, ""):  # executed as a script: make ``bench.peers`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from typing import Never
+
 from agent_framework import (
     CheckpointStorage,
     Executor,
@@ -46,7 +48,6 @@ from agent_framework import (
     register_checkpoint_type,
     response_handler,
 )
-from typing_extensions import Never
 
 from bench.peers import common
 
@@ -122,9 +123,7 @@ class RequestHumanReview(Executor):
         await ctx.request_info(ReviewRequest(common.review_prompt(draft), draft), str)
 
     @response_handler
-    async def on_answer(
-        self, original: ReviewRequest, answer: str, ctx: WorkflowContext[ReviewAnswer]
-    ) -> None:
+    async def on_answer(self, original: ReviewRequest, answer: str, ctx: WorkflowContext[ReviewAnswer]) -> None:
         """Forward the human's answer."""
         await ctx.send_message(ReviewAnswer(answer))
 
@@ -285,10 +284,8 @@ class MafDriver(common.AsyncPeerDriver):
         """How the variant is wired."""
         return {
             "live": "one live Workflow per session, run(responses=...)",
-            "checkpoint": "InMemoryCheckpointStorage, fresh Workflow per op, "
-            "run(checkpoint_id=..., responses=...)",
-            "file": "FileCheckpointStorage(tmp dir), fresh Workflow per op, "
-            "run(checkpoint_id=..., responses=...)",
+            "checkpoint": "InMemoryCheckpointStorage, fresh Workflow per op, run(checkpoint_id=..., responses=...)",
+            "file": "FileCheckpointStorage(tmp dir), fresh Workflow per op, run(checkpoint_id=..., responses=...)",
         }[self.variant]
 
 

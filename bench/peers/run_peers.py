@@ -25,7 +25,6 @@ import os
 import shutil
 import subprocess
 import sys
-import venv
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
