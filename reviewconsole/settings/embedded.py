@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import secrets
 
+from . import env
 from .base import *  # noqa: F403
 from .base import VAR_DIR
 
@@ -34,13 +35,17 @@ ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"] + [
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": os.environ.get("REVIEWCONSOLE_SQLITE_PATH", str(VAR_DIR / "reviewconsole.sqlite3")),
-        "OPTIONS": {
-            "transaction_mode": "IMMEDIATE",
-            "timeout": 20,
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        },
-    }
+    "default": env.database(
+        {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": os.environ.get("REVIEWCONSOLE_SQLITE_PATH", str(VAR_DIR / "reviewconsole.sqlite3")),
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+        }
+    )
 }
+CHANNEL_LAYERS = env.channel_layers(CHANNEL_LAYERS)  # noqa: F405
+TASKS = env.tasks(TASKS)  # noqa: F405

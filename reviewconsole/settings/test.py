@@ -18,7 +18,8 @@ os.environ.setdefault("REVIEWCONSOLE_VAR_DIR", tempfile.mkdtemp(prefix="reviewco
 from .embedded import *  # noqa: F403
 from .embedded import DATABASES, VAR_DIR
 
-DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default"]}}
 ALLOWED_HOSTS = [*ALLOWED_HOSTS, "testserver"]  # noqa: F405 (Django's test client and Channels' communicator)
