@@ -30,6 +30,7 @@ from ._events import Content, Event, EventActions, FunctionCall, FunctionRespons
 from ._graph import DEFAULT_ROUTE, START, Edge
 from ._interrupts import InterruptKind, RequestInput
 from ._join import JoinNode
+from ._listener import Listener, NodeStatus, RunListener
 from ._models import LlmRequest, LlmResponse, Model, OfflineModel, ScriptedModel
 from ._node import BaseNode, FunctionNode, RetryConfig, node
 from ._node_tool import NodeTool
@@ -71,6 +72,7 @@ __all__ = [
     "InterruptRecord",
     "InterruptsPendingError",
     "JoinNode",
+    "Listener",
     "LlmAgent",
     "LlmRequest",
     "LlmResponse",
@@ -79,6 +81,7 @@ __all__ = [
     "ModelError",
     "NodeFailedError",
     "NodeInfo",
+    "NodeStatus",
     "NodeTimeoutError",
     "NodeTool",
     "OfflineModel",
@@ -87,6 +90,7 @@ __all__ = [
     "Part",
     "RequestInput",
     "RetryConfig",
+    "RunListener",
     "RunResult",
     "Runner",
     "ScriptedModel",

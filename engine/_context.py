@@ -168,7 +168,7 @@ class Context:
             event.node_info.path = self.node_path
         event.invocation_id = self.session.invocation_id
         if self.session.listener is not None:
-            self.session.listener(event)
+            self.session.listener.on_event(event)
 
     def flush_state(self) -> None:
         """Emit a state-only event if the node wrote state that no event carried yet."""

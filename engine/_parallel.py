@@ -22,6 +22,7 @@ from typing import Any
 from ._context import Context, Outcome
 from ._errors import ConfigurationError, node_failed
 from ._events import Event
+from ._listener import NodeStatus
 from ._node import BaseNode, as_node
 from ._slot import COMPLETE, RUN, Slot
 
@@ -102,7 +103,9 @@ class ParallelWorker(BaseNode):
                 items.completed.append(k)
         ctx.resume_inputs = {}
         for k in items.completed:
-            items.results[k] = items.slots.pop(k).answer_output()
+            done = items.slots.pop(k)
+            done.report_completed(f"{ctx.node_path}/{self.node.name}@{done.run}", self.node.name, ctx.session)
+            items.results[k] = done.answer_output()
         if items.completed:
             items.completed = []
             await ctx.commit()
@@ -134,6 +137,9 @@ class ParallelWorker(BaseNode):
             for k in sorted(k for k, t in tasks.items() if t in done):
                 task = tasks.pop(k)
                 if task.cancelled():  # stopped because a sibling failed
+                    stopped = items.slots.get(k)
+                    if stopped is not None and stopped.ctx is not None:
+                        ctx.session.node_ended(stopped.ctx.node_path, NodeStatus.CANCELLED)
                     continue
                 outcome = task.result()
                 result = await self._finish(ctx, items, k, outcome)

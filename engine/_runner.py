@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +30,7 @@ from ._errors import (
     VersionMismatchError,
 )
 from ._events import Content, Event, NodeInfo, new_id
+from ._listener import Listener
 from ._node import BaseNode, as_node
 from ._runtime import CHECKPOINT_FORMAT, RunSession
 from ._slot import Slot
@@ -220,7 +220,7 @@ class Runner:
         message: Any,
         *,
         metadata: dict[str, Any] | None = None,
-        listener: Callable[[Event], None] | None = None,
+        listener: Listener | None = None,
     ) -> RunResult:
         """:meth:`start` then :meth:`run_pending`."""
         await self.start(session_id, message)
@@ -233,7 +233,7 @@ class Runner:
         *,
         decided_by: str | None = None,
         metadata: dict[str, Any] | None = None,
-        listener: Callable[[Event], None] | None = None,
+        listener: Listener | None = None,
     ) -> RunResult:
         """:meth:`submit` then :meth:`run_pending`."""
         await self.submit(session_id, answers, decided_by=decided_by)
@@ -244,12 +244,17 @@ class Runner:
         session_id: str,
         *,
         metadata: dict[str, Any] | None = None,
-        listener: Callable[[Event], None] | None = None,
+        listener: Listener | None = None,
     ) -> RunResult:
         """Run whatever the session has to do: a new invocation, stored answers, a crashed run.
 
         Returns the state after the run. If another run holds the lease, returns at once with
         the current record: that run picks up stored answers before it lets go.
+
+        ``metadata`` (host data such as AG-UI forwarded props) reaches nodes as ``ctx.metadata``
+        and never a model's request. ``listener`` is told about events, streamed partial events
+        and node runs as they happen: a :class:`~engine.RunListener`, or a callable taking each
+        :class:`~engine.Event` (see :mod:`engine._listener`).
 
         Raises:
             VersionMismatchError: the session paused under another version of the app.
@@ -276,7 +281,7 @@ class Runner:
         session_id: str,
         owner: str,
         metadata: dict[str, Any] | None,
-        listener: Callable[[Event], None] | None,
+        listener: Listener | None,
     ) -> tuple[SessionRecord, list[Event]]:
         record = await self.store.get_session(session_id)
         checkpoint = record.checkpoint
@@ -330,6 +335,7 @@ class Runner:
         if slot.status == "waiting":
             verdict = slot.deliver(self.app, answers, messages, session)
             if verdict == "complete":
+                slot.report_completed(f"{self.app.name}@1", self.app.name, session)
                 return Outcome.completed(slot.answer_output())
             if verdict is None:
                 return Outcome.waiting(list(slot.interrupts), awaiting_message=slot.awaiting_message)

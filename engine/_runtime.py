@@ -9,11 +9,11 @@ checkpoint (see :meth:`commit`). It is internal: hosts use :class:`~engine.Runne
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ._events import REQUEST_INPUT_FUNCTION, Content, Event, FunctionCall, Part, new_id
 from ._interrupts import RequestInput
+from ._listener import Listener, RunListener, as_listener
 from ._state import TEMP_PREFIX
 from ._store import Commit, InterruptRecord, SessionRecord, SessionStatus, Store
 
@@ -26,8 +26,6 @@ __all__ = ["CHECKPOINT_FORMAT", "RunSession"]
 
 CHECKPOINT_FORMAT = 1
 """Version of the checkpoint layout; bumped when it changes incompatibly."""
-
-Listener = Callable[[Event], None]
 
 
 def _drop_temp_keys(event: Event) -> None:
@@ -62,7 +60,7 @@ class RunSession:
         self.metadata: dict[str, Any] = {**record.metadata, **(metadata or {})}
         self.registry: dict[str, InterruptRecord] = {r.id: r for r in pending}
         self.lease_owner = lease_owner
-        self.listener = listener
+        self.listener: RunListener | None = as_listener(listener)
         self.model = model
         self.lease_ttl: float | None = None
         self.root_node: BaseNode | None = None
@@ -81,7 +79,17 @@ class RunSession:
         if event.actions is not None and event.actions.state_delta:
             self.state.update(event.actions.state_delta)
         if self.listener is not None:
-            self.listener(event)
+            self.listener.on_event(event)
+
+    def node_started(self, path: str, name: str) -> None:
+        """Tell the listener that the activation at ``path`` (of node ``name``) starts or resumes."""
+        if self.listener is not None:
+            self.listener.on_node_start(path, name)
+
+    def node_ended(self, path: str, status: str) -> None:
+        """Tell the listener that the activation at ``path`` stopped (see :class:`~engine.NodeStatus`)."""
+        if self.listener is not None:
+            self.listener.on_node_end(path, status)
 
     # -- interrupts --------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._context import Context, Outcome
+from ._listener import NodeStatus
 
 if TYPE_CHECKING:
     from ._node import BaseNode
@@ -110,6 +111,11 @@ class Slot:
             return RUN
         return None if self.interrupts else COMPLETE
 
+    def report_completed(self, path: str, name: str, session: RunSession) -> None:
+        """Tell the listener about a leaf completed by its answers (it does not run again)."""
+        session.node_started(path, name)
+        session.node_ended(path, NodeStatus.COMPLETED)
+
     def answer_output(self) -> Any:
         """The output of a leaf completed by its answers."""
         if len(self.resume_inputs) == 1:
@@ -126,11 +132,17 @@ class Slot:
         ctx.messages = self.messages
         self.answers, self.messages = {}, []
         self.ctx = ctx
+        ctx.session.node_started(ctx.node_path, node.name)
         return ctx
 
     def record(self, node: BaseNode, outcome: Outcome, session: RunSession) -> None:
-        """Note how the activation ended; cancels interrupts it no longer waits on."""
+        """Note how the activation ended; cancels interrupts it no longer waits on.
+
+        Tells the run's listener that the activation stopped (see :mod:`engine._listener`).
+        """
         ctx = self.ctx
+        if ctx is not None:
+            session.node_ended(ctx.node_path, outcome.status)
         previous = self.interrupts
         if outcome.status == "waiting":
             registry = session.registry

@@ -38,6 +38,7 @@ from pydantic import BaseModel
 from ._context import Context, Outcome
 from ._errors import ConfigurationError, node_failed
 from ._graph import Graph, build_graph
+from ._listener import NodeStatus
 from ._node import BaseNode, as_node
 from ._slot import Slot
 
@@ -242,6 +243,7 @@ class _Loop:
         if self.completed_on_resume:
             for name in self.completed_on_resume:
                 slot = self.nodes.pop(name)
+                slot.report_completed(f"{self.ctx.node_path}/{name}@{slot.run}", name, self.ctx.session)
                 self._after_completion(name, slot, slot.answer_output(), None)
             self.completed_on_resume = []
             await self.ctx.commit()
@@ -255,7 +257,9 @@ class _Loop:
             for name in [n for n, t in self.tasks.items() if t in done]:
                 task = self.tasks.pop(name)
                 if task.cancelled():  # stopped because a sibling failed
-                    self.nodes.pop(name, None)
+                    stopped = self.nodes.pop(name, None)
+                    if stopped is not None and stopped.ctx is not None:
+                        self.ctx.session.node_ended(stopped.ctx.node_path, NodeStatus.CANCELLED)
                     continue
                 outcome = task.result()
                 result = await self._finish(name, outcome)
