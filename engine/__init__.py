@@ -22,6 +22,7 @@ from ._errors import (
     SessionBusyError,
     SessionClosedError,
     SessionNotFoundError,
+    UnknownCheckpointError,
     UnknownInterruptError,
     VersionMismatchError,
     WorkflowDataError,
@@ -37,7 +38,17 @@ from ._node_tool import NodeTool
 from ._parallel import ParallelWorker
 from ._runner import InterruptsPendingError, Runner, RunResult
 from ._state import State
-from ._store import Answer, Commit, Delivery, InMemoryStore, InterruptRecord, SessionRecord, SessionStatus, Store
+from ._store import (
+    Answer,
+    Commit,
+    Delivery,
+    InMemoryStore,
+    InterruptRecord,
+    SessionRecord,
+    SessionStatus,
+    Store,
+    rewind_event,
+)
 from ._tools import BaseTool, FunctionTool, LongRunningFunctionTool, ToolContext, request_input_tool
 from ._workflow import Workflow
 
@@ -102,6 +113,7 @@ __all__ = [
     "State",
     "Store",
     "ToolContext",
+    "UnknownCheckpointError",
     "UnknownInterruptError",
     "VersionMismatchError",
     "Workflow",
@@ -109,4 +121,5 @@ __all__ = [
     "node",
     "render_instruction",
     "request_input_tool",
+    "rewind_event",
 ]

@@ -11,6 +11,7 @@
 | ``interrupt_decided`` | :class:`AlreadyDecidedError` | an interrupt was already answered (first answer wins) |
 | ``interrupt_not_ready`` | :class:`InterruptNotReadyError` | an answer came while its run goes on (retryable) |
 | ``session_not_found`` | :class:`SessionNotFoundError` | no session with that id |
+| ``checkpoint_unknown`` | :class:`UnknownCheckpointError` | no pause checkpoint with that id in that session |
 | ``session_busy`` | :class:`SessionBusyError` | another run holds the session's lease (retryable) |
 | ``session_conflict`` | :class:`ConcurrencyError` | the session changed under a writer (retryable) |
 | ``session_closed`` | :class:`SessionClosedError` | the session is completed, failed or cancelled |
@@ -40,6 +41,7 @@ __all__ = [
     "SessionBusyError",
     "SessionClosedError",
     "SessionNotFoundError",
+    "UnknownCheckpointError",
     "UnknownInterruptError",
     "VersionMismatchError",
     "WorkflowDataError",
@@ -129,6 +131,12 @@ class AlreadyDecidedError(EngineError):
 
 class SessionNotFoundError(EngineError, LookupError):
     code = "session_not_found"
+
+
+class UnknownCheckpointError(EngineError, LookupError):
+    """No pause checkpoint with that id belongs to the session (another session's is unknown too)."""
+
+    code = "checkpoint_unknown"
 
 
 class SessionBusyError(EngineError):

@@ -143,6 +143,8 @@ class Event(_Model):
     partial: bool | None = None
     error_code: str | None = None
     error_message: str | None = None
+    custom_metadata: dict[str, Any] | None = None
+    """Host annotations (ADK ``customMetadata``), e.g. ``{"rewindToCheckpoint": id}`` on a rewind."""
 
     if TYPE_CHECKING:  # the constructor as type checkers should see it, shorthand included
 
@@ -163,6 +165,7 @@ class Event(_Model):
             partial: bool | None = None,
             error_code: str | None = None,
             error_message: str | None = None,
+            custom_metadata: dict[str, Any] | None = None,
             message: str | Content | None = None,
             state: dict[str, Any] | None = None,
             route: Any = None,

@@ -27,6 +27,7 @@ from ._errors import (
     EngineError,
     SessionBusyError,
     SessionClosedError,
+    UnknownCheckpointError,
     VersionMismatchError,
 )
 from ._events import Content, Event, NodeInfo, new_id
@@ -381,6 +382,30 @@ class Runner:
         detail = error.to_dict() if isinstance(error, EngineError) else {"code": code, "message": message}
         detail["exception"] = repr(error)
         return await session.commit(events, status=SessionStatus.FAILED, error=detail)
+
+    async def restore_checkpoint(self, session_id: str, checkpoint_id: str) -> SessionRecord:
+        """Rewind the session to one of its pause checkpoints (time travel; nothing is deleted).
+
+        The session then waits where it waited at that pause: same state, same pending
+        interrupts (same wire ids, re-opened if decided since), later interrupts cancelled,
+        unapplied answers dropped; a rewind event is appended (see
+        :meth:`engine.Store.restore_checkpoint`). Answer the interrupts as usual to go on.
+
+        Raises:
+            UnknownCheckpointError: the session has no pause checkpoint with that id (a
+                checkpoint of another session is unknown too).
+            SessionBusyError: a run holds the lease; try again.
+        """
+        owner = f"{self.owner}:{new_id()[:8]}"
+        if not await self.store.acquire_lease(session_id, owner, self.lease_ttl):
+            raise SessionBusyError("The session is running; try again.", session_id=session_id)
+        try:
+            record = await self.store.restore_checkpoint(session_id, checkpoint_id, lease_owner=owner)
+        finally:
+            await self.store.release_lease(session_id, owner)
+        if record is None:
+            raise UnknownCheckpointError("No such checkpoint in this session.", session_id=session_id)
+        return record
 
     async def cancel(self, session_id: str, *, reason: str = "") -> SessionRecord:
         """Cancel a session: pending interrupts are cancelled and nothing runs again.

@@ -13,6 +13,8 @@ Guarantees every implementation gives (tests run the same suite over each):
   :class:`~engine.AlreadyDecidedError` naming who decided it and when; nothing is stored.
 - ``acquire_lease`` gives at most one live run per session; a lease expires after ``ttl``
   seconds so that a crashed worker's session can be picked up again.
+- ``restore_checkpoint`` rewinds a session to one of its pause checkpoints without deleting
+  anything: the events stay, a rewind event (:func:`rewind_event`) is appended.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ._errors import (
     SessionNotFoundError,
     UnknownInterruptError,
 )
-from ._events import Event, new_id
+from ._events import Event, EventActions, NodeInfo, new_id
 from ._state import split_delta
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "SessionRecord",
     "SessionStatus",
     "Store",
+    "rewind_event",
 ]
 
 
@@ -210,6 +213,53 @@ class Store(Protocol):
 
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None: ...
 
+    async def restore_checkpoint(
+        self, session_id: str, checkpoint_id: str, *, lease_owner: str | None = None
+    ) -> SessionRecord | None:
+        """Rewind the session to the pause checkpoint ``checkpoint_id``, atomically.
+
+        Afterwards the session waits at that checkpoint: its checkpoint and ``checkpoint_id`` are
+        that pause's, its state is the state as of that pause, and the interrupts pending then
+        are pending again under the same wire ids (re-opened if they were decided since);
+        interrupts opened later are cancelled and stored answers not yet applied are dropped.
+        Nothing is deleted: a :func:`rewind_event` carrying the state changes is appended.
+        Returns None (and changes nothing) when the session has no such checkpoint.
+
+        Raises:
+            SessionNotFoundError: no such session.
+            ConcurrencyError: ``lease_owner`` is given and does not hold the lease.
+        """
+        ...
+
+
+REWIND_KEY = "rewindToCheckpoint"
+"""Key of :attr:`Event.custom_metadata` on the event that marks a rewind."""
+
+
+def rewind_event(*, checkpoint_id: str, invocation_id: str, current: dict[str, Any], restored: dict[str, Any]) -> Event:
+    """The event appended by ``restore_checkpoint``: its state delta turns ``current`` into ``restored``.
+
+    Keys added since the checkpoint are set to None (state keys are never deleted from events).
+    """
+    delta = {key: value for key, value in restored.items() if key not in current or current[key] != value}
+    delta.update({key: None for key in current if key not in restored})
+    event = Event(
+        author="user",
+        invocation_id=invocation_id,
+        node_info=NodeInfo(path=""),
+        custom_metadata={REWIND_KEY: checkpoint_id},
+    )
+    if delta:
+        event.actions = EventActions(state_delta=delta)
+    return event
+
+
+@dataclass
+class _MemCheckpoint:
+    data: dict[str, Any]
+    state: dict[str, Any]
+    pending: list[InterruptRecord]
+
 
 @dataclass
 class _MemSession:
@@ -224,7 +274,7 @@ class _MemSession:
     next_seq: int = 1
     lease_owner: str | None = None
     lease_expires: float = 0.0
-    checkpoints: dict[str, dict[str, Any]] = field(default_factory=dict)
+    checkpoints: dict[str, _MemCheckpoint] = field(default_factory=dict)
 
 
 class InMemoryStore:
@@ -324,7 +374,11 @@ class InMemoryStore:
         record.error = commit.error
         if commit.pause and commit.checkpoint is not None:
             checkpoint_id = new_id()
-            mem.checkpoints[checkpoint_id] = copy.deepcopy(commit.checkpoint)
+            mem.checkpoints[checkpoint_id] = _MemCheckpoint(
+                data=copy.deepcopy(commit.checkpoint),
+                state=copy.deepcopy(record.state),
+                pending=[replace(r) for r in mem.pending.values()],
+            )
             record.checkpoint_id = checkpoint_id
         return replace(record, state=dict(record.state))
 
@@ -385,4 +439,41 @@ class InMemoryStore:
 
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
         found = self._get(session_id).checkpoints.get(checkpoint_id)
-        return copy.deepcopy(found) if found is not None else None
+        return copy.deepcopy(found.data) if found is not None else None
+
+    async def restore_checkpoint(
+        self, session_id: str, checkpoint_id: str, *, lease_owner: str | None = None
+    ) -> SessionRecord | None:
+        mem = self._get(session_id)
+        found = mem.checkpoints.get(checkpoint_id)
+        if found is None:
+            return None
+        if lease_owner is not None and mem.lease_owner != lease_owner:
+            raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
+        record = mem.record
+        invocation_id = str(found.data.get("invocation_id") or record.invocation_id)
+        mem.events.append(
+            rewind_event(
+                checkpoint_id=checkpoint_id, invocation_id=invocation_id, current=record.state, restored=found.state
+            )
+        )
+        wanted = {r.id: r for r in found.pending}
+        for wire in [w for w in mem.pending if w not in wanted]:
+            mem.pending.pop(wire).status = "cancelled"
+        for wire, then in wanted.items():
+            if wire not in mem.pending:
+                reopened = replace(then, status="pending", response=None, decided_by=None, decided_at=None)
+                mem.interrupts.append(reopened)
+                mem.pending[wire] = reopened
+                mem.latest[wire] = reopened
+        mem.deliveries = []
+        record.state = copy.deepcopy(found.state)
+        record.checkpoint = copy.deepcopy(found.data)
+        record.checkpoint_id = checkpoint_id
+        record.status = SessionStatus.WAITING
+        record.invocation_id = invocation_id
+        record.output = None
+        record.error = None
+        record.version += 1
+        record.updated_at = time.time()
+        return replace(record, state=dict(record.state))
