@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from .api.api import api
 from .console import views as console_views
 from .hooks import views as hook_views
 
@@ -11,6 +12,7 @@ urlpatterns = [
     path("", console_views.home, name="home"),
     path("inbox/", include("reviewconsole.inbox.urls")),
     path("hooks/<slug:slug>/", hook_views.receive, name="webhook"),
+    path("api/v1/", api.urls),
     path("api/sessions/<str:session_id>/", console_views.session_json, name="session_json"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

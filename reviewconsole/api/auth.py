@@ -1,22 +1,51 @@
-"""Bearer-token authentication for API clients (``Authorization: Bearer <token>``)."""
+"""Bearer-token authentication for API clients (``Authorization: Bearer <token>``).
+
+:func:`client_for_request` is the contract other doors use (the AG-UI endpoint too): it returns the
+active client or None, and records nothing. :class:`ClientBearer` is the API's authenticator: the
+same lookup, plus an audit entry (``token.use``) for every authenticated call.
+"""
 
 from __future__ import annotations
 
 from django.http import HttpRequest
 from django.utils import timezone
+from ninja.security import HttpBearer
 
+from ..audit.services import audit_record
 from .models import ApiClient, hash_token
 
-__all__ = ["client_for_request"]
+__all__ = ["ClientBearer", "client_for_request"]
+
+MAX_TOKEN_CHARS = 200
 
 
 def client_for_request(request: HttpRequest) -> ApiClient | None:
     """The active client whose token the request carries, or None (missing, unknown or revoked)."""
     header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_CHARS:
         return None
-    client = ApiClient.objects.filter(token_hash=hash_token(token.strip()), revoked_at__isnull=True).first()
+    client = ApiClient.objects.filter(token_hash=hash_token(token), revoked_at__isnull=True).first()
     if client is not None:
         ApiClient.objects.filter(pk=client.pk).update(last_used_at=timezone.now())
     return client
+
+
+class ClientBearer(HttpBearer):
+    """django-ninja authenticator: ``request.auth`` becomes the :class:`ApiClient`."""
+
+    def __call__(self, request: HttpRequest) -> ApiClient | None:
+        client = client_for_request(request)
+        if client is not None:
+            audit_record(
+                action="token.use",
+                actor=f"client:{client.name}",
+                target=client,
+                request=request,
+                detail={"method": request.method, "path": request.path[:300]},
+            )
+        return client
+
+    def authenticate(self, request: HttpRequest, token: str) -> ApiClient | None:  # pragma: no cover (unused)
+        return client_for_request(request)

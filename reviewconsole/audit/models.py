@@ -12,6 +12,19 @@ class AppendOnlyError(RuntimeError):
     """An attempt to change or delete an audit entry."""
 
 
+class AuditQuerySet(models.QuerySet["AuditEntry"]):
+    """Bulk updates and deletes are refused too (the admin's and any caller's)."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise AppendOnlyError("Audit entries cannot be changed.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("Audit entries cannot be deleted.")
+
+    def bulk_update(self, *args: Any, **kwargs: Any) -> int:
+        raise AppendOnlyError("Audit entries cannot be changed.")
+
+
 class AuditEntry(models.Model):
     """One action: ``actor`` (a person, a client or the system) did ``action`` to ``target``."""
 
@@ -28,6 +41,8 @@ class AuditEntry(models.Model):
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
     detail = models.JSONField(default=dict, blank=True)
+
+    objects = AuditQuerySet.as_manager()
 
     class Meta:
         ordering = ["-at", "-id"]

@@ -34,18 +34,21 @@ def audit_record(
 ) -> AuditEntry:
     """Append one entry. ``target`` (a model instance) fills ``target_type`` and ``target_id``.
 
-    ``actor`` defaults to ``user:<username>`` for a user, else ``system``.
+    ``actor`` defaults to ``user:<username>`` for a user, else ``system`` (API clients pass
+    ``client:<name>``, webhooks ``webhook:<slug>``). ``request`` gives the address and user agent.
+    Long values are cut to the columns' widths rather than refused: an audit entry is never lost
+    because a caller sent a long user agent or id.
     """
     person = user if user is not None and user.is_authenticated else None
     if target is not None:
         target_type = target_type or target._meta.label_lower
         target_id = target_id or str(target.pk)
     return AuditEntry.objects.create(
-        action=action,
+        action=action[:60],
         actor_user=person,
-        actor=actor or (f"user:{person.get_username()}" if person is not None else "system"),
-        target_type=target_type,
-        target_id=target_id,
+        actor=(actor or (f"user:{person.get_username()}" if person is not None else "system"))[:200],
+        target_type=target_type[:60],
+        target_id=target_id[:200],
         ip=client_ip(request),
         user_agent=(request.headers.get("User-Agent", "")[:500] if request is not None else ""),
         before=before,

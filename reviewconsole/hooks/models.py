@@ -12,6 +12,15 @@ class WebhookEndpoint(models.Model):
     workflow = models.CharField(max_length=100, help_text="Registered workflow name, e.g. email-review.")
     enabled = models.BooleanField(default=True)
     description = models.TextField(blank=True)
+    input_mapping = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Optional: the workflow input built from the body, {"input_field": "dotted.path.in.body"}; '
+        "empty passes the body unchanged.",
+    )
+    rate_limit = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Deliveries accepted per minute (empty: the site default)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -19,6 +28,16 @@ class WebhookEndpoint(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+    def clean(self) -> None:
+        """The mapping must be ``{str: str}`` (input field → dotted path in the body)."""
+        from django.core.exceptions import ValidationError
+
+        mapping = self.input_mapping
+        if not isinstance(mapping, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()
+        ):
+            raise ValidationError({"input_mapping": 'Use {"input_field": "dotted.path.in.body"}.'})
 
 
 class WebhookSecret(models.Model):
@@ -55,10 +74,37 @@ class WebhookDelivery(models.Model):
         "workflow_sessions.WorkflowSession", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     error = models.TextField(blank=True)
+    body = models.TextField(blank=True, help_text="The body as received, kept for replay (up to a size cap).")
+    body_kept = models.BooleanField(default=False, help_text="False when the body was over the cap.")
+    duplicates = models.PositiveIntegerField(default=0, help_text="Copies received again with this webhook-id.")
+    last_duplicate_at = models.DateTimeField(null=True, blank=True)
+    replay_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="replays",
+        help_text="Replayed by an admin.",
+    )
 
     class Meta:
         ordering = ["-received_at"]
+        permissions = [("replay_webhookdelivery", "Can replay webhook deliveries")]
         constraints = [models.UniqueConstraint(fields=["endpoint", "webhook_id"], name="webhook_delivery_once")]
 
     def __str__(self) -> str:
         return f"{self.webhook_id} ({self.outcome})"
+
+
+class RateWindow(models.Model):
+    """Deliveries counted per endpoint per minute, in the database so every web process shares them."""
+
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="+")
+    window_start = models.DateTimeField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["endpoint", "window_start"], name="rate_window_once")]
+
+    def __str__(self) -> str:
+        return f"{self.endpoint} {self.window_start:%H:%M}: {self.count}"

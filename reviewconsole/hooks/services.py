@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.http import HttpRequest
+from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from engine import WorkflowDataError
 
+from ..audit.services import audit_record
 from ..workflow_sessions.services import session_start
 from ..workflows import UnknownWorkflowError
+from .mapping import map_input
 from .models import DeliveryOutcome, WebhookDelivery, WebhookEndpoint
 
 logger = logging.getLogger("reviewconsole.hooks")
 
-__all__ = ["MAX_WEBHOOK_ID", "WebhookResult", "sign", "verify", "webhook_receive"]
+__all__ = ["MAX_WEBHOOK_ID", "WebhookResult", "sign", "verify", "webhook_receive", "webhook_replay"]
 
 MAX_WEBHOOK_ID = WebhookDelivery._meta.get_field("webhook_id").max_length or 200
 """The longest ``webhook-id`` accepted, in characters (the column's width)."""
@@ -47,16 +54,40 @@ def verify(endpoint: WebhookEndpoint, body: bytes, headers: dict[str, str]) -> b
 
 def sign(secret: str, webhook_id: str, timestamp: int, body: str) -> str:
     """The ``webhook-signature`` header value for a body (used by ``send_webhook`` and tests)."""
-    import datetime as dt
-
     return Webhook(secret).sign(webhook_id, dt.datetime.fromtimestamp(timestamp, tz=dt.UTC), body)
 
 
-def webhook_receive(*, endpoint: WebhookEndpoint, webhook_id: str, body: bytes) -> WebhookResult:
+def _audit(endpoint: WebhookEndpoint, webhook_id: str, result: WebhookResult, outcome: str, request: Any) -> None:
+    audit_record(
+        action="webhook.delivery",
+        actor=f"webhook:{endpoint.slug}",
+        target=endpoint,
+        request=request,
+        after={"status": result.status, "outcome": outcome, "session_id": result.body.get("session_id")},
+        detail={"webhook_id": webhook_id},
+    )
+
+
+def _kept(body: bytes) -> tuple[str, bool]:
+    if len(body) > int(settings.REVIEWCONSOLE["WEBHOOK_KEEP_BYTES"]):
+        return "", False
+    return body.decode("utf-8", errors="replace"), True
+
+
+def webhook_receive(
+    *,
+    endpoint: WebhookEndpoint,
+    webhook_id: str,
+    body: bytes,
+    request: HttpRequest | None = None,
+    replay_of: WebhookDelivery | None = None,
+) -> WebhookResult:
     """Start a session from a verified delivery, exactly once per ``webhook-id``.
 
     A repeated id returns the first delivery's response and starts nothing, also when two copies
-    arrive at the same moment (the unique constraint decides which one records the delivery).
+    arrive at the same moment (the unique constraint decides which one records the delivery); the
+    first delivery counts the copies. Every outcome is audited (``webhook.delivery``). The body is
+    kept on the delivery for replay when it is under ``WEBHOOK_KEEP_BYTES``.
 
     Answers: 202 ``{"session_id", "url"}``; 400 ``invalid_json`` (not strict JSON: also NaN,
     Infinity, or nesting too deep to parse); 400 ``invalid_body`` with ``errors`` (``path`` and
@@ -65,14 +96,21 @@ def webhook_receive(*, endpoint: WebhookEndpoint, webhook_id: str, body: bytes) 
     """
     previous = WebhookDelivery.objects.filter(endpoint=endpoint, webhook_id=webhook_id).first()
     if previous is not None:
-        return WebhookResult(previous.status_code, previous.response)
+        return _duplicate(endpoint, previous, request)
+    text, kept = _kept(body)
     try:
         data = json.loads(body, parse_constant=_refuse_constant)
     except (ValueError, RecursionError):
-        return WebhookResult(400, {"error": "invalid_json", "message": "The body is not valid JSON."})
+        result = WebhookResult(400, {"error": "invalid_json", "message": "The body is not valid JSON."})
+        _record_refusal(endpoint, webhook_id, result, "invalid JSON", text, kept, replay_of, request)
+        return result
     try:
         with transaction.atomic():
-            session = session_start(workflow=endpoint.workflow, data=data, user_id=f"webhook:{endpoint.slug}")
+            session = session_start(
+                workflow=endpoint.workflow,
+                data=map_input(data, endpoint.input_mapping),
+                user_id=f"webhook:{endpoint.slug}",
+            )
             result = WebhookResult(202, {"session_id": session.id, "url": f"/api/sessions/{session.id}/"})
             WebhookDelivery.objects.create(
                 endpoint=endpoint,
@@ -81,13 +119,17 @@ def webhook_receive(*, endpoint: WebhookEndpoint, webhook_id: str, body: bytes) 
                 status_code=result.status,
                 response=result.body,
                 session=session,
+                body=text,
+                body_kept=kept,
+                replay_of=replay_of,
             )
+            _audit(endpoint, webhook_id, result, DeliveryOutcome.ACCEPTED, request)
         return result
     except WorkflowDataError as exc:
         result = WebhookResult(
             400, {"error": "invalid_body", "message": "The body does not match the workflow's input.", **exc.details}
         )
-        _record_refusal(endpoint, webhook_id, result, exc.message)
+        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
         return result
     except UnknownWorkflowError:
         # A configuration error, not the sender's: answer generically, keep no delivery so that
@@ -97,25 +139,79 @@ def webhook_receive(*, endpoint: WebhookEndpoint, webhook_id: str, body: bytes) 
     except IntegrityError:
         # Another copy with the same webhook-id won the race; answer as it did.
         previous = WebhookDelivery.objects.get(endpoint=endpoint, webhook_id=webhook_id)
-        return WebhookResult(previous.status_code, previous.response)
+        return _duplicate(endpoint, previous, request)
+
+
+def _duplicate(endpoint: WebhookEndpoint, previous: WebhookDelivery, request: Any) -> WebhookResult:
+    WebhookDelivery.objects.filter(pk=previous.pk).update(
+        duplicates=F("duplicates") + 1, last_duplicate_at=timezone.now()
+    )
+    result = WebhookResult(previous.status_code, previous.response)
+    _audit(endpoint, previous.webhook_id, result, DeliveryOutcome.DUPLICATE, request)
+    return result
 
 
 def _refuse_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def _record_refusal(endpoint: WebhookEndpoint, webhook_id: str, result: WebhookResult, error: str) -> None:
+def _record_refusal(
+    endpoint: WebhookEndpoint,
+    webhook_id: str,
+    result: WebhookResult,
+    error: str,
+    text: str,
+    kept: bool,
+    replay_of: WebhookDelivery | None,
+    request: Any,
+) -> None:
     try:
-        WebhookDelivery.objects.create(
-            endpoint=endpoint,
-            webhook_id=webhook_id,
-            outcome=DeliveryOutcome.REJECTED,
-            status_code=result.status,
-            response=result.body,
-            error=error,
-        )
+        with transaction.atomic():
+            WebhookDelivery.objects.create(
+                endpoint=endpoint,
+                webhook_id=webhook_id,
+                outcome=DeliveryOutcome.REJECTED,
+                status_code=result.status,
+                response=result.body,
+                error=error[:2000],
+                body=text,
+                body_kept=kept,
+                replay_of=replay_of,
+            )
+            _audit(endpoint, webhook_id, result, DeliveryOutcome.REJECTED, request)
     except IntegrityError:
         logger.info("Refused delivery %s of %s was already recorded", webhook_id, endpoint.slug)
+
+
+def webhook_replay(
+    *, delivery: WebhookDelivery, user: AbstractBaseUser, request: HttpRequest | None = None
+) -> WebhookResult:
+    """Run a kept delivery's body again as a new delivery (id ``<id>:replay:<n>``), for an admin.
+
+    The signature was checked when it first arrived; the replay is authorised by the admin's
+    permission instead, and audited (``webhook.replay``).
+
+    Raises:
+        ValueError: the body was not kept (over the cap) or the endpoint is disabled.
+    """
+    if not delivery.body_kept:
+        raise ValueError("The body of this delivery was not kept (it was over the size cap).")
+    endpoint = delivery.endpoint
+    if not endpoint.enabled:
+        raise ValueError("The endpoint is disabled.")
+    number = WebhookDelivery.objects.filter(replay_of=delivery).count() + 1
+    replay_id = f"{delivery.webhook_id[: MAX_WEBHOOK_ID - 20]}:replay:{number}"
+    result = webhook_receive(
+        endpoint=endpoint, webhook_id=replay_id, body=delivery.body.encode(), request=request, replay_of=delivery
+    )
+    audit_record(
+        action="webhook.replay",
+        user=user,
+        target=delivery,
+        request=request,
+        after={"status": result.status, "webhook_id": replay_id, "session_id": result.body.get("session_id")},
+    )
+    return result
 
 
 def max_body_bytes() -> int:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from .models import WebhookEndpoint
+from .ratelimit import rate_limit_check
 from .services import MAX_WEBHOOK_ID, max_body_bytes, verify, webhook_receive
+
+logger = logging.getLogger("reviewconsole.hooks")
 
 
 def _error(status: int, code: str, message: str) -> JsonResponse:
@@ -21,7 +26,9 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
 
     Refusals, checked in this order: 404 unknown or disabled endpoint, 413 body over the limit,
     400 body not UTF-8, 401 missing or bad signature (or a timestamp outside the window), 415 not
-    JSON, 400 ``webhook-id`` too long. Hostile input gets one of these, never a 500.
+    JSON, 400 ``webhook-id`` too long, 429 over the endpoint's rate limit (with ``Retry-After``).
+    Hostile input gets one of these, never a 500. Refusals before the signature is verified are
+    logged, not stored: unsigned noise must not be able to fill the database.
     """
     endpoint = WebhookEndpoint.objects.filter(slug=slug, enabled=True).first()
     if endpoint is None:
@@ -37,6 +44,7 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     except UnicodeDecodeError:
         return _error(400, "invalid_encoding", "The body is not UTF-8.")
     if not verify(endpoint, body, dict(request.headers)):
+        logger.warning("Webhook %s: bad or missing signature from %s", slug, request.META.get("REMOTE_ADDR"))
         return _error(401, "bad_signature", "Missing or invalid webhook signature.")
     content_type = request.content_type or ""
     if content_type != "application/json":
@@ -44,5 +52,10 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     webhook_id = request.headers["webhook-id"]
     if len(webhook_id) > MAX_WEBHOOK_ID:
         return _error(400, "invalid_webhook_id", f"The webhook-id exceeds {MAX_WEBHOOK_ID} characters.")
-    result = webhook_receive(endpoint=endpoint, webhook_id=webhook_id, body=body)
+    retry_after = rate_limit_check(endpoint=endpoint)
+    if retry_after is not None:
+        response = _error(429, "rate_limited", "Too many deliveries to this endpoint; retry later.")
+        response["Retry-After"] = str(retry_after)
+        return response
+    result = webhook_receive(endpoint=endpoint, webhook_id=webhook_id, body=body, request=request)
     return JsonResponse(result.body, status=result.status)

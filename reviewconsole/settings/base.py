@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from django.utils.csp import CSP
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 VAR_DIR = Path(os.environ.get("REVIEWCONSOLE_VAR_DIR", BASE_DIR / "var"))
 
@@ -18,22 +20,35 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_tasks_db",
+    "ninja",
+    "axes",
     "reviewconsole.console",
     "reviewconsole.workflow_sessions",
     "reviewconsole.inbox",
     "reviewconsole.hooks",
     "reviewconsole.api",
     "reviewconsole.audit",
+    "reviewconsole.outbound",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "reviewconsole.audit.middleware.AuditContextMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes first: it refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "reviewconsole.urls"
@@ -71,6 +86,37 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Security headers every deployment sends (production.py adds HTTPS-only ones).
+# Content Security Policy (Django's own): scripts, styles and connections only from this origin,
+# so markup that slipped into a page could not run a script or load one from elsewhere.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+}
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_AGE = int(os.environ.get("REVIEWCONSOLE_SESSION_SECONDS", str(8 * 3600)))  # a working day
+CSRF_COOKIE_SAMESITE = "Lax"
+
+# Login throttling (django-axes): 5 failures for one username from one address lock that pair
+# out for 15 minutes (answered 429); a success resets the count.
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = 0.25  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_VERBOSE = False
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "inbox:index"
@@ -110,4 +156,12 @@ REVIEWCONSOLE = {
     "TRIAGE_QUEUE": "triage",
     # Largest accepted webhook body, in bytes.
     "WEBHOOK_MAX_BYTES": int(os.environ.get("REVIEWCONSOLE_WEBHOOK_MAX_BYTES", str(1024 * 1024))),
+    # Webhook deliveries accepted per endpoint per minute unless the endpoint sets its own (429 above).
+    "WEBHOOK_RATE_LIMIT": int(os.environ.get("REVIEWCONSOLE_WEBHOOK_RATE_LIMIT", "120")),
+    # Largest webhook body kept on its delivery for replay, in bytes (longer bodies are not kept).
+    "WEBHOOK_KEEP_BYTES": int(os.environ.get("REVIEWCONSOLE_WEBHOOK_KEEP_BYTES", str(256 * 1024))),
+    # Outbound events: attempts per message, first back-off (seconds, doubled each retry), timeout.
+    "OUTBOUND_MAX_ATTEMPTS": int(os.environ.get("REVIEWCONSOLE_OUTBOUND_MAX_ATTEMPTS", "8")),
+    "OUTBOUND_BACKOFF": float(os.environ.get("REVIEWCONSOLE_OUTBOUND_BACKOFF", "10")),
+    "OUTBOUND_TIMEOUT": float(os.environ.get("REVIEWCONSOLE_OUTBOUND_TIMEOUT", "10")),
 }

@@ -42,6 +42,7 @@ from engine._state import split_delta
 
 from ..inbox import live, routing
 from ..inbox.models import Interrupt, InterruptStatus
+from ..outbound import triggers as outbound
 from .models import Checkpoint, Delivery, Event, SharedState, WorkflowSession
 
 __all__ = ["OrmStore"]
@@ -206,6 +207,7 @@ class OrmStore:
     @transaction.atomic
     def _commit(self, session_id: str, commit: Commit) -> SessionRecord:
         row = _locked_session(session_id)
+        was = row.status  # for outbound events: announce a status only when it changes
         if row.version != commit.expected_version:
             raise ConcurrencyError(
                 f"Session {session_id} is at version {row.version}, not {commit.expected_version}.",
@@ -249,6 +251,12 @@ class OrmStore:
         row.save()
         opened_ids = [i.pk for i in opened]
         transaction.on_commit(lambda: live.interrupts_changed(created=opened_ids, resolved=cancelled))
+        status_now = row.status
+        transaction.on_commit(
+            lambda: outbound.session_committed(
+                session_id=session_id, opened=opened_ids, resolved=cancelled, status=status_now, previous_status=was
+            )
+        )
         return _record(row)
 
     def _update_shared(self, workflow: str, user_id: str, delta: dict[str, Any]) -> None:
@@ -347,6 +355,11 @@ class OrmStore:
             Delivery(session=row, interrupt_id=a.interrupt_id, value=a.value, final=a.final) for a in answers
         )
         transaction.on_commit(lambda: live.interrupts_changed(created=[], resolved=resolved))
+        transaction.on_commit(
+            lambda: outbound.session_committed(
+                session_id=session_id, opened=[], resolved=resolved, status=None, previous_status=None
+            )
+        )
 
     def _refuse(self, session_id: str, interrupt_id: str, pending: list[str]) -> None:
         """Raise why an answer for ``interrupt_id`` cannot be taken (``pending``: ids pending before this batch)."""

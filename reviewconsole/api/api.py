@@ -1,0 +1,26 @@
+"""The API's root: ``/api/v1/`` with its OpenAPI document at ``/api/v1/openapi.json`` and docs at ``/api/v1/docs``."""
+
+from __future__ import annotations
+
+from ninja import NinjaAPI
+
+from .auth import ClientBearer
+from .errors import install_handlers
+from .views import router
+
+__all__ = ["api"]
+
+api = NinjaAPI(
+    title="reviewconsole API",
+    version="1",
+    description=(
+        "For outside systems that start sessions and resume them (long-running tool results, answers). "
+        "Authenticate with `Authorization: Bearer <token>` (a per-client token from the admin). Send an "
+        "`Idempotency-Key` header with every write to make it safe to retry. Errors are "
+        '`{"error": {"code", "message", ...}}`.'
+    ),
+    auth=ClientBearer(),
+    urls_namespace="api-v1",
+)
+install_handlers(api)
+api.add_router("", router)

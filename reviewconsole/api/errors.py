@@ -1,0 +1,127 @@
+"""The API's one error format, and the one place domain exceptions become HTTP answers.
+
+Every refusal is ``{"error": {"code": str, "message": str, ...details}}`` with a stable ``code``:
+
+| status | code | when |
+|---|---|---|
+| 400 | ``invalid_request`` | the body, a parameter or a header fails validation (``errors`` lists them) |
+| 400 | ``interrupt_ambiguous`` | a resume names no interrupt while several are pending (``pending``) |
+| 400 | ``answer_invalid`` / ``data_invalid`` | a payload or an input fails the workflow's schema (``errors``) |
+| 401 | ``unauthorized`` | no bearer token, or an unknown or revoked one |
+| 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
+| 404 | ``not_found`` / ``session_not_found`` / ``workflow_unknown`` / ``interrupt_unknown`` | |
+| 409 | ``interrupt_decided`` | someone answered first (``decided_by``, ``decided_at``) |
+| 409 | ``session_closed`` / ``session_busy`` / ``interrupt_not_ready`` | the session cannot take it now |
+| 409 | ``workflow_unavailable`` / ``version_mismatch`` | the workflow cannot resume it |
+| 409 | ``idempotency_in_flight`` | the same key is being processed right now |
+| 422 | ``idempotency_key_reused`` | the key was used for a different request |
+| 500 | ``internal_error`` | a bug; the details go to the server log, never to the caller |
+
+Retryable conflicts (``session_busy``, ``interrupt_not_ready``) carry ``Retry-After: 1``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+
+from engine import EngineError
+
+from ..workflows import UnknownWorkflowError
+
+logger = logging.getLogger("reviewconsole.api")
+
+__all__ = ["ApiError", "install_handlers"]
+
+_ENGINE_STATUS = {
+    "interrupt_ambiguous": 400,
+    "answer_invalid": 400,
+    "data_invalid": 400,
+    "session_not_found": 404,
+    "interrupt_unknown": 404,
+    "interrupt_decided": 409,
+    "interrupt_not_ready": 409,
+    "session_busy": 409,
+    "session_conflict": 409,
+    "session_closed": 409,
+    "version_mismatch": 409,
+}
+
+
+class ApiError(Exception):
+    """A refusal with an HTTP ``status``, a stable ``code``, a ``message`` and JSON ``details``."""
+
+    def __init__(self, status: int, code: str, message: str, /, **details: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.details = status, code, message, details
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, **self.details}}
+
+
+def error_for(exc: BaseException) -> ApiError | None:
+    """The API error for a domain exception, or None when it is not one (a bug)."""
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, EngineError):
+        status = _ENGINE_STATUS.get(exc.code, 409)
+        details = {
+            k: v
+            for k, v in exc.details.items()
+            if k in ("errors", "pending", "interrupt_id", "decided_by", "decided_at", "status", "session_id")
+        }
+        return ApiError(status, exc.code, exc.message, **details)
+    if isinstance(exc, UnknownWorkflowError):
+        return ApiError(409, "workflow_unavailable", "The session's workflow is not available any more.")
+    return None
+
+
+def _respond(api: NinjaAPI, request: HttpRequest, error: ApiError) -> HttpResponse:
+    response = api.create_response(request, error.body(), status=error.status)
+    if error.code in ("session_busy", "interrupt_not_ready", "session_conflict", "idempotency_in_flight"):
+        response["Retry-After"] = "1"
+    if error.status == 401:
+        response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+def _validation_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"path": [str(p) for p in e.get("loc", ())], "message": str(e.get("msg", ""))} for e in errors[:50]]
+
+
+def install_handlers(api: NinjaAPI) -> None:
+    """Map every exception a view may raise to the error format above."""
+
+    def domain(request: HttpRequest, exc: Exception) -> HttpResponse:
+        error = error_for(exc)
+        if error is None:
+            logger.exception("API request %s %s failed", request.method, request.path, exc_info=exc)
+            error = ApiError(500, "internal_error", "Something went wrong on our side; it has been logged.")
+        return _respond(api, request, error)
+
+    def validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+        errors = _validation_errors(exc.errors)
+        return _respond(api, request, ApiError(400, "invalid_request", "The request is not valid.", errors=errors))
+
+    def auth(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+        message = "Send a valid API token: Authorization: Bearer <token>."
+        return _respond(api, request, ApiError(401, "unauthorized", message))
+
+    def http(request: HttpRequest, exc: HttpError) -> HttpResponse:
+        code = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed", 429: "rate_limited"}.get(
+            exc.status_code, "refused"
+        )
+        return _respond(api, request, ApiError(exc.status_code, code, str(exc)))
+
+    def not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+        return _respond(api, request, ApiError(404, "not_found", "Not found."))
+
+    api.add_exception_handler(Exception, domain)
+    api.add_exception_handler(ValidationError, validation)
+    api.add_exception_handler(AuthenticationError, auth)
+    api.add_exception_handler(HttpError, http)
+    api.add_exception_handler(Http404, not_found)

@@ -1,0 +1,106 @@
+"""What API clients do to sessions: start, resume (answer an interrupt) and cancel.
+
+Each runs inside the caller's transaction (the idempotency record commits with it), goes through
+the engine's :class:`~engine.Runner` (validation against the stored schema, first answer wins) and
+writes an audit entry naming the client.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from django.http import HttpRequest
+
+from ..audit.services import audit_record
+from ..workflow_sessions.models import WorkflowSession
+from ..workflow_sessions.runners import runner_for
+from ..workflow_sessions.services import enqueue_run, session_start
+from ..workflows import UnknownWorkflowError, get
+from .errors import ApiError
+from .models import ApiClient
+
+__all__ = ["api_session_cancel", "api_session_resume", "api_session_start"]
+
+
+def _actor(client: ApiClient) -> str:
+    return f"client:{client.name}"
+
+
+def api_session_start(*, client: ApiClient, workflow: str, data: Any, request: HttpRequest) -> WorkflowSession:
+    """Start a session of ``workflow`` with ``data`` as its input, for ``client``.
+
+    Raises:
+        ApiError: 403 ``workflow_forbidden`` (not in the token's scope); 404 ``workflow_unknown``.
+        engine.WorkflowDataError: ``data`` does not fit the workflow's input (field errors).
+    """
+    if not client.may_use(workflow):
+        raise ApiError(403, "workflow_forbidden", "This token may not start that workflow.")
+    try:
+        get(workflow)
+    except UnknownWorkflowError:
+        raise ApiError(404, "workflow_unknown", "No such workflow.") from None
+    session = session_start(workflow=workflow, data=data, user_id=_actor(client), metadata={"api_client": client.name})
+    audit_record(
+        action="session.start", actor=_actor(client), target=session, request=request, detail={"workflow": workflow}
+    )
+    return session
+
+
+def api_session_resume(
+    *, client: ApiClient, session: WorkflowSession, interrupt_id: str | None, payload: Any, request: HttpRequest
+) -> list[str]:
+    """Answer ``interrupt_id`` (or the only pending interrupt) of ``session`` and queue the run.
+
+    ``payload`` is the function response: the late result of a long-running tool (e.g.
+    ``{"status": "approved"}`` for ``ask_for_approval``), ``{"confirmed": true}`` for a tool
+    confirmation, or an answer valid against the interrupt's ``response_schema``. Returns the ids
+    answered.
+
+    Raises:
+        engine.AmbiguousAnswerError: no id while several are pending (400, ``pending`` listed).
+        engine.UnknownInterruptError: the id names no pending interrupt (404).
+        engine.AlreadyDecidedError: someone answered first (409, who and when).
+        engine.AnswerInvalidError: the payload fails the interrupt's schema (400).
+        UnknownWorkflowError: the workflow is no longer registered (409); nothing is stored.
+    """
+    runner = runner_for(session.workflow)
+    records = async_to_sync(runner.submit)(
+        session.id,
+        {interrupt_id: payload},
+        decided_by=_actor(client),
+        context={"decision": "answer", "client": client.name},
+    )
+    answered = [r.id for r in records]
+    audit_record(
+        action="interrupt.decide",
+        actor=_actor(client),
+        target=session,
+        request=request,
+        after={"interrupts": answered, "payload": payload},
+    )
+    enqueue_run(session.id)
+    return answered
+
+
+def api_session_cancel(*, client: ApiClient, session: WorkflowSession, reason: str, request: HttpRequest) -> str:
+    """Cancel ``session``: pending interrupts are cancelled and nothing runs again. Returns the status.
+
+    Raises:
+        engine.SessionClosedError: already completed, failed or cancelled (409).
+        engine.SessionBusyError: a run holds the session right now (409, retry).
+        UnknownWorkflowError: the workflow is no longer registered (409).
+    """
+    runner = runner_for(session.workflow)
+    before = session.status
+    record = async_to_sync(runner.cancel)(session.id, reason=reason or f"Cancelled by {_actor(client)}.")
+    audit_record(
+        action="session.cancel",
+        actor=_actor(client),
+        target=session,
+        request=request,
+        before={"status": before},
+        after={"status": record.status},
+        detail={"reason": reason},
+    )
+    return str(record.status)

@@ -1,0 +1,116 @@
+"""The API's operations (``/api/v1/``): start, read, list interrupts, resume, cancel.
+
+Each view authenticates (``request.auth`` is the :class:`ApiClient`), fetches through the
+client's scope first, and calls a service; refusals are raised and mapped in ``errors.py``.
+Writes take an optional ``Idempotency-Key`` header (see ``idempotency.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from ninja import Field as NinjaField
+from ninja import Header, Query, Router, Schema, Status
+
+from .idempotency import idempotent, request_hash
+from .schemas import (
+    CancelIn,
+    CancelOut,
+    ErrorOut,
+    InterruptsOut,
+    InterruptStatusParam,
+    ResumeIn,
+    ResumeOut,
+    SessionOut,
+    StartIn,
+    StartOut,
+)
+from .selectors import interrupt_summary, interrupts_for, session_detail, session_for
+from .services import api_session_cancel, api_session_resume, api_session_start
+
+router = Router(tags=["sessions"])
+
+ERRORS: dict[int, Any] = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
+KEY = Header(default=None, alias="Idempotency-Key", description="Makes the write safe to retry (≤ 200 chars).")
+
+
+def _answer(response: HttpResponse, answer: tuple[int, dict[str, Any]]) -> Status[Any]:
+    status, body = answer
+    if body.pop("_replayed", False):
+        response["Idempotent-Replayed"] = "true"
+    return Status(status, body)
+
+
+@router.post("/sessions", response={202: StartOut, **ERRORS}, summary="Start a session")
+def start(request: HttpRequest, response: HttpResponse, body: StartIn, idempotency_key: str | None = KEY) -> Any:
+    """Start a session of ``workflow`` with ``input``; its run is queued (202)."""
+    client = request.auth  # type: ignore[attr-defined]
+
+    def action() -> tuple[int, dict[str, Any]]:
+        session = api_session_start(client=client, workflow=body.workflow, data=body.input, request=request)
+        return 202, {"session_id": session.id, "status": session.status, "url": f"/api/v1/sessions/{session.id}"}
+
+    digest = request_hash("POST", request.path, body.model_dump())
+    return _answer(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
+
+
+@router.get("/sessions/{session_id}", response={200: SessionOut, **ERRORS}, summary="Read a session")
+def read(request: HttpRequest, session_id: str) -> Any:
+    """Status, state, interrupts and events (ADK session JSON) of a session."""
+    return Status(200, session_detail(session_for(request.auth, session_id)))  # type: ignore[attr-defined]
+
+
+class InterruptFilter(Schema):
+    workflow: str | None = NinjaField(default=None, max_length=100)
+    queue: str | None = NinjaField(default=None, max_length=100)
+    status: InterruptStatusParam = "pending"
+    limit: int = NinjaField(default=50, ge=1, le=200)
+    offset: int = NinjaField(default=0, ge=0, le=1_000_000)
+
+
+@router.get("/interrupts", response={200: InterruptsOut, **ERRORS}, summary="List interrupts")
+def interrupts(request: HttpRequest, filters: Query[InterruptFilter]) -> Any:
+    """Interrupts of the client's workflows (pending by default), oldest first."""
+    rows = interrupts_for(request.auth, workflow=filters.workflow, queue=filters.queue, status=filters.status)  # type: ignore[attr-defined]
+    page = rows[filters.offset : filters.offset + filters.limit]
+    return Status(200, {"count": rows.count(), "interrupts": [interrupt_summary(r) for r in page]})
+
+
+@router.post("/sessions/{session_id}/resume", response={202: ResumeOut, **ERRORS}, summary="Resume a session")
+def resume(
+    request: HttpRequest, response: HttpResponse, session_id: str, body: ResumeIn, idempotency_key: str | None = KEY
+) -> Any:
+    """Answer an interrupt with ``payload`` (a long-running tool's late result, or an answer); the run is queued.
+
+    Without ``interrupt_id`` the only pending interrupt is answered; with several pending the
+    answer is refused (400 ``interrupt_ambiguous`` listing ``pending``). The first answer wins:
+    a later one gets 409 ``interrupt_decided`` naming who answered and when.
+    """
+    client = request.auth  # type: ignore[attr-defined]
+    session = session_for(client, session_id)
+
+    def action() -> tuple[int, dict[str, Any]]:
+        answered = api_session_resume(
+            client=client, session=session, interrupt_id=body.interrupt_id, payload=body.payload, request=request
+        )
+        return 202, {"session_id": session.id, "answered": answered, "status": "queued"}
+
+    digest = request_hash("POST", request.path, body.model_dump())
+    return _answer(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
+
+
+@router.post("/sessions/{session_id}/cancel", response={200: CancelOut, **ERRORS}, summary="Cancel a session")
+def cancel(
+    request: HttpRequest, response: HttpResponse, session_id: str, body: CancelIn, idempotency_key: str | None = KEY
+) -> Any:
+    """Cancel a session: its pending interrupts are cancelled and it never runs again."""
+    client = request.auth  # type: ignore[attr-defined]
+    session = session_for(client, session_id)
+
+    def action() -> tuple[int, dict[str, Any]]:
+        status = api_session_cancel(client=client, session=session, reason=body.reason, request=request)
+        return 200, {"session_id": session.id, "status": status}
+
+    digest = request_hash("POST", request.path, body.model_dump())
+    return _answer(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))

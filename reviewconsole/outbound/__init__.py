@@ -1,0 +1,1 @@
+"""Outbound events: signed Standard Webhooks to subscribers when interrupts and sessions change."""

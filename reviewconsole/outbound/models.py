@@ -1,0 +1,91 @@
+"""Subscriptions to events, the messages sent for them, and every delivery attempt."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import uuid
+
+from django.db import models
+
+EVENT_TYPES = ("interrupt.created", "interrupt.resolved", "session.completed", "session.failed")
+"""The events a subscription may ask for."""
+
+
+def new_secret() -> str:
+    """A fresh Standard Webhooks secret: ``whsec_`` + base64 of 24 random bytes."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def new_message_id() -> str:
+    return f"msg_{uuid.uuid4().hex}"
+
+
+class Subscription(models.Model):
+    """An outside URL that receives the chosen events, signed with ``secret`` (Standard Webhooks)."""
+
+    name = models.CharField(max_length=100, unique=True)
+    url = models.URLField(max_length=500, help_text="Receives a POST per event (application/json).")
+    secret = models.CharField(max_length=200, default=new_secret, help_text="whsec_…; the receiver verifies with it.")
+    events = models.JSONField(default=list, help_text=f"Any of: {', '.join(EVENT_TYPES)}.")
+    workflows = models.JSONField(default=list, blank=True, help_text="Only these workflows; empty for all.")
+    enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def wants(self, event_type: str, workflow: str) -> bool:
+        """True when enabled and subscribed to ``event_type`` for ``workflow``."""
+        return self.enabled and event_type in self.events and (not self.workflows or workflow in self.workflows)
+
+
+class MessageStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    DELIVERED = "delivered", "Delivered"
+    FAILED = "failed", "Failed"
+
+
+class OutboundMessage(models.Model):
+    """One event for one subscription; its id is the ``webhook-id`` of every attempt."""
+
+    id = models.CharField(primary_key=True, max_length=64, default=new_message_id, editable=False)
+    subscription = models.ForeignKey(Subscription, on_delete=models.PROTECT, related_name="messages")
+    event_type = models.CharField(max_length=40, db_index=True)
+    payload = models.JSONField()
+    status = models.CharField(
+        max_length=20, choices=MessageStatus.choices, default=MessageStatus.PENDING, db_index=True
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    attempt_limit = models.PositiveIntegerField(help_text="Fails once attempts reach this; a redeliver raises it.")
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        permissions = [("redeliver_outboundmessage", "Can redeliver outbound messages")]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} → {self.subscription} ({self.status})"
+
+
+class DeliveryAttempt(models.Model):
+    """One POST of a message: when, the answer's status (None when none came), the error, the time taken."""
+
+    message = models.ForeignKey(OutboundMessage, on_delete=models.PROTECT, related_name="attempt_log")
+    number = models.PositiveIntegerField()
+    at = models.DateTimeField(auto_now_add=True)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["message", "number"]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number}: {self.status_code or self.error[:40]}"

@@ -1,0 +1,155 @@
+"""Emitting events, delivering them (signed, with retries and exponential back-off), redelivering.
+
+A message is delivered by the ``deliver_message`` task. A 2xx answer delivers it; anything else
+(another status, a timeout, a refused connection) is logged as an attempt and retried after
+``OUTBOUND_BACKOFF * 2**(n-1)`` seconds (``run_after``) until ``attempt_limit`` attempts, then the
+message is failed (visible in the admin, where an admin may redeliver it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from typing import Any
+
+import httpx
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from standardwebhooks.webhooks import Webhook
+
+from .models import DeliveryAttempt, MessageStatus, OutboundMessage, Subscription
+
+logger = logging.getLogger("reviewconsole.outbound")
+
+__all__ = ["backoff_seconds", "event_emit", "message_deliver", "message_redeliver"]
+
+
+def _conf(name: str) -> Any:
+    return settings.REVIEWCONSOLE[name]
+
+
+def backoff_seconds(attempt: int) -> float:
+    """Seconds to wait after failed attempt number ``attempt`` (1-based): base × 2^(attempt-1)."""
+    return float(_conf("OUTBOUND_BACKOFF")) * (2 ** (attempt - 1))
+
+
+def event_emit(*, event_type: str, workflow: str, data: dict[str, Any]) -> list[OutboundMessage]:
+    """Create a message per interested subscription and queue its delivery after commit."""
+    subscriptions = [s for s in Subscription.objects.filter(enabled=True) if s.wants(event_type, workflow)]
+    if not subscriptions:
+        return []
+    payload = {"type": event_type, "timestamp": timezone.now().isoformat(), "data": data}
+    messages = []
+    with transaction.atomic():
+        for subscription in subscriptions:
+            message = OutboundMessage.objects.create(
+                subscription=subscription,
+                event_type=event_type,
+                payload=payload,
+                attempt_limit=int(_conf("OUTBOUND_MAX_ATTEMPTS")),
+                next_attempt_at=timezone.now(),
+            )
+            messages.append(message)
+            _enqueue(message.pk)
+    return messages
+
+
+def _enqueue(message_id: str, run_after: dt.datetime | None = None) -> None:
+    from .tasks import deliver_message
+
+    def go() -> None:
+        task = deliver_message
+        if run_after is not None:
+            if not task.get_backend().supports_defer:
+                logger.warning("Task backend cannot defer; message %s waits for a redeliver", message_id)
+                return
+            task = task.using(run_after=run_after)
+        task.enqueue(message_id)
+
+    transaction.on_commit(go)
+
+
+def _post(message: OutboundMessage) -> tuple[int | None, str]:
+    body = _body(message)
+    now = timezone.now()
+    headers = {
+        "content-type": "application/json",
+        "user-agent": "reviewconsole-webhooks/1",
+        "webhook-id": message.pk,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Webhook(message.subscription.secret).sign(message.pk, now, body),
+    }
+    try:
+        response = httpx.post(
+            message.subscription.url,
+            content=body.encode(),
+            headers=headers,
+            timeout=float(_conf("OUTBOUND_TIMEOUT")),
+            follow_redirects=False,
+        )
+    except httpx.HTTPError as exc:
+        return None, f"{type(exc).__name__}: {exc}"[:1000]
+    if 200 <= response.status_code < 300:
+        return response.status_code, ""
+    return response.status_code, f"HTTP {response.status_code}: {response.text[:300]}"
+
+
+def _body(message: OutboundMessage) -> str:
+    import json
+
+    return json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False)
+
+
+def message_deliver(*, message_id: str) -> str:
+    """Make the next attempt at ``message_id``; returns its status afterwards.
+
+    The attempt is claimed with a conditional UPDATE on the attempt count, so a redeliver and a
+    scheduled retry running at once send it once between them.
+    """
+    message = OutboundMessage.objects.select_related("subscription").filter(pk=message_id).first()
+    if message is None or message.status != MessageStatus.PENDING:
+        return message.status if message is not None else "missing"
+    number = message.attempts + 1
+    # The race this guards: two workers taking the same attempt; only one UPDATE finds the old count.
+    claimed = OutboundMessage.objects.filter(pk=message.pk, status=MessageStatus.PENDING, attempts=number - 1).update(
+        attempts=number
+    )
+    if not claimed:
+        return "claimed-elsewhere"
+    started = time.monotonic()
+    status_code, error = _post(message) if message.subscription.enabled else (None, "subscription disabled")
+    took = int((time.monotonic() - started) * 1000)
+    with transaction.atomic():
+        DeliveryAttempt.objects.create(
+            message=message, number=number, status_code=status_code, error=error, duration_ms=took
+        )
+        if not error:
+            OutboundMessage.objects.filter(pk=message.pk).update(
+                status=MessageStatus.DELIVERED, delivered_at=timezone.now(), next_attempt_at=None, last_error=""
+            )
+            return MessageStatus.DELIVERED
+        if number >= message.attempt_limit:
+            OutboundMessage.objects.filter(pk=message.pk).update(
+                status=MessageStatus.FAILED, next_attempt_at=None, last_error=error
+            )
+            logger.warning("Outbound message %s failed after %d attempts: %s", message.pk, number, error)
+            return MessageStatus.FAILED
+        retry_at = timezone.now() + dt.timedelta(seconds=backoff_seconds(number))
+        OutboundMessage.objects.filter(pk=message.pk).update(next_attempt_at=retry_at, last_error=error)
+        _enqueue(message.pk, run_after=retry_at)
+    return MessageStatus.PENDING
+
+
+def message_redeliver(*, message: OutboundMessage) -> OutboundMessage:
+    """Send ``message`` again now (any status), with a fresh budget of attempts."""
+    with transaction.atomic():
+        OutboundMessage.objects.filter(pk=message.pk).update(
+            status=MessageStatus.PENDING,
+            attempt_limit=message.attempts + int(_conf("OUTBOUND_MAX_ATTEMPTS")),
+            next_attempt_at=timezone.now(),
+        )
+        _enqueue(message.pk)
+    message.refresh_from_db()
+    return message

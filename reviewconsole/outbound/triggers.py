@@ -1,0 +1,71 @@
+"""What the ORM store calls after a commit: turn interrupt and session changes into events.
+
+Called from ``transaction.on_commit`` (so only committed changes are announced). It never raises:
+an outbound failure must not fail the run that committed; it is logged instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ..inbox.models import Interrupt
+from ..workflow_sessions.models import WorkflowSession
+from .services import event_emit
+
+logger = logging.getLogger("reviewconsole.outbound")
+
+__all__ = ["interrupt_data", "session_committed"]
+
+_SESSION_EVENTS = {"completed": "session.completed", "failed": "session.failed"}
+
+
+def interrupt_data(row: Interrupt) -> dict[str, Any]:
+    """An interrupt as outbound events describe it."""
+    return {
+        "interrupt_id": row.interrupt_id,
+        "session_id": row.session_id,
+        "workflow": row.session.workflow,
+        "kind": row.kind,
+        "function_name": row.function_name,
+        "queue": row.queue.slug,
+        "status": row.status,
+        "message": row.message,
+        "payload": row.payload,
+        "response": row.response,
+        "decision": row.decision,
+        "decided_by": row.decided_by_label or None,
+        "decided_at": row.decided_at.isoformat() if row.decided_at else None,
+        "created_at": row.created_at.isoformat(),
+    }
+
+
+def session_committed(
+    *, session_id: str, opened: list[int], resolved: list[int], status: str | None, previous_status: str | None
+) -> None:
+    """Emit ``interrupt.created`` / ``interrupt.resolved`` for these rows, and ``session.completed`` /
+    ``session.failed`` when the session's status just became one of those."""
+    try:
+        _emit(session_id, opened, resolved, status, previous_status)
+    except Exception:
+        logger.exception("Could not emit outbound events for session %s", session_id)
+
+
+def _emit(session_id: str, opened: list[int], resolved: list[int], status: str | None, previous: str | None) -> None:
+    ids = [i for i in [*opened, *resolved] if i is not None]
+    if ids:
+        rows = Interrupt.objects.select_related("queue", "session").filter(pk__in=ids).order_by("id")
+        for row in rows:
+            event = "interrupt.created" if row.pk in opened and row.status == "pending" else "interrupt.resolved"
+            event_emit(event_type=event, workflow=row.session.workflow, data=interrupt_data(row))
+    if status in _SESSION_EVENTS and status != previous:
+        session = WorkflowSession.objects.filter(pk=session_id).first()
+        if session is None:
+            return
+        data: dict[str, Any] = {"session_id": session.id, "workflow": session.workflow, "status": session.status}
+        if status == "completed":
+            data["output"] = session.output
+        else:
+            error = session.error if isinstance(session.error, dict) else {}
+            data["error"] = {"code": error.get("code", "error"), "message": error.get("message", "")}
+        event_emit(event_type=_SESSION_EVENTS[status], workflow=session.workflow, data=data)
