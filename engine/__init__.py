@@ -29,6 +29,7 @@ from ._errors import (
 )
 from ._events import Content, Event, EventActions, FunctionCall, FunctionResponse, NodeInfo, Part
 from ._graph import DEFAULT_ROUTE, START, Edge
+from ._handoff import HandoffGroup
 from ._interrupts import InterruptKind, RequestInput
 from ._join import JoinNode
 from ._listener import Listener, NodeStatus, RunListener
@@ -77,6 +78,7 @@ __all__ = [
     "FunctionResponse",
     "FunctionTool",
     "GraphError",
+    "HandoffGroup",
     "InMemoryStore",
     "InterruptKind",
     "InterruptNotReadyError",

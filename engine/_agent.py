@@ -30,7 +30,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ._agent_calls import FINISH_TASK, NOT_FINISHED, AgentRun, Batch, ToolCalls
+from ._agent_calls import FINISH_TASK, NOT_FINISHED, TRANSFER_TO_AGENT, AgentRun, Batch, ToolCalls
 from ._compaction import Compaction
 from ._context import Context, Outcome
 from ._errors import ConfigurationError, WorkflowDataError
@@ -82,6 +82,11 @@ class LlmAgent(ToolCalls, BaseNode):
         input_schema: validates the agent's input when it is the root of a session.
         compaction: a :class:`~engine.Compaction` that summarises older turns of the model's
             context and never drops a pending call (None: the whole context is sent).
+        handoffs: names of agents this one may hand the conversation to. The model gets a
+            ``transfer_to_agent(agent_name)`` tool; a transfer (once no call is pending) ends
+            the activation with route = the target's name and ``actions.transferToAgent`` on
+            the response event (ADK). :class:`~engine.HandoffGroup` runs the target next; in a
+            Workflow a route dict can do the same.
     """
 
     composite = True
@@ -100,6 +105,7 @@ class LlmAgent(ToolCalls, BaseNode):
         mode: str | None = None,
         input_schema: Any = None,
         compaction: Compaction | None = None,
+        handoffs: list[str] | tuple[str, ...] = (),
     ) -> None:
         super().__init__(name=name, description=description, rerun_on_resume=True, input_schema=input_schema)
         if mode not in (None, "single_turn", "chat", "task"):
@@ -118,6 +124,9 @@ class LlmAgent(ToolCalls, BaseNode):
         )
         self.mode = mode
         self.compaction = compaction
+        self.handoffs: list[str] = list(handoffs)
+        if name in self.handoffs or TRANSFER_TO_AGENT in self._tools:
+            raise ConfigurationError(f"Agent {name}: it cannot hand off to itself or define {TRANSFER_TO_AGENT}.")
 
     def tool(self, name: str) -> BaseTool | None:
         """The tool called ``name``, if the agent has it."""
@@ -156,6 +165,8 @@ class LlmAgent(ToolCalls, BaseNode):
             if finished is not NOT_FINISHED:
                 return Outcome.completed(finished)
             model_due = model_due or batch_due
+        if run.transfer and not run.pending:
+            return Outcome.completed(None, route=run.transfer)
         while model_due:
             content = await self._model_turn(ctx, run, mode)
             calls = content.function_calls()
@@ -171,6 +182,8 @@ class LlmAgent(ToolCalls, BaseNode):
             model_due, finished = await self._run_batch(ctx, run)
             if finished is not NOT_FINISHED:
                 return Outcome.completed(finished)
+            if run.transfer and not run.pending:
+                return Outcome.completed(None, route=run.transfer)
         if run.pending or run.awaiting_message:
             return Outcome.waiting(run.interrupt_ids(), awaiting_message=run.awaiting_message)
         return Outcome.completed(None)
@@ -192,6 +205,18 @@ class LlmAgent(ToolCalls, BaseNode):
             self.instruction(ctx) if callable(self.instruction) else render_instruction(self.instruction, ctx.state)
         )
         declarations = [t.declaration() for t in self.tools]
+        if self.handoffs:
+            declarations.append(
+                {
+                    "name": TRANSFER_TO_AGENT,
+                    "description": "Hand the conversation to another agent, who answers the customer next.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"agent_name": {"type": "string", "enum": list(self.handoffs)}},
+                        "required": ["agent_name"],
+                    },
+                }
+            )
         if mode == "task":
             declarations.append(
                 {

@@ -44,8 +44,10 @@ from ._tools import (
 if TYPE_CHECKING:
     from ._agent import LlmAgent
 
-__all__ = ["FINISH_TASK", "NOT_FINISHED", "TASK_COMPLETED", "AgentRun", "Batch", "ToolCalls"]
+__all__ = ["FINISH_TASK", "NOT_FINISHED", "TASK_COMPLETED", "TRANSFER_TO_AGENT", "AgentRun", "Batch", "ToolCalls"]
 
+TRANSFER_TO_AGENT = "transfer_to_agent"
+"""The tool an agent with ``handoffs`` calls to hand the conversation to another agent (ADK's name)."""
 FINISH_TASK = "finish_task"
 """The tool a task-mode agent calls with its result."""
 TASK_COMPLETED = {"result": "Task completed."}
@@ -105,6 +107,7 @@ class Batch:
     skip: bool = False
     finished: Any = None
     has_finished: bool = False
+    transfer: str | None = None
 
 
 @dataclass
@@ -113,6 +116,8 @@ class AgentRun:
     pending: dict[str, Pending] = field(default_factory=dict)
     batch: Batch | None = None
     awaiting_message: bool = False
+    transfer: str | None = None
+    """The agent the model handed the conversation to (applied once no call is pending)."""
 
     def to_json(self, agent: LlmAgent) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -132,8 +137,12 @@ class AgentRun:
                 "finished": b.finished,
                 "has_finished": b.has_finished,
             }
+            if b.transfer:
+                data["batch"]["transfer"] = b.transfer
         if self.awaiting_message:
             data["awaiting_message"] = True
+        if self.transfer:
+            data["transfer"] = self.transfer
         return data
 
     @classmethod
@@ -143,6 +152,7 @@ class AgentRun:
             transcript=[Content.model_validate(c) for c in transcript] if transcript is not None else None,
             pending={cid: Pending.from_json(p) for cid, p in data.get("pending", {}).items()},
             awaiting_message=data.get("awaiting_message", False),
+            transfer=data.get("transfer"),
         )
         if "batch" in data:
             b = data["batch"]
@@ -155,6 +165,7 @@ class AgentRun:
                 skip=b["skip"],
                 finished=b["finished"],
                 has_finished=b["has_finished"],
+                transfer=b.get("transfer"),
             )
         return run
 
@@ -166,6 +177,7 @@ class ToolCalls:
     """The tool-call half of :class:`~engine.LlmAgent` (a mixin; see the module docstring)."""
 
     name: str
+    handoffs: list[str]
 
     def tool(self, name: str) -> BaseTool | None:
         raise NotImplementedError
@@ -200,6 +212,7 @@ class ToolCalls:
                 state_delta=batch.state,
                 requested_tool_confirmations=batch.requested,
                 skip_summarization=True if batch.skip else None,
+                transfer_to_agent=batch.transfer,
             )
             event = Event(author=self.name, content=Content(role="user", parts=batch.responses), actions=actions)
             if batch.has_finished:
@@ -208,9 +221,13 @@ class ToolCalls:
             if run.transcript is not None:
                 run.transcript.append(Content(role="user", parts=batch.responses))
         run.batch = None
+        if batch.transfer:
+            run.transfer = batch.transfer
         await ctx.commit()
         if batch.has_finished:
             return False, batch.finished
+        if run.transfer:
+            return False, NOT_FINISHED  # the conversation moves on to another agent
         return bool(batch.responses) and not batch.skip, NOT_FINISHED
 
     async def _run_call(self, ctx: Context, run: AgentRun, batch: Batch, call: FunctionCall) -> None:
@@ -221,6 +238,15 @@ class ToolCalls:
                 batch.responses.append(_response(call, TASK_COMPLETED))
             except WorkflowDataError as exc:
                 batch.responses.append(_response(call, {"error": exc.message, "details": exc.details}))
+            return
+        if call.name == TRANSFER_TO_AGENT and self.handoffs:
+            target = call.args.get("agent_name")
+            if target in self.handoffs and not (batch.transfer or run.transfer):
+                batch.transfer = str(target)
+                batch.responses.append(_response(call, {"result": f"Transferred to {target}."}))
+            else:
+                allowed = ", ".join(self.handoffs)
+                batch.responses.append(_response(call, {"error": f"Transfer to one of: {allowed} (once per turn)."}))
             return
         tool = self.tool(call.name)
         if tool is None:
