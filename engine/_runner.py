@@ -31,6 +31,7 @@ from ._errors import (
     VersionMismatchError,
 )
 from ._events import Content, Event, NodeInfo, new_id
+from ._lease import keep_lease
 from ._listener import Listener
 from ._node import BaseNode, as_node
 from ._runtime import CHECKPOINT_FORMAT, RunSession
@@ -259,6 +260,8 @@ class Runner:
 
         Raises:
             VersionMismatchError: the session paused under another version of the app.
+            ConcurrencyError: the run's lease could not be renewed (``details["reason"] ==
+                "lease_lost"``); what it committed stays, and the next run resumes from there.
         """
         owner = f"{self.owner}:{new_id()[:8]}"
         events: list[Event] = []
@@ -267,7 +270,9 @@ class Runner:
                 record = await self.store.get_session(session_id)
                 return RunResult(record, events, await self.store.pending_interrupts(session_id))
             try:
-                record, ran = await self._run_once(session_id, owner, metadata, listener)
+                # Renewed every ttl/3 while the run works, so a slow node keeps the session.
+                work = self._run_once(session_id, owner, metadata, listener)
+                record, ran = await keep_lease(self.store, session_id, owner, self.lease_ttl, work)
                 events.extend(ran)
             finally:
                 await self.store.release_lease(session_id, owner)
