@@ -47,7 +47,7 @@ MIDDLEWARE = [
 
 # django-axes first: it refuses a locked-out login before any password is checked.
 AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
+    "reviewconsole.audit.backends.LoginThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 

@@ -1,13 +1,27 @@
-"""The auditor's view of sessions: filters, search, and a read-only timeline with interrupts."""
+"""The auditor's view of sessions: filters, search, and a read-only timeline with interrupts.
+
+Sessions filter by workflow, status, date, decider and queue, and search by id, title and the
+content of their events. A session's page can be exported as an ADK trace (``export/``), and
+every view and export of a session is audited.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
-from django.http import HttpRequest
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from ..inbox.models import Interrupt
+from ..audit.services import audit_record
+from ..inbox.models import Interrupt, Queue
+from .export import session_export
 from .models import Checkpoint, Delivery, Event, WorkflowSession
 from .timeline import timeline
 
@@ -40,11 +54,43 @@ class InterruptInline(admin.TabularInline):
         return False
 
 
+class DeciderFilter(admin.SimpleListFilter):
+    """Sessions with an interrupt decided by this person or client."""
+
+    title = "decider"
+    parameter_name = "decider"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        labels = Interrupt.objects.exclude(decided_by_label="").values_list("decided_by_label", flat=True)
+        return [(label, label) for label in sorted(set(labels))[:200]]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value():
+            return queryset.filter(interrupts__decided_by_label=self.value()).distinct()
+        return queryset
+
+
+class QueueFilter(admin.SimpleListFilter):
+    """Sessions with an interrupt routed to this queue."""
+
+    title = "queue"
+    parameter_name = "queue"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(q.slug, q.name) for q in Queue.objects.order_by("name")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value():
+            return queryset.filter(interrupts__queue__slug=self.value()).distinct()
+        return queryset
+
+
 @admin.register(WorkflowSession)
 class WorkflowSessionAdmin(ReadOnlyAdmin):
     list_display = ("id", "workflow", "status", "title", "created_at", "updated_at")
-    list_filter = ("workflow", "status", "created_at")
-    search_fields = ("id", "title")
+    list_filter = ("workflow", "status", "created_at", DeciderFilter, QueueFilter)
+    # "events__data" searches the content of every event (texts, calls, answers), as JSON text.
+    search_fields = ("=id", "title", "events__data")
     date_hierarchy = "created_at"
     inlines = [InterruptInline]
     fields = (
@@ -59,9 +105,47 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
         "state",
         "output",
         "error",
+        "export_link",
         "event_timeline",
     )
     readonly_fields = fields
+
+    def get_urls(self) -> list[URLPattern]:
+        export = path(
+            "<path:object_id>/export/",
+            self.admin_site.admin_view(self.export_view),
+            name="workflow_sessions_workflowsession_export",
+        )
+        return [export, *super().get_urls()]
+
+    def export_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """The session as an ADK trace (JSON download); needs view permission; audited."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        session = get_object_or_404(WorkflowSession, pk=object_id)
+        audit_record(action="session.export", user=request.user, target=session, request=request)
+        response = JsonResponse(session_export(session), json_dumps_params={"indent": 1})
+        response["Content-Disposition"] = f'attachment; filename="session-{session.id}.json"'
+        return response
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        response = super().change_view(request, object_id, form_url, extra_context)
+        if response.status_code == 200 and request.method == "GET":
+            audit_record(
+                action="session.view",
+                user=request.user,
+                target_type="workflow_sessions.workflowsession",
+                target_id=object_id,
+                request=request,
+            )
+        return response
+
+    @admin.display(description="Export")
+    def export_link(self, obj: WorkflowSession) -> SafeString:
+        url = reverse("admin:workflow_sessions_workflowsession_export", args=[obj.pk])
+        return format_html('<a href="{}">ADK trace (JSON)</a>', url)
 
     class Media:
         css = {"all": ("console/admin.css",)}

@@ -2,19 +2,48 @@
 
 Each row: when, who (the author; for a person's answer also the user who decided), where (node
 path, branch), what (text, function call or response, output, error), the state change and the
-route. Everything is data for templates, escaped there.
+route. When a state key that held text before gets a new text (a revised draft), the row also
+carries a word diff against the previous value. Everything is data for templates, escaped there.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from .models import WorkflowSession
 
-__all__ = ["TimelineRow", "timeline"]
+__all__ = ["Revision", "TimelineRow", "revision_diff", "timeline"]
+
+
+@dataclass
+class Revision:
+    """A text state key that changed: ``parts`` are ``(op, text)`` with op ``=``, ``+`` or ``-``."""
+
+    key: str
+    parts: list[tuple[str, str]]
+
+
+_WORDS = re.compile(r"\s+|[^\s]+")
+
+
+def revision_diff(old: str, new: str, limit: int = 4000) -> list[tuple[str, str]]:
+    """A word-level diff of two texts as ``(op, text)`` runs (each text cut to ``limit`` characters)."""
+    a, b = _WORDS.findall(old[:limit]), _WORDS.findall(new[:limit])
+    parts: list[tuple[str, str]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            parts.append(("=", "".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            parts.append(("-", "".join(a[i1:i2])))
+        if j2 > j1:
+            parts.append(("+", "".join(b[j1:j2])))
+    return parts
 
 
 @dataclass
@@ -28,6 +57,7 @@ class TimelineRow:
     what: list[str]
     state_delta: dict[str, Any]
     route: Any
+    revisions: list[Revision]
 
 
 def _clip(value: Any, limit: int = 600) -> str:
@@ -57,8 +87,16 @@ def timeline(session: WorkflowSession) -> list[TimelineRow]:
     """The session's events as timeline rows, in stored order."""
     deciders = dict(session.interrupts.exclude(decided_by_label="").values_list("interrupt_id", "decided_by_label"))
     rows = []
+    texts: dict[str, str] = {}
     for event in session.events.order_by("seq"):
         actions = event.data.get("actions") or {}
+        revisions = []
+        for key, value in (actions.get("stateDelta") or {}).items():
+            if not isinstance(value, str):
+                continue
+            if key in texts and texts[key] != value:
+                revisions.append(Revision(key, revision_diff(texts[key], value)))
+            texts[key] = value
         answered = [
             part["functionResponse"].get("id")
             for part in (event.data.get("content") or {}).get("parts", [])
@@ -75,6 +113,7 @@ def timeline(session: WorkflowSession) -> list[TimelineRow]:
                 what=_describe(event.data),
                 state_delta={k: _clip(v, 200) for k, v in (actions.get("stateDelta") or {}).items()},
                 route=actions.get("route"),
+                revisions=revisions,
             )
         )
     return rows

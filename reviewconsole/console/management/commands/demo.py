@@ -3,6 +3,8 @@
 Users ``manager`` (reviewer of every demo queue) and ``auditor`` (reads everything in the admin,
 changes nothing). Their password is ``$DEMO_PASSWORD`` when set, else one is generated and printed.
 The ``email-review`` webhook endpoint's secret is ``$DEMO_WEBHOOK_SECRET`` (``whsec_…``) when set.
+The API client ``demo`` may use every workflow; its token is ``$DEMO_API_TOKEN`` when set (else it
+is created without a usable token: make one in the admin).
 """
 
 from __future__ import annotations
@@ -23,7 +25,18 @@ from reviewconsole.workflows import all_specs
 
 AUDITORS = "auditors"
 REVIEWERS = "reviewers"
-AUDITED_APPS = ("workflow_sessions", "inbox", "hooks", "auth", "django_tasks_db")
+AUDITED_APPS = (
+    "workflow_sessions",
+    "inbox",
+    "hooks",
+    "auth",
+    "django_tasks_db",
+    "audit",
+    "api",
+    "outbound",
+    "admin",
+    "axes",
+)
 
 
 def auditor_group() -> Group:
@@ -35,6 +48,21 @@ def auditor_group() -> Group:
         )
     )
     return group
+
+
+def _demo_api_client() -> None:
+    """The ``demo`` API client (every workflow); its token is ``$DEMO_API_TOKEN`` when set."""
+    from reviewconsole.api.models import ApiClient
+
+    token = os.environ.get("DEMO_API_TOKEN")
+    client = ApiClient.objects.filter(name="demo").first() or ApiClient(name="demo")
+    client.workflows = ["*"]
+    client.revoked_at = None
+    if token:
+        client.set_token(token)
+    elif client.pk is None:
+        client.set_token(ApiClient.new_token())  # unusable: nobody saw it; set DEMO_API_TOKEN or make one
+    client.save()
 
 
 class Command(BaseCommand):
@@ -68,6 +96,8 @@ class Command(BaseCommand):
         auditor.save()
         auditor.groups.set([auditor_group()])
 
+        _demo_api_client()
+
         secret = os.environ.get("DEMO_WEBHOOK_SECRET")
         for spec in all_specs():
             endpoint, _ = WebhookEndpoint.objects.get_or_create(slug=spec.name, defaults={"workflow": spec.name})
@@ -88,3 +118,5 @@ class Command(BaseCommand):
         for endpoint in WebhookEndpoint.objects.all():
             self.stdout.write(f"  Webhook: POST /hooks/{endpoint.slug}/  (workflow {endpoint.workflow})")
         self.stdout.write('  Send one: python manage.py send_webhook email-review --data \'{"complaint": "..."}\'')
+        if os.environ.get("DEMO_API_TOKEN"):
+            self.stdout.write("  API: /api/v1/ (docs at /api/v1/docs) with Authorization: Bearer $DEMO_API_TOKEN")
