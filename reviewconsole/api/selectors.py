@@ -86,7 +86,8 @@ def session_detail(session: WorkflowSession) -> dict[str, Any]:
 
 
 def _public_error(error: Any) -> Any:
-    """A failed session's error without the exception text (that stays in the server log)."""
+    """A failed session's error code and node, without its message: that may quote an exception
+    (which stays in the server log)."""
     if not isinstance(error, dict):
         return None
-    return {"code": error.get("code", "error"), "message": error.get("message", "")}
+    return {"code": error.get("code", "error"), "node_path": error.get("node_path")}

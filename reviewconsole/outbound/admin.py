@@ -7,6 +7,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from ..audit.services import audit_record
 from ..workflow_sessions.admin import ReadOnlyAdmin
 from ..workflows import all_specs
 from .models import EVENT_TYPES, DeliveryAttempt, OutboundMessage, Subscription
@@ -75,5 +76,6 @@ class OutboundMessageAdmin(ReadOnlyAdmin):
         count = 0
         for message in queryset:
             message_redeliver(message=message)
+            audit_record(action="outbound.redeliver", user=request.user, target=message, request=request)
             count += 1
         self.message_user(request, f"{count} message(s) queued for redelivery.", messages.SUCCESS)

@@ -67,5 +67,6 @@ def _emit(session_id: str, opened: list[int], resolved: list[int], status: str |
             data["output"] = session.output
         else:
             error = session.error if isinstance(session.error, dict) else {}
-            data["error"] = {"code": error.get("code", "error"), "message": error.get("message", "")}
+            # The code and where, not the message: that may quote an exception (kept in the server log).
+            data["error"] = {"code": error.get("code", "error"), "node_path": error.get("node_path")}
         event_emit(event_type=_SESSION_EVENTS[status], workflow=session.workflow, data=data)
