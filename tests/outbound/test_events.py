@@ -63,7 +63,7 @@ def test_only_the_chosen_events_and_workflows(demo, receiver, start_review, mana
         name="other-wf", url=receiver.url, events=["interrupt.created"], workflows=["vip-discount"]
     )
     Subscription.objects.create(name="off", url=receiver.url, events=["interrupt.created"], enabled=False)
-    session, interrupt = start_review()
+    _session, interrupt = start_review()
     assert receiver.received == []
     with on_commit():
         interrupt_decide(interrupt=interrupt, user=manager, action="reject")
@@ -72,7 +72,7 @@ def test_only_the_chosen_events_and_workflows(demo, receiver, start_review, mana
 
 def test_a_broken_receiver_never_breaks_the_run(demo, start_review, manager, on_commit):
     Subscription.objects.create(name="dead", url="http://127.0.0.1:9/never", events=["interrupt.created"])
-    session, interrupt = start_review()  # the run committed and the item is pending
+    _session, interrupt = start_review()  # the run committed and the item is pending
     assert interrupt.status == "pending"
     message = OutboundMessage.objects.get()
     assert message.attempts == 1

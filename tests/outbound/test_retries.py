@@ -6,12 +6,10 @@ import datetime as dt
 import time
 
 import pytest
-from django.utils import timezone
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.outbound.models import OutboundMessage
 from reviewconsole.outbound.services import backoff_seconds, event_emit
 
 pytestmark = pytest.mark.django_db(transaction=True)  # retries are enqueued when their own commits happen
