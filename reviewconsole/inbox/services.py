@@ -16,7 +16,7 @@ from django.db import transaction
 
 from engine import AlreadyDecidedError, InterruptKind
 
-from ..workflow_sessions.runners import runner_for
+from ..workflow_sessions.runners import runner_for_session
 from ..workflow_sessions.services import enqueue_run
 from .models import Interrupt, InterruptStatus
 from .selectors import queues_for
@@ -69,7 +69,7 @@ def interrupt_decide(*, interrupt: Interrupt, user: AbstractBaseUser, action: st
     if not queues_for(user).filter(pk=interrupt.queue_id).exists():
         raise PermissionDenied("You are not a reviewer of this queue.")
     payload = resume_payload(interrupt, action, text)
-    runner = runner_for(interrupt.session.workflow)
+    runner = runner_for_session(interrupt.session)  # the version it paused under (H14)
     try:
         with transaction.atomic():
             async_to_sync(runner.submit)(

@@ -8,6 +8,7 @@ agents. This package imports only the engine, so scripts and tests can use it wi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,8 @@ class WorkflowSpec:
     input_schema: Any = None
     description: str = ""
     offline_policies: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    previous: tuple[Callable[[Model | None], BaseNode], ...] = ()
+    """Builders of earlier versions (root ``version`` differs) whose paused sessions still resume."""
 
 
 _REGISTRY: dict[str, WorkflowSpec] = {
@@ -77,6 +80,12 @@ _REGISTRY: dict[str, WorkflowSpec] = {
         ),
     ]
 }
+
+if os.environ.get("REVIEWCONSOLE_TEST_WORKFLOWS") == "1":
+    # Probe workflows for the scale-out and fault tests; never set in a real deployment.
+    from . import testing
+
+    _REGISTRY.update({spec.name: spec for spec in testing.specs()})
 
 
 def get(name: str) -> WorkflowSpec:
