@@ -18,3 +18,6 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
 ]
+
+# A database outage outside a view (e.g. loading the login session) is a 503, not a 500.
+handler500 = "reviewconsole.console.unavailable.server_error"
