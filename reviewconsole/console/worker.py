@@ -72,7 +72,12 @@ class ThreadWorker:
                 logger.exception("Could not claim a task")
                 task_result = None
             if task_result is not None:
-                runner.run_task(task_result)
+                try:
+                    runner.run_task(task_result)
+                except Exception:
+                    # Recording the outcome failed (the database went away). Keep the thread: a
+                    # session left half-run is picked up by recovery once its lease expires.
+                    logger.exception("Task %s: could not record its outcome", task_result.id)
                 continue
             self._wake.wait(self.interval)
             self._wake.clear()

@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from reviewconsole.console.worker import ThreadWorker
 from reviewconsole.inbox.live import bind_loop
+from reviewconsole.workflow_sessions.recovery import RecoveryLoop
 
 
 class Command(BaseCommand):
@@ -43,10 +44,12 @@ class Command(BaseCommand):
         elif host not in settings.ALLOWED_HOSTS:
             settings.ALLOWED_HOSTS.append(host)
         worker = ThreadWorker(count=workers)
+        recovery = RecoveryLoop()  # runs left half-done by a crash are picked up again
 
         def ready() -> None:
             bind_loop(asyncio.get_event_loop())
             worker.start()
+            recovery.start()
             self.stdout.write(f"Console running at http://{host}:{port}/ (Ctrl-C to stop)")
 
         server = Server(
@@ -58,6 +61,7 @@ class Command(BaseCommand):
         try:
             server.run()
         finally:
+            recovery.stop()
             worker.stop()
             bind_loop(None)
             self.stdout.write("Stopped.")

@@ -1,0 +1,55 @@
+"""``python manage.py worker``: a task worker process for the scale-out deployment.
+
+Run as many as you like, on as many machines as you like, against one PostgreSQL database: each
+thread claims ``run_session`` tasks from django-tasks-db's table with ``SELECT … FOR UPDATE SKIP
+LOCKED`` (so no two workers take one task) and runs them; a session's lease keeps two runs of
+one session apart. The process also sweeps for sessions whose run died (``recovery.py``) every
+``--recover-every`` seconds. SIGTERM or Ctrl-C: stop claiming, let running tasks finish (up to
+``--grace`` seconds), exit; a task cut off then is recovered by another worker.
+
+Unlike ``db_worker`` it runs several threads and polls every 0.1 s by default, so a decision's
+resume starts within about that long of its commit.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from reviewconsole.console.worker import ThreadWorker
+from reviewconsole.workflow_sessions.recovery import RecoveryLoop
+
+
+class Command(BaseCommand):
+    help = "Run session tasks from the database queue, and recover sessions whose run died, until SIGTERM."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--threads", type=int, default=2, help="Worker threads (default 2).")
+        parser.add_argument("--interval", type=float, default=0.1, help="Seconds between polls (default 0.1).")
+        parser.add_argument(
+            "--recover-every", type=float, default=None, help="Seconds between recovery sweeps (default LEASE_TTL/2)."
+        )
+        parser.add_argument("--grace", type=float, default=30.0, help="Seconds to let running tasks finish on exit.")
+        parser.add_argument("--queue", default="default", help="Task queue to take tasks from.")
+
+    def handle(
+        self, *args: Any, threads: int, interval: float, recover_every: float | None, grace: float, queue: str, **_: Any
+    ) -> None:
+        stop = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
+        worker = ThreadWorker(count=threads, interval=interval, queue=queue)
+        recovery = RecoveryLoop(interval=recover_every)
+        worker.start()
+        recovery.start()
+        self.stdout.write(f"Worker ready: {threads} thread(s), polling every {interval} s", ending="\n")
+        self.stdout.flush()
+        while not stop.wait(1.0):  # a timed wait, so the signal handler runs promptly
+            pass
+        self.stdout.write("Stopping: letting running tasks finish…")
+        recovery.stop()
+        worker.stop(timeout=grace)
+        self.stdout.write("Stopped.")

@@ -1,0 +1,83 @@
+"""Recovery: sessions with work and no live run are scheduled once; live or idle ones are left alone."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from reviewconsole.workflow_sessions import runners
+from reviewconsole.workflow_sessions.models import Delivery, WorkflowSession
+from reviewconsole.workflow_sessions.recovery import recover, sessions_to_recover
+from reviewconsole.workflows import _REGISTRY, testing
+
+LONG_AGO = dt.timedelta(minutes=10)
+
+
+@pytest.fixture
+def probe(monkeypatch):
+    """The probe workflow registered (version 1), runners rebuilt around it."""
+    monkeypatch.setitem(_REGISTRY, "probe", testing.probe_spec("1"))
+    runners._runner.cache_clear()
+    yield
+    runners._runner.cache_clear()
+
+
+def _session(status: str, *, owner: str = "", expires: dt.timedelta | None = None, age=LONG_AGO) -> WorkflowSession:
+    now = timezone.now()
+    row = WorkflowSession.objects.create(workflow="email-review", user_id="t", status=status)
+    WorkflowSession.objects.filter(pk=row.pk).update(
+        lease_owner=owner, lease_expires=now + expires if expires is not None else None, updated_at=now - age
+    )
+    return row
+
+
+def _ids():
+    return {r["id"] for r in sessions_to_recover()}
+
+
+def test_it_finds_a_running_session_whose_holder_died(db):
+    dead = _session("running", owner="worker-1:abc", expires=dt.timedelta(seconds=-1), age=dt.timedelta(0))
+    alive = _session("running", owner="worker-2:def", expires=dt.timedelta(seconds=30))
+    assert _ids() == {dead.pk}
+    assert alive.pk not in _ids()
+
+
+def test_it_finds_sessions_that_lost_their_task_after_the_grace_period(db):
+    lost = _session("running")
+    fresh = _session("running", age=dt.timedelta(0))  # its task is probably still queued
+    waiting = _session("waiting")
+    answered = _session("waiting")
+    Delivery.objects.create(session=answered, interrupt_id="x", value={"result": "approve"})
+    done = _session("completed")
+    assert _ids() == {lost.pk, answered.pk}
+    assert not {fresh.pk, waiting.pk, done.pk} & _ids()
+
+
+def test_each_session_is_scheduled_once_per_grace_period(db, django_capture_on_commit_callbacks):
+    dead = _session("running", owner="worker-1:abc", expires=dt.timedelta(seconds=-1))
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert recover() == [dead.pk]
+        assert recover() == []  # another worker sweeping right after finds it scheduled
+    assert len(callbacks) == 1
+    dead.refresh_from_db()
+    assert dead.lease_owner == ""  # free: the scheduled run takes it at once
+    assert dead.lease_expires > timezone.now()
+
+
+def test_a_killed_run_is_completed_from_its_checkpoint(db, probe, on_commit, tmp_path, monkeypatch):
+    log = tmp_path / "exec.log"
+    monkeypatch.setenv("REVIEWCONSOLE_EXEC_LOG", str(log))
+    from reviewconsole.workflow_sessions.services import session_start
+
+    # Started but never run: as if the worker that claimed its task died before the first commit.
+    session = session_start(workflow="probe", data={"label": "a", "ask": False}, user_id="t")
+    WorkflowSession.objects.filter(pk=session.pk).update(
+        lease_owner="dead-worker", lease_expires=timezone.now() - dt.timedelta(seconds=1)
+    )
+    with on_commit():
+        assert recover() == [session.pk]
+    session.refresh_from_db()
+    assert session.status == "completed"
+    assert [line.split()[1] for line in log.read_text().splitlines()] == ["intake", "work", "review", "finish"]
