@@ -30,7 +30,7 @@ AUDITED_APPS = (
     "inbox",
     "hooks",
     "auth",
-    "django_tasks_db",
+    "django_tasks_database",  # django-tasks-db's app label
     "audit",
     "api",
     "outbound",
