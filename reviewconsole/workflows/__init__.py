@@ -15,7 +15,7 @@ from typing import Any
 
 from engine import BaseNode, Model
 
-from . import email_review, refund_approval, vip_discount
+from . import email_review, refund_approval, support_handoff, vip_discount
 
 __all__ = ["UnknownWorkflowError", "WorkflowSpec", "all_specs", "get"]
 
@@ -77,6 +77,21 @@ _REGISTRY: dict[str, WorkflowSpec] = {
             input_schema=refund_approval.RefundInput,
             description="Refunds above the policy limit need an approval; every refund needs a confirmation.",
             offline_policies={"refund_agent": refund_approval.offline_agent},
+        ),
+        WorkflowSpec(
+            name="support-handoff",
+            title="Support case handoff",
+            kind=support_handoff.KIND,
+            queue="support",
+            build=support_handoff.build,
+            input_schema=support_handoff.SupportInput,
+            description="Triage, refund and order agents hand a case between them; refunds and replacements "
+            "need a person's approval.",
+            offline_policies={
+                "triage_agent": support_handoff.offline_triage,
+                "refund_agent": support_handoff.offline_refund,
+                "order_agent": support_handoff.offline_order,
+            },
         ),
     ]
 }
