@@ -2,7 +2,8 @@
 
 ``DATABASE_URL`` (e.g. ``postgres://user:pass@host:5432/db``; psycopg 3) selects the database,
 ``REDIS_URL`` (e.g. ``redis://127.0.0.1:6379/0``) the ``channels_redis`` layer shared by every
-web process, and ``REVIEWCONSOLE_TASK_BACKEND`` the ``django.tasks`` backend (default: the
+web process (``REVIEWCONSOLE_CHANNELS_PREFIX`` keeps deployments sharing one Redis apart), and
+``REVIEWCONSOLE_TASK_BACKEND`` the ``django.tasks`` backend (default: the
 database backend of django-tasks-db, which every worker process on every machine polls).
 Unset, each falls back to the embedded default given by the caller.
 """
@@ -36,7 +37,11 @@ def channel_layers(default: dict[str, Any]) -> dict[str, Any]:
     url = os.environ.get("REDIS_URL")
     if not url:
         return default
-    return {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url]}}}
+    config: dict[str, Any] = {"hosts": [url]}
+    if os.environ.get("REVIEWCONSOLE_CHANNELS_PREFIX"):
+        # Keeps deployments (or test stacks) that share one Redis apart: their group names would clash.
+        config["prefix"] = os.environ["REVIEWCONSOLE_CHANNELS_PREFIX"]
+    return {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": config}}
 
 
 def tasks(default: dict[str, Any]) -> dict[str, Any]:

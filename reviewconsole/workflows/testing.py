@@ -5,7 +5,8 @@
 ``<session id> <node> <pid>``, to the file named by ``$REVIEWCONSOLE_EXEC_LOG`` as it *starts*,
 so a test counts executions per node across processes, runs killed halfway included (lines
 under 4 KiB appended with ``O_APPEND`` never interleave). ``work`` waits ``seconds`` (async, so
-the lease keeper renews the lease meanwhile); ``review`` asks a person when ``ask`` is true
+the lease keeper renews the lease meanwhile), or until a file ``<exec log>.release-<label>``
+exists; ``review`` asks a person when ``ask`` is true
 (free text, queue ``probe``); ``finish`` ends the session with ``done: <answer>``.
 
 The root's version is ``$REVIEWCONSOLE_PROBE_VERSION`` (default ``"1"``); versions listed in
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -53,7 +55,12 @@ def intake(ctx: Context, node_input: dict[str, Any]) -> Event:
 
 async def work(ctx: Context, node_input: dict[str, Any]) -> dict[str, Any]:
     _executed(ctx, "work")
-    await asyncio.sleep(float(node_input.get("seconds") or 0.0))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + float(node_input.get("seconds") or 0.0)
+    log, label = os.environ.get("REVIEWCONSOLE_EXEC_LOG"), node_input.get("label")
+    release = Path(f"{log}.release-{label}") if log and label else None
+    while (left := deadline - loop.time()) > 0 and not (release is not None and release.exists()):
+        await asyncio.sleep(min(left, 0.05))
     return node_input
 
 

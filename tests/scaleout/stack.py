@@ -1,0 +1,444 @@
+"""The scale-out stack for tests and the load script: real processes on this machine's loopback.
+
+One fresh PostgreSQL database on the server of ``$DATABASE_URL`` (its role needs CREATEDB), the
+Redis of ``$REDIS_URL`` (a key prefix of our own), ``web`` Daphne processes and ``workers``
+``manage.py worker`` processes on ``reviewconsole.settings.production``, and nginx in front
+(TLS with a throwaway self-signed certificate, round robin, websockets, ``/static/`` from
+``collectstatic``). Leases last ``lease_ttl`` seconds (short, so crash tests finish quickly).
+The probe workflow is registered and logs node executions to :attr:`Stack.exec_log`.
+
+Every process writes to its own log file under the stack's directory (never to a pipe that
+could fill up); :meth:`Stack.kill` sends SIGKILL, as ``kill -9`` does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import psycopg
+from psycopg.rows import dict_row
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "scaleout-pass-0123456789"  # a throwaway test password
+SECRET = "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="  # the demo webhook secret
+START_DEADLINE = 60.0  # seconds a process may take to come up
+DAPHNE = [sys.executable, "-m", "daphne"]
+OPENSSL = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"]
+OPENSSL += ["-addext", "subjectAltName=IP:127.0.0.1"]
+
+
+def sign(body: str, webhook_id: str) -> dict[str, str]:
+    """Standard Webhooks headers for ``body`` signed with the demo secret (no Django needed)."""
+    from standardwebhooks.webhooks import Webhook
+
+    now = dt.datetime.now(tz=dt.UTC)
+    return {
+        "webhook-id": webhook_id,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Webhook(SECRET).sign(webhook_id, now, body),
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(condition: Any, timeout: float, what: str, interval: float = 0.05) -> Any:
+    """Poll ``condition()`` until it returns something truthy; fail with ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = condition()
+        except Exception:
+            value = None
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what}: not within {timeout:.0f} s")
+        time.sleep(interval)
+
+
+def _with_db(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
+
+
+@dataclass
+class Proc:
+    """One process of the stack, restartable with the same command and log file."""
+
+    name: str
+    args: list[str]
+    log: Path
+    ready: str | None = None  # a line the log shows once it is up (else: the port answers)
+    port: int | None = None
+    process: subprocess.Popen[bytes] | None = None
+    history: list[int] = field(default_factory=list)
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+
+class Stack:
+    """Start with :meth:`start`, stop with :meth:`stop`; see the module docstring."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        web: int = 2,
+        workers: int = 2,
+        threads: int = 2,
+        lease_ttl: float = 2.0,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
+        server_url = os.environ.get("DATABASE_URL", "")
+        redis_url = os.environ.get("REDIS_URL", "")
+        if not server_url.startswith(("postgres://", "postgresql://")) or not redis_url:
+            raise RuntimeError("The scale-out stack needs DATABASE_URL (PostgreSQL) and REDIS_URL.")
+        self.dir = directory
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.db_name = f"rc_scaleout_{os.getpid()}_{secrets.token_hex(3)}"
+        self.server_url = _with_db(server_url, "postgres")
+        self.db_url = _with_db(server_url, self.db_name)
+        self.redis_url = redis_url
+        self.exec_log = self.dir / "exec.log"
+        self.exec_log.touch()
+        self.port = free_port()
+        self.url = f"https://127.0.0.1:{self.port}"
+        self.static_root = self.dir / "var" / "staticfiles"
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "reviewconsole.settings.production",
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(60),
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "DJANGO_SECURE_PROXY_SSL_HEADER": "1",
+            "DJANGO_HSTS_SECONDS": "0",
+            "DATABASE_URL": self.db_url,
+            "REDIS_URL": redis_url,
+            "REVIEWCONSOLE_CHANNELS_PREFIX": f"rc-{self.db_name}:",
+            "REVIEWCONSOLE_LEASE_TTL": str(lease_ttl),
+            "REVIEWCONSOLE_TEST_WORKFLOWS": "1",
+            "REVIEWCONSOLE_EXEC_LOG": str(self.exec_log),
+            "REVIEWCONSOLE_VAR_DIR": str(self.dir / "var"),
+            "REVIEWCONSOLE_WEBHOOK_RATE_LIMIT": "1000000",
+            "DEMO_PASSWORD": PASSWORD,
+            "DEMO_WEBHOOK_SECRET": SECRET,
+            "PYTHONUNBUFFERED": "1",
+            **(extra_env or {}),
+        }
+        self.env.pop("DJANGO_CONFIGURATION", None)
+        self.webs = [
+            Proc(
+                f"web{n}",
+                [*DAPHNE, "-b", "127.0.0.1", "-p", str(port), "--proxy-headers", "reviewconsole.asgi:application"],
+                self.dir / f"web{n}.log",
+                port=port,
+            )
+            for n, port in enumerate(free_port() for _ in range(web))
+        ]
+        self.workers = [
+            Proc(
+                f"worker{n}",
+                [sys.executable, "manage.py", "worker", "--threads", str(threads), "--interval", "0.05"],
+                self.dir / f"worker{n}.log",
+                ready="Worker ready",
+            )
+            for n in range(workers)
+        ]
+        self.nginx: Proc | None = None
+        self._db: psycopg.Connection[dict[str, Any]] | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> Stack:
+        with psycopg.connect(self.server_url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{self.db_name}"')
+        for command in (["migrate", "--noinput"], ["demo"], ["collectstatic", "--noinput"]):
+            self.manage(*command)
+        for proc in [*self.webs, *self.workers]:
+            self.launch(proc)
+        self._start_nginx()
+        for proc in [*self.webs, *self.workers]:
+            self.wait_ready(proc)
+        wait_for(lambda: self.get("/accounts/login/").status_code == 200, START_DEADLINE, "nginx in front")
+        return self
+
+    def stop(self) -> None:
+        for proc in [*self.webs, *self.workers, *([self.nginx] if self.nginx else [])]:
+            if proc.alive():
+                assert proc.process is not None
+                proc.process.send_signal(signal.SIGTERM)
+        for proc in [*self.webs, *self.workers, *([self.nginx] if self.nginx else [])]:
+            if proc.process is not None:
+                try:
+                    proc.process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.process.kill()
+                    proc.process.wait(timeout=15)
+        if self._db is not None:
+            with contextlib.suppress(Exception):
+                self._db.close()
+        with contextlib.suppress(Exception), psycopg.connect(self.server_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)')
+
+    def manage(self, *args: str, timeout: float = 180) -> str:
+        """Run ``manage.py`` with the stack's environment; returns its output."""
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if done.returncode:
+            raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+        return done.stdout
+
+    def launch(self, proc: Proc) -> None:
+        with proc.log.open("ab") as log:
+            log.write(f"\n--- start {time.strftime('%H:%M:%S')}\n".encode())
+            log.flush()
+            proc.process = subprocess.Popen(proc.args, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        proc.history.append(proc.process.pid)
+
+    def wait_ready(self, proc: Proc) -> None:
+        def up() -> bool:
+            if not proc.alive():
+                raise RuntimeError(f"{proc.name} exited:\n{proc.log.read_text()[-3000:]}")
+            if proc.ready is not None:
+                return proc.log.read_text().count(proc.ready) >= len(proc.history)
+            with socket.create_connection(("127.0.0.1", proc.port or 0), timeout=0.5):
+                return True
+
+        deadline = time.monotonic() + START_DEADLINE
+        while True:
+            try:
+                if up():
+                    return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{proc.name} did not come up:\n{proc.log.read_text()[-3000:]}")
+            time.sleep(0.05)
+
+    def kill(self, proc: Proc) -> None:
+        """``kill -9``: no cleanup, no lease release, no goodbye to websocket clients."""
+        assert proc.process is not None
+        proc.process.kill()
+        proc.process.wait(timeout=10)
+
+    def restart(self, proc: Proc) -> None:
+        if proc.alive():
+            self.kill(proc)
+        self.launch(proc)
+        self.wait_ready(proc)
+
+    def worker_with_pid(self, pid: int) -> Proc:
+        return next(p for p in self.workers if p.alive() and p.pid == pid)
+
+    # -- nginx -------------------------------------------------------------------------------
+
+    def _start_nginx(self) -> None:
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        prefix = self.dir / "nginx"
+        prefix.mkdir(exist_ok=True)
+        cert, key = prefix / "cert.pem", prefix / "key.pem"
+        subprocess.run(
+            [*OPENSSL, "-keyout", str(key), "-out", str(cert)],
+            check=True,
+            capture_output=True,
+        )
+        upstreams = "\n".join(f"    server 127.0.0.1:{p.port} max_fails=0;" for p in self.webs)
+        temp = "\n".join(f"  {n}_temp_path {prefix}/{n};" for n in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        conf = prefix / "nginx.conf"
+        conf.write_text(
+            f"""{"user root;" if os.geteuid() == 0 else ""}
+worker_processes 1;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+{temp}
+  map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+  upstream daphne {{
+{upstreams}
+  }}
+  server {{
+    listen 127.0.0.1:{self.port} ssl;
+    ssl_certificate {cert};
+    ssl_certificate_key {key};
+    client_max_body_size 2m;
+    location /static/ {{ alias {self.static_root}/; }}
+    location / {{
+      proxy_pass http://daphne;
+      proxy_http_version 1.1;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-Proto https;
+      proxy_set_header X-Forwarded-For $remote_addr;
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection $connection_upgrade;
+      proxy_read_timeout 3600s;
+      proxy_next_upstream error timeout;
+      proxy_connect_timeout 2s;
+    }}
+  }}
+}}
+""",
+            encoding="utf-8",
+        )
+        self.nginx = Proc("nginx", [nginx, "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"], prefix / "out.log")
+        self.nginx.port = self.port
+        self.launch(self.nginx)
+        self.wait_ready(self.nginx)
+
+    # -- the database, the servers -----------------------------------------------------------
+
+    def sql(self, query: str, *params: Any) -> list[dict[str, Any]]:
+        """Rows of ``query`` on the stack's database (reconnects after a restart)."""
+        for attempt in range(50):
+            try:
+                if self._db is None or self._db.closed:
+                    self._db = psycopg.connect(self.db_url, autocommit=True, row_factory=dict_row)
+                cursor = self._db.execute(query, params)  # type: ignore[arg-type]
+                return cursor.fetchall() if cursor.description is not None else []
+            except psycopg.OperationalError:
+                self._db = None
+                if attempt == 49:
+                    raise
+                time.sleep(0.2)
+        raise AssertionError("unreachable")
+
+    def restart_postgres(self) -> float:
+        """Restart the PostgreSQL server (every connection drops); returns the seconds it was away."""
+        (name,) = self.sql("SHOW cluster_name")[0].values()
+        if "/" not in str(name):
+            raise RuntimeError(f"cannot tell which cluster to restart (cluster_name={name!r})")
+        version, cluster = str(name).split("/", 1)
+        started = time.monotonic()
+        subprocess.run(["pg_ctlcluster", version, cluster, "restart", "-m", "fast"], check=True, capture_output=True)
+        self._db = None
+        wait_for(lambda: self.sql("SELECT 1"), 60, "PostgreSQL back")
+        return time.monotonic() - started
+
+    def restart_redis(self) -> float:
+        """Shut Redis down and start it again with the same port and config file; returns seconds away."""
+        parts = urlsplit(self.redis_url)
+        host, port = parts.hostname or "127.0.0.1", str(parts.port or 6379)
+        cli = ["redis-cli", "-h", host, "-p", port]
+        info = dict(
+            line.split(":", 1)
+            for line in subprocess.run([*cli, "INFO", "server"], capture_output=True, text=True, check=True)
+            .stdout.replace("\r", "")
+            .splitlines()
+            if ":" in line
+        )
+        executable = info.get("executable") or shutil.which("redis-server") or "redis-server"
+        config = [info["config_file"]] if info.get("config_file") else []
+        started = time.monotonic()
+        subprocess.run([*cli, "SHUTDOWN", "NOSAVE"], capture_output=True, check=False)
+        wait_for(
+            lambda: subprocess.run([*cli, "PING"], capture_output=True, check=False).returncode != 0,
+            10,
+            "Redis down",
+        )
+        subprocess.run(
+            [executable, *config, "--port", port, "--bind", host, "--daemonize", "yes", "--save", ""], check=True
+        )
+        pong = subprocess.run
+        wait_for(lambda: pong([*cli, "PING"], capture_output=True, text=True).stdout.strip() == "PONG", 20, "Redis up")
+        return time.monotonic() - started
+
+    # -- HTTP --------------------------------------------------------------------------------
+
+    def client(self, **kwargs: Any) -> httpx.Client:
+        """An HTTPS client to nginx (the certificate is self-signed)."""
+        return httpx.Client(base_url=self.url, verify=False, timeout=kwargs.pop("timeout", 30), **kwargs)
+
+    def get(self, path: str) -> httpx.Response:
+        with self.client() as client:
+            return client.get(path)
+
+    def send_webhook(self, client: httpx.Client, slug: str, data: Any, webhook_id: str | None = None) -> httpx.Response:
+        """POST a signed webhook through nginx."""
+        body = json.dumps(data)
+        headers = {"content-type": "application/json", **sign(body, webhook_id or f"msg_{uuid.uuid4().hex}")}
+        return client.post(f"/hooks/{slug}/", content=body, headers=headers)
+
+    def start_probe(self, client: httpx.Client | None = None, **data: Any) -> str:
+        """Start a probe session through the webhook door; returns its id."""
+        own = client is None
+        client = client or self.client()
+        try:
+            response = self.send_webhook(client, "probe", data, webhook_id=f"msg_{uuid.uuid4().hex}")
+        finally:
+            if own:
+                client.close()
+        assert response.status_code == 202, response.text
+        return str(response.json()["session_id"])
+
+    # -- what happened -----------------------------------------------------------------------
+
+    def executions(self, session_id: str) -> list[tuple[str, int]]:
+        """``(node, pid)`` per node execution of the session, in order."""
+        rows = []
+        for line in self.exec_log.read_text().splitlines():
+            sid, node, pid = line.split()
+            if sid == session_id:
+                rows.append((node, int(pid)))
+        return rows
+
+    def execution_counts(self, session_id: str) -> Counter[str]:
+        return Counter(node for node, _ in self.executions(session_id))
+
+    def session(self, session_id: str) -> dict[str, Any]:
+        return self.sql("SELECT * FROM workflow_sessions_workflowsession WHERE id = %s", session_id)[0]
+
+    def wait_status(self, session_id: str, status: str, timeout: float = 30) -> dict[str, Any]:
+        return wait_for(
+            lambda: (row := self.session(session_id))["status"] == status and row,
+            timeout,
+            f"session {session_id} {status}",
+        )
+
+    def events(self, session_id: str) -> list[dict[str, Any]]:
+        return self.sql(
+            "SELECT seq, event_id, author, node_path, data FROM workflow_sessions_event"
+            " WHERE session_id = %s ORDER BY seq",
+            session_id,
+        )
+
+    def assert_events_whole(self, session_id: str) -> list[dict[str, Any]]:
+        """Events numbered 1..n without gaps, and no event stored twice."""
+        events = self.events(session_id)
+        assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+        ids = [e["event_id"] for e in events]
+        assert len(ids) == len(set(ids)), "an event was stored twice"
+        return events
