@@ -12,6 +12,7 @@ urlpatterns = [
     path("", console_views.home, name="home"),
     path("inbox/", include("reviewconsole.inbox.urls")),
     path("hooks/<slug:slug>/", hook_views.receive, name="webhook"),
+    path("agui/", include("reviewconsole.agui.urls")),
     path("api/v1/", api.urls),
     path("api/sessions/<str:session_id>/", console_views.session_json, name="session_json"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

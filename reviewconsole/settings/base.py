@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "reviewconsole.api",
     "reviewconsole.audit",
     "reviewconsole.outbound",
+    "reviewconsole.agui",
 ]
 
 MIDDLEWARE = [

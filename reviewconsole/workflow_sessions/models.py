@@ -84,6 +84,8 @@ class Checkpoint(models.Model):
     session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="checkpoints")
     data = models.JSONField()
     event_seq = models.PositiveIntegerField(help_text="Seq of the last event stored with it.")
+    state = models.JSONField(null=True, blank=True, help_text="Session state at the pause (for restore).")
+    pending = models.JSONField(default=list, blank=True, help_text="Wire ids of the interrupts pending then.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -246,7 +246,14 @@ class OrmStore:
             row.output = commit.output
         row.error = commit.error
         if commit.pause and commit.checkpoint is not None:
-            checkpoint = Checkpoint.objects.create(session=row, data=commit.checkpoint, event_seq=row.last_seq)
+            pending_ids = Interrupt.objects.filter(session=row, status=InterruptStatus.PENDING)
+            checkpoint = Checkpoint.objects.create(
+                session=row,
+                data=commit.checkpoint,
+                event_seq=row.last_seq,
+                state=row.state,
+                pending=list(pending_ids.values_list("interrupt_id", flat=True)),
+            )
             row.checkpoint_id = checkpoint.pk
         row.save()
         opened_ids = [i.pk for i in opened]
@@ -412,3 +419,13 @@ class OrmStore:
     def _checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
         row = Checkpoint.objects.filter(session_id=session_id, pk=checkpoint_id).first()
         return row.data if row is not None else None
+
+    async def restore_checkpoint(
+        self, session_id: str, checkpoint_id: str, *, lease_owner: str | None = None
+    ) -> SessionRecord | None:
+        """See :meth:`engine.Store.restore_checkpoint` (done in :mod:`.restore`)."""
+        from .restore import restore_checkpoint
+
+        return await sync_to_async(restore_checkpoint)(
+            session_id, checkpoint_id, lease_owner=lease_owner, record=_record
+        )

@@ -1,0 +1,49 @@
+"""Refusals of an AG-UI run: a stable ``code`` and a generic message, sent as RUN_ERROR.
+
+AG-UI 1.0 (interrupts, rule 3): unknown interrupt ids, uncovered interrupts, invalid payloads and
+expired interrupts end the run with RUN_ERROR. Messages never carry exception text, class names
+or tracebacks; the details go to the server log.
+
+| code | when |
+|---|---|
+| ``input_missing`` | a new thread's request has no user message to start the workflow with |
+| ``input_invalid`` | the user message does not fit the workflow's input schema |
+| ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` |
+| ``resume_incomplete`` | ``resume`` leaves a pending interrupt of the thread unanswered |
+| ``interrupt_unknown`` | ``resume`` names an interrupt this thread never had |
+| ``answer_invalid`` | a ``resolved`` payload is missing or does not fit the interrupt's schema |
+| ``interrupt_expired`` | a ``resolved`` entry answers an interrupt past its ``expiresAt`` |
+| ``checkpoint_unknown`` | ``forwardedProps.checkpointId`` names no pause of this thread |
+| ``session_busy`` | another run held the session longer than the bounded wait |
+| ``version_retired`` | the thread's session runs on a workflow version no longer deployed |
+| ``run_failed`` | the workflow failed (a node raised) |
+| ``internal_error`` | anything else |
+"""
+
+from __future__ import annotations
+
+__all__ = ["MESSAGES", "Refusal"]
+
+MESSAGES = {
+    "input_missing": "Send a user message to start this workflow.",
+    "input_invalid": "The user message does not fit the workflow's input.",
+    "interrupts_pending": "The thread is waiting on interrupts; resume them first.",
+    "resume_incomplete": "Answer every pending interrupt of the thread.",
+    "interrupt_unknown": "Unknown interrupt.",
+    "answer_invalid": "The answer does not fit the interrupt's response schema.",
+    "interrupt_expired": "The interrupt has expired; cancel it instead.",
+    "checkpoint_unknown": "Unknown checkpoint.",
+    "session_busy": "The session is busy; try again.",
+    "version_retired": "This thread's workflow version is no longer deployed.",
+    "run_failed": "The workflow run failed.",
+    "internal_error": "The run could not be completed.",
+}
+
+
+class Refusal(Exception):
+    """End the run with RUN_ERROR ``code`` (a key of :data:`MESSAGES`) and its generic message."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+        self.message = MESSAGES[code]

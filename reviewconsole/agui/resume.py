@@ -1,0 +1,103 @@
+"""A request's ``resume`` array checked against the thread's pending interrupts, then applied.
+
+AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
+
+- every pending interrupt of the thread must have an entry (else ``resume_incomplete``);
+- an entry for an id the thread never had is ``interrupt_unknown``; an entry for an interrupt
+  already decided (a replay of the same answer, or an answer that lost to a reviewer in the inbox:
+  first decision wins) is left alone, so sending the same answer twice is harmless;
+- a ``resolved`` entry needs a payload valid for the interrupt (``answer_invalid``) and must not be
+  past its due time (``interrupt_expired``; a ``cancelled`` entry is accepted then);
+- a ``cancelled`` entry abandons the run: the session is cancelled (its pending interrupts leave
+  the inbox) and the run ends with outcome ``cancelled``; answers sent with it are not applied.
+
+Nothing is stored unless every entry passes. Answers go through ``Runner.submit`` (one
+transaction, first decision wins), so the inbox item is resolved and leaves reviewers' screens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+from collections.abc import Sequence
+
+from ag_ui.core import ResumeEntry
+
+from engine import (
+    AlreadyDecidedError,
+    AnswerInvalidError,
+    EngineError,
+    InterruptNotReadyError,
+    InterruptRecord,
+    Runner,
+    SessionClosedError,
+    UnknownInterruptError,
+)
+
+from .errors import Refusal
+from .interrupts import answer_value
+
+__all__ = ["CANCELLED", "SUBMITTED", "UNCHANGED", "apply_resume"]
+
+logger = logging.getLogger("reviewconsole.agui")
+
+SUBMITTED = "submitted"
+CANCELLED = "cancelled"
+UNCHANGED = "unchanged"
+
+
+async def apply_resume(
+    runner: Runner,
+    session_id: str,
+    entries: Sequence[ResumeEntry],
+    *,
+    pending: list[InterruptRecord],
+    due: dict[str, dt.datetime],
+    decided_by: str,
+    now: dt.datetime,
+) -> str:
+    """Check and apply ``entries``; returns :data:`SUBMITTED`, :data:`CANCELLED` or :data:`UNCHANGED`.
+
+    Raises:
+        Refusal: ``resume_incomplete``, ``interrupt_unknown``, ``answer_invalid`` or
+            ``interrupt_expired``; nothing was stored.
+    """
+    by_id = {entry.interrupt_id: entry for entry in entries}
+    open_ = {record.id: record for record in pending}
+    if any(wire not in by_id for wire in open_):
+        raise Refusal("resume_incomplete")
+    for wire in by_id:
+        if wire not in open_ and await runner.store.get_interrupt(session_id, wire) is None:
+            raise Refusal("interrupt_unknown")
+    answers: dict[str, object] = {}
+    cancel = False
+    for wire, record in open_.items():
+        entry = by_id[wire]
+        if entry.status == "cancelled":
+            cancel = True
+            continue
+        if wire in due and due[wire] <= now:
+            raise Refusal("interrupt_expired")
+        if entry.payload is None:
+            raise Refusal("answer_invalid")
+        answers[wire] = answer_value(record, entry.payload)
+    if cancel:
+        with contextlib.suppress(SessionClosedError):  # cancelled (or finished) meanwhile: the outcome says which
+            await runner.cancel(session_id, reason="Cancelled by the AG-UI client.")
+        return CANCELLED
+    if not answers:
+        return UNCHANGED
+    try:
+        await runner.submit(session_id, answers, decided_by=decided_by, context={"decision": "answer"})
+    except AnswerInvalidError:
+        raise Refusal("answer_invalid") from None
+    except AlreadyDecidedError:
+        logger.info("AG-UI answer for session %s lost to an earlier decision; first decision wins", session_id)
+        return UNCHANGED
+    except (UnknownInterruptError, InterruptNotReadyError):
+        raise Refusal("interrupt_unknown") from None
+    except EngineError:
+        logger.exception("AG-UI resume of session %s was refused by the engine", session_id)
+        raise Refusal("internal_error") from None
+    return SUBMITTED

@@ -1,0 +1,92 @@
+"""Threads and sessions for the AG-UI door (sync ORM work; the stream calls these via ``sync_to_async``).
+
+A thread is a workflow session (AG-UI ``threadId``): :func:`thread_get` finds the session of
+``(client, workflow, threadId)``; :func:`thread_start` makes one for a new thread.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from engine import InterruptRecord
+
+from ..api.models import ApiClient
+from ..inbox.models import Interrupt, InterruptStatus
+from ..workflow_sessions.models import WorkflowSession
+from .errors import Refusal
+from .models import AguiThread
+
+__all__ = ["due_times", "lease_free", "session_seq", "thread_get", "thread_start", "thread_update"]
+
+
+def thread_get(*, client: ApiClient, workflow: str, thread_id: str) -> AguiThread | None:
+    """The thread's row, or None for a thread this client never used on this workflow."""
+    return AguiThread.objects.filter(client=client, workflow=workflow, thread_id=thread_id).first()
+
+
+def _title(data: Any) -> str:
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return " ".join(text.split())[:200]
+
+
+def thread_start(
+    *, client: ApiClient, workflow: str, thread_id: str, session_id: str, data: Any, message_id: str
+) -> AguiThread:
+    """Record a new thread for the just-created ``session_id``.
+
+    Raises:
+        Refusal: ``session_busy`` when the same thread was started by a concurrent request.
+    """
+    try:
+        with transaction.atomic():
+            WorkflowSession.objects.filter(pk=session_id).update(title=_title(data))
+            return AguiThread.objects.create(
+                client=client, workflow=workflow, thread_id=thread_id, session_id=session_id, last_message_id=message_id
+            )
+    except IntegrityError:  # two first requests of one thread raced: the other one owns it
+        raise Refusal("session_busy") from None
+
+
+def thread_update(thread: AguiThread, *, last_seq: int | None = None, message_id: str | None = None) -> None:
+    """Note what the client has been sent (``last_seq``) and the newest message taken as input."""
+    fields: dict[str, Any] = {"updated_at": timezone.now()}
+    if last_seq is not None:
+        fields["last_seq"] = last_seq
+        thread.last_seq = last_seq
+    if message_id is not None:
+        fields["last_message_id"] = message_id
+        thread.last_message_id = message_id
+    AguiThread.objects.filter(pk=thread.pk).update(**fields)
+
+
+def session_seq(session_id: str) -> int:
+    """The seq of the session's newest event."""
+    return WorkflowSession.objects.values_list("last_seq", flat=True).get(pk=session_id)
+
+
+def lease_free(session_id: str) -> bool:
+    """True when no live run holds the session's lease."""
+    owner, expires = WorkflowSession.objects.values_list("lease_owner", "lease_expires").get(pk=session_id)
+    return not owner or expires is None or expires < timezone.now()
+
+
+def due_times(session_id: str, records: list[InterruptRecord]) -> dict[str, dt.datetime]:
+    """When each pending interrupt is due: the inbox item's ``due_at`` when the inbox sets one,
+    else ``created + metadata["due_in_seconds"]``; interrupts without a due time are left out."""
+    rows = Interrupt.objects.filter(
+        session_id=session_id, status=InterruptStatus.PENDING, interrupt_id__in=[r.id for r in records]
+    )
+    due: dict[str, dt.datetime] = {}
+    for row in rows:
+        when = getattr(row, "due_at", None)
+        seconds = (row.metadata or {}).get("due_in_seconds")
+        if when is None and isinstance(seconds, int | float) and row.created_at is not None:
+            when = row.created_at + dt.timedelta(seconds=float(seconds))
+        if when is not None:
+            due[row.interrupt_id] = when
+    return due

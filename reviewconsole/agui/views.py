@@ -1,0 +1,55 @@
+"""``POST /agui/<workflow>/``: the AG-UI door (AG-UI 1.0 §Transport: a RunAgentInput in, SSE out)."""
+
+from __future__ import annotations
+
+import json
+
+from ag_ui.core import RunAgentInput
+from asgiref.sync import sync_to_async
+from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+from pydantic import ValidationError
+
+from ..api.auth import client_for_request
+from ..workflows import UnknownWorkflowError, get
+from .runs import stream_run
+
+MAX_BODY_BYTES = 1024 * 1024
+
+
+def _error(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse({"error": code, "message": message}, status=status)
+
+
+@csrf_exempt  # authenticated by an API token in the Authorization header; no browser session is involved
+@require_POST
+async def run(request: HttpRequest, workflow: str) -> HttpResponseBase:
+    """Run ``workflow`` for the token's client; answers ``text/event-stream`` (see :mod:`.runs`).
+
+    Refused before any event, as JSON: 401 missing or unknown token, 404 unknown workflow, 403
+    token not scoped to the workflow, 413 body over 1 MiB, 400 body not a RunAgentInput. Every
+    later refusal is a RUN_ERROR event in the stream (:mod:`.errors`).
+    """
+    client = await sync_to_async(client_for_request)(request)
+    if client is None:
+        return _error(401, "unauthorized", "Send an API token: Authorization: Bearer <token>.")
+    try:
+        spec = get(workflow)
+    except UnknownWorkflowError:
+        return _error(404, "unknown_workflow", "No such workflow.")
+    if not client.may_use(spec.name):
+        return _error(403, "forbidden", "This token may not run this workflow.")
+    if len(request.body) > MAX_BODY_BYTES:
+        return _error(413, "body_too_large", "The body exceeds 1 MiB.")
+    try:
+        body = json.loads(request.body)
+        run_input = RunAgentInput.model_validate(body)
+    except (ValueError, ValidationError):
+        return _error(400, "invalid_input", "The body is not an AG-UI RunAgentInput.")
+    response = StreamingHttpResponse(
+        stream_run(client=client, spec=spec, run=run_input), content_type="text/event-stream"
+    )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response

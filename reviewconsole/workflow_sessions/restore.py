@@ -1,0 +1,96 @@
+"""Rewinding a session to one of its pause checkpoints (``OrmStore.restore_checkpoint``).
+
+One transaction, under the session's row lock. Nothing is deleted: the rewind is an appended
+event (:func:`engine.rewind_event`) whose state delta turns the current state back into the
+state stored with the checkpoint. Interrupts pending at that pause are pending again under the
+same wire ids — a decided one is re-opened as a new row copied from the newest one with that id
+(rows keep their decisions) — interrupts opened later are cancelled, and answers not yet applied
+are marked applied so that no run applies them. Reviewers' screens are told after the commit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from engine import ConcurrencyError, SessionRecord, SessionStatus, rewind_event
+
+from ..inbox import live
+from ..inbox.models import Interrupt, InterruptStatus
+from .models import Checkpoint, Delivery, Event, WorkflowSession
+
+__all__ = ["restore_checkpoint"]
+
+
+def _state_at(row: WorkflowSession, checkpoint: Checkpoint) -> dict[str, Any]:
+    """The session state as of the checkpoint: stored with it, else replayed from its events."""
+    if checkpoint.state is not None:
+        return dict(checkpoint.state)
+    state: dict[str, Any] = {}
+    events = Event.objects.filter(session=row, seq__lte=checkpoint.event_seq).order_by("seq")
+    for data in events.values_list("data", flat=True):
+        delta = (data.get("actions") or {}).get("stateDelta") or {}
+        state.update({k: v for k, v in delta.items() if not k.startswith(("app:", "user:", "temp:"))})
+    return state
+
+
+def _reopen(row: WorkflowSession, wire: str, now: dt.datetime) -> Interrupt | None:
+    newest = Interrupt.objects.filter(session=row, interrupt_id=wire).order_by("-id").first()
+    if newest is None:
+        return None
+    newest.pk = None
+    newest.status = InterruptStatus.PENDING
+    newest.response = None
+    newest.decision = ""
+    newest.decided_by = None
+    newest.decided_by_label = ""
+    newest.decided_at = None
+    newest.save()
+    return newest
+
+
+@transaction.atomic
+def restore_checkpoint(
+    session_id: str, checkpoint_id: str, *, lease_owner: str | None, record: Callable[[WorkflowSession], SessionRecord]
+) -> SessionRecord | None:
+    """See :meth:`engine.Store.restore_checkpoint`; ``record`` turns the row into a SessionRecord."""
+    from .store import _append_events, _locked_session
+
+    row = _locked_session(session_id)
+    checkpoint = Checkpoint.objects.filter(session=row, pk=checkpoint_id).first()
+    if checkpoint is None:
+        return None
+    if lease_owner is not None and row.lease_owner != lease_owner:
+        raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
+    now = timezone.now()
+    restored = _state_at(row, checkpoint)
+    invocation_id = str(checkpoint.data.get("invocation_id") or row.invocation_id)
+    _append_events(
+        row,
+        [rewind_event(checkpoint_id=checkpoint.pk, invocation_id=invocation_id, current=row.state, restored=restored)],
+    )
+    wanted = list(checkpoint.pending or [])
+    later = Interrupt.objects.filter(session=row, status=InterruptStatus.PENDING).exclude(interrupt_id__in=wanted)
+    cancelled = list(later.values_list("pk", flat=True))
+    later.update(status=InterruptStatus.CANCELLED, decided_at=now)
+    pending_now = set(
+        Interrupt.objects.filter(session=row, status=InterruptStatus.PENDING).values_list("interrupt_id", flat=True)
+    )
+    reopened = [_reopen(row, wire, now) for wire in wanted if wire not in pending_now]
+    Delivery.objects.filter(session=row, applied_at__isnull=True).update(applied_at=now)
+    row.state = restored
+    row.checkpoint = checkpoint.data
+    row.checkpoint_id = checkpoint.pk
+    row.status = SessionStatus.WAITING
+    row.invocation_id = invocation_id
+    row.output = None
+    row.error = None
+    row.version += 1
+    row.save()
+    created = [i.pk for i in reopened if i is not None]
+    transaction.on_commit(lambda: live.interrupts_changed(created=created, resolved=cancelled))
+    return record(row)
