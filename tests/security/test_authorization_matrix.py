@@ -76,6 +76,17 @@ EXPECTATIONS: dict[str, list[Check]] = {
         Check("POST", lambda w: "/hooks/email-review/", every(401), data={"complaint": "x"}, json=True, writes=True),
         Check("GET", lambda w: "/hooks/email-review/", every(405)),
     ],
+    "agui/<slug:workflow>/": [
+        Check(
+            "POST",
+            lambda w: "/agui/email-review/",
+            api(200, client_unscoped=403),
+            data={"threadId": "matrix", "runId": "r-1", "messages": [], "state": {}},
+            json=True,
+            writes=True,
+        ),
+        Check("GET", lambda w: "/agui/email-review/", every(405)),
+    ],
     "api/sessions/<str:session_id>/": [
         Check("GET", lambda w: f"/api/sessions/{w['session']}/", every(ADMIN_LOGIN, auditor=200, admin=200)),
     ],
