@@ -87,13 +87,13 @@ def build(model: Model | None = None, *, name: str = "support") -> HandoffGroup:
         "triage_agent",
         model=model,
         instruction=(
-            "You are the first contact of customer support. Hand refunds to refund_agent and order "
+            "You are the first contact of customer support. Hand refunds to refunds_agent and order "
             f"questions (replacements, deliveries) to order_agent. When the case is resolved, end with '{DONE}'"
         ),
-        handoffs=["refund_agent", "order_agent"],
+        handoffs=["refunds_agent", "order_agent"],
     )
     refund = LlmAgent(
-        "refund_agent",
+        "refunds_agent",
         model=model,
         instruction="Look the order up, submit the refund (a person approves it), then hand over to order_agent.",
         tools=[
@@ -156,7 +156,7 @@ def offline_triage(request: LlmRequest) -> Any:
         return f"Thank you for your patience: your order {_order_id(request)} is taken care of. Case complete."
     text = _customer_text(request).lower()
     if "refund" in text or "money back" in text:
-        return _say_and_transfer("I am passing you to our refunds team.", "refund_agent")
+        return _say_and_transfer("I am passing you to our refunds team.", "refunds_agent")
     if any(word in text for word in ("order", "replace", "deliver", "broken", "damaged", "late")):
         return _say_and_transfer("I am passing you to our orders team.", "order_agent")
     return "How can I help you today? Tell me your order number and what went wrong."
