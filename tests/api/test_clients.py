@@ -1,0 +1,55 @@
+"""API clients: made in the admin (token shown once, stored hashed), revoked there, and the demo client."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from django.core.management import call_command
+
+from reviewconsole.api.models import ApiClient, hash_token
+from reviewconsole.audit.models import AuditEntry
+from tests.api.conftest import auth
+
+
+def test_the_admin_shows_a_new_token_once_and_keeps_only_its_hash(client, django_user_model, demo):
+    root = django_user_model.objects.create_superuser("root", "r@example.com", "root-pass-1234")
+    client.force_login(root)
+    response = client.post("/admin/api/apiclient/add/", {"name": "crm", "workflows": ["email-review"]})
+    assert response.status_code == 302
+    shown = client.get(response["Location"]).content.decode()  # the page after saving shows it, once
+    token = re.search(r"rc_[\w-]{43}", shown).group(0)
+    crm = ApiClient.objects.get(name="crm")
+    assert crm.token_hash == hash_token(token)
+    assert token not in str(ApiClient.objects.filter(name="crm").values().get())
+    assert crm.workflows == ["email-review"]
+    page = client.get(f"/admin/api/apiclient/{crm.pk}/change/")
+    assert token.encode() not in page.content
+    assert client.get("/api/v1/interrupts", headers=auth(token)).status_code == 200
+
+
+def test_an_admin_revokes_a_token(client, django_user_model, demo):
+    root = django_user_model.objects.create_superuser("root", "r@example.com", "root-pass-1234")
+    token = ApiClient.new_token()
+    crm = ApiClient(name="crm", workflows=["*"])
+    crm.set_token(token)
+    crm.save()
+    client.force_login(root)
+    client.post("/admin/api/apiclient/", {"action": "revoke", "_selected_action": [crm.pk]})
+    crm.refresh_from_db()
+    assert crm.revoked_at is not None
+    assert client.get("/api/v1/interrupts", headers=auth(token)).status_code == 401
+    assert AuditEntry.objects.filter(action="token.revoke", target_id=str(crm.pk)).exists()
+
+
+def test_demo_makes_a_client_for_every_workflow_with_the_demo_token(db, monkeypatch, client):
+    monkeypatch.setenv("DEMO_PASSWORD", "test-pass-1234")
+    monkeypatch.setenv("DEMO_API_TOKEN", "rc_demo_token_for_the_tests_0000000000000000")
+    out = io.StringIO()
+    call_command("demo", stdout=out)
+    call_command("demo", stdout=io.StringIO())  # idempotent
+    demo_client = ApiClient.objects.get(name="demo")
+    assert demo_client.workflows == ["*"]
+    assert "DEMO_API_TOKEN" in out.getvalue()
+    response = client.get("/api/v1/interrupts", headers=auth("rc_demo_token_for_the_tests_0000000000000000"))
+    assert response.status_code == 200
