@@ -1,4 +1,12 @@
-"""The inbox websocket (``/ws/inbox/``): one Channels group per queue, joined only for the user's queues."""
+"""The inbox websocket (``/ws/inbox/``): one Channels group per queue, joined only for the user's queues.
+
+On connect the consumer joins the groups, then says ``{"event": "hello", "queues": n,
+"versions": {queue_id: version}, "heartbeat": seconds}``: versions read *after* joining, so a
+client comparing them with its own knows whether it missed a change between its page load and
+this moment (and asks ``/inbox/changes.json`` for it). Group messages follow, each with its
+queue's version. ``{"type": "ping"}`` is answered ``{"event": "pong"}``: the client's heartbeat,
+which tells it within 2.5 intervals that a socket died without a close frame.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +15,8 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from .changes import current_versions
+from .conf import inbox_setting
 from .live import group_name
 from .selectors import queues_for
 
@@ -19,11 +29,20 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self.close(code=4401)
             return
-        self.groups_joined = await database_sync_to_async(lambda: [group_name(q.pk) for q in queues_for(user)])()
+        queue_ids = await database_sync_to_async(lambda: [q.pk for q in queues_for(user)])()
+        self.groups_joined = [group_name(pk) for pk in queue_ids]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
+        versions = await database_sync_to_async(current_versions)(queue_ids)
         await self.accept()
-        await self.send_json({"event": "hello", "queues": len(self.groups_joined)})
+        await self.send_json(
+            {
+                "event": "hello",
+                "queues": len(self.groups_joined),
+                "versions": {str(k): v for k, v in versions.items()},
+                "heartbeat": inbox_setting("HEARTBEAT_SECONDS"),
+            }
+        )
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups_joined", []):
@@ -34,4 +53,11 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json({"event": "pong"})
 
     async def inbox_message(self, message: dict[str, Any]) -> None:
-        await self.send_json({"event": message["event"], "item": message["item"]})
+        await self.send_json(
+            {
+                "event": message["event"],
+                "queue": message["queue"],
+                "version": message["version"],
+                "item": message["item"],
+            }
+        )

@@ -1,8 +1,10 @@
-"""Live updates: tell each queue's Channels group when its items appear or leave.
+"""Live updates: tell each queue's Channels group what changed, with the queue's version.
 
-Messages (``type: "inbox.message"``) carry ``event`` (``interrupt.created`` /
-``interrupt.resolved``) and a summary of the item. The websocket consumer forwards them to
-reviewers of that queue only.
+A group message (``type: "inbox.message"``) carries ``event`` (``interrupt.created``,
+``interrupt.claimed``, ``interrupt.unclaimed``, ``interrupt.resolved``, ``interrupt.cancelled``,
+``interrupt.expired``, ``interrupt.escalated``), ``queue`` (its id), ``version`` (the queue's
+version after this change, see ``changes.py``) and ``item``, the item's summary as it is when
+the message is sent. The websocket consumer forwards them to reviewers of that queue only.
 
 With the in-memory channel layer (the embedded default) the layer lives on Daphne's event loop;
 runs happen on worker threads with loops of their own, so messages are handed to Daphne's loop
@@ -12,17 +14,28 @@ runs happen on worker threads with loops of their own, so messages are handed to
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import logging
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.utils import timezone
 
-from .models import Interrupt
+from .models import Interrupt, InterruptStatus, QueueChange
 
 logger = logging.getLogger("reviewconsole.inbox")
 
-__all__ = ["bind_loop", "group_name", "interrupts_changed", "publish", "summary"]
+__all__ = [
+    "bind_loop",
+    "change_message",
+    "group_name",
+    "interrupts_changed",
+    "publish",
+    "publish_changes",
+    "status_sentence",
+    "summary",
+]
 
 _main_loop: asyncio.AbstractEventLoop | None = None
 
@@ -57,35 +70,108 @@ def publish(group: str, message: dict[str, Any]) -> None:
     async_to_sync(layer.group_send)(group, message)
 
 
+def _iso(value: dt.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _utc(value: dt.datetime | None) -> str:
+    return f"{value.astimezone(dt.UTC):%Y-%m-%d %H:%M:%S} UTC" if value is not None else ""
+
+
+_DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}
+
+
+def status_sentence(row: Interrupt, now: dt.datetime | None = None) -> str:
+    """One sentence on where the item stands, e.g. "Approved by alice at 2026-… UTC."."""
+    now = now or timezone.now()
+    if row.status == InterruptStatus.CANCELLED:
+        return f"Superseded at {_utc(row.decided_at)}: the session moved on without this answer."
+    if row.status == InterruptStatus.RESOLVED:
+        if row.decision == "timeout":
+            return f"Expired at {_utc(row.expired_at or row.decided_at)}: the workflow went on with a timeout."
+        done = _DONE.get(row.decision, "decided")
+        by = f" by {row.decided_by_label}" if row.decided_by_label else ""
+        return f"{done[0].upper()}{done[1:]}{by} at {_utc(row.decided_at)}."
+    parts = []
+    if row.escalated_from_id and row.expired_at:
+        parts.append(f"Escalated to {row.queue.name} at {_utc(row.expired_at)}.")
+    holder = row.claim_holder(now)
+    if holder and row.claimed_by is not None:
+        parts.append(f"Claimed by {row.claimed_by.get_username()} since {_utc(row.claimed_at)}.")
+    if row.is_overdue(now):
+        parts.append(f"Overdue since {_utc(row.due_at)}.")
+    return " ".join(parts) or "Waiting for a decision."
+
+
 def summary(row: Interrupt) -> dict[str, Any]:
     """What a reviewer's list shows of an item (rendered with textContent, never as HTML)."""
+    now = timezone.now()
+    holder = row.claim_holder(now)
     return {
         "id": row.pk,
         "interrupt_id": row.interrupt_id,
         "session_id": row.session_id,
-        "workflow": row.session.workflow,
-        "title": row.session.title,
+        "workflow": row.workflow,
+        "title": row.title,
         "queue": row.queue.slug,
+        "queue_id": row.queue_id,
         "queue_name": row.queue.name,
         "kind": row.kind,
         "status": row.status,
+        "state": row.display_status,
+        "sentence": status_sentence(row, now),
         "message": row.message[:300],
-        "created_at": row.created_at.isoformat(),
+        "created_at": _iso(row.created_at),
+        "due_at": _iso(row.due_at),
+        "overdue": row.is_overdue(now),
+        "claimed_by": row.claimed_by.get_username() if holder and row.claimed_by else None,
+        "claim_expires_at": _iso(row.claim_expires_at) if holder else None,
+        "decision": row.decision,
         "decided_by": row.decided_by_label,
-        "decided_at": row.decided_at.isoformat() if row.decided_at else None,
+        "decided_at": _iso(row.decided_at),
+        "bulk_approve": bool(row.metadata.get("bulk_approve")),
         "url": f"/inbox/items/{row.pk}/",
     }
 
 
-def interrupts_changed(*, created: list[int], resolved: list[int]) -> None:
-    """Publish ``interrupt.created`` / ``interrupt.resolved`` for these interrupt rows."""
-    ids = [*created, *resolved]
-    if not ids:
-        return
-    rows = Interrupt.objects.select_related("queue", "session").filter(pk__in=ids)
-    for row in rows:
-        event = "interrupt.created" if row.pk in created and row.status == "pending" else "interrupt.resolved"
+def change_message(change: QueueChange) -> dict[str, Any]:
+    """A change as clients receive it (socket and catch-up alike)."""
+    return {
+        "event": change.event,
+        "queue": change.queue_id,
+        "version": change.version,
+        "item": summary(change.interrupt) if change.interrupt is not None else None,
+    }
+
+
+def publish_changes(change_ids: list[int]) -> None:
+    """Publish these changes to their queues' groups, in version order. Never raises."""
+    rows = (
+        QueueChange.objects.filter(pk__in=change_ids)
+        .select_related("interrupt__queue", "interrupt__claimed_by")
+        .order_by("queue_id", "version")
+    )
+    for change in rows:
         try:
-            publish(group_name(row.queue_id), {"type": "inbox.message", "event": event, "item": summary(row)})
+            publish(group_name(change.queue_id), {"type": "inbox.message", **change_message(change)})
         except Exception:  # a lost live message is caught up on reconnect; never fail the commit for it
-            logger.exception("Could not publish %s for interrupt %s", event, row.pk)
+            logger.exception("Could not publish change %s of queue %s", change.version, change.queue_id)
+
+
+def interrupts_changed(*, created: list[int], resolved: list[int]) -> None:
+    """Record and publish ``interrupt.created`` / ``interrupt.resolved`` for these interrupt rows.
+
+    For callers outside a change's own transaction; the engine store records its changes itself.
+    """
+    from django.db import transaction
+
+    from .changes import queue_changes_record
+
+    rows = Interrupt.objects.filter(pk__in=[*created, *resolved]).values_list("pk", "queue_id", "status")
+    with transaction.atomic():
+        queue_changes_record(
+            changes=[
+                (queue_id, "interrupt.created" if pk in created and status == "pending" else "interrupt.resolved", pk)
+                for pk, queue_id, status in rows
+            ]
+        )

@@ -1,31 +1,58 @@
-"""Review queues and interrupts (the items reviewers decide).
+"""Review queues, interrupts (the items reviewers decide) and each queue's change log.
 
 An :class:`Interrupt` row is the stored side of an engine interrupt: the engine's store creates it
 when a run pauses, a reviewer's decision resolves it (once: a conditional update), and the run
-that applies the answer leaves it alone. Queue membership comes from Django groups.
+that applies the answer leaves it alone. Queue membership comes from Django groups: ``group``
+holds the reviewers, ``managers`` the people who may reassign and take over claimed items.
+
+Every change to a queue's items (created, claimed, resolved, expired…) appends a
+:class:`QueueChange` with the queue's next ``version``, in the transaction of the change, so a
+client that knows a version can ask for exactly what it missed.
 """
 
 from __future__ import annotations
+
+import datetime as dt
 
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
+
+from .conf import inbox_setting
 
 
 class Queue(models.Model):
-    """A review queue; its reviewers are the members of ``group``."""
+    """A review queue; its reviewers are the members of ``group``, its managers of ``managers``."""
 
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=100)
     description = models.TextField(blank=True)
     group = models.ForeignKey(Group, on_delete=models.PROTECT, related_name="review_queues")
+    managers = models.ForeignKey(
+        Group,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="managed_queues",
+        help_text="Members may reassign and take over claimed items (and decide them).",
+    )
+    claim_ttl_seconds = models.PositiveIntegerField(
+        null=True, blank=True, help_text="How long a claim lasts; empty: REVIEWCONSOLE['CLAIM_TTL']."
+    )
+    version = models.PositiveBigIntegerField(default=0, help_text="Bumped by every change to the queue's items.")
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self) -> str:
         return self.name
+
+    def claim_ttl(self) -> dt.timedelta:
+        """How long a claim in this queue lasts."""
+        seconds = self.claim_ttl_seconds or inbox_setting("CLAIM_TTL")
+        return dt.timedelta(seconds=seconds)
 
 
 class InterruptStatus(models.TextChoices):
@@ -34,12 +61,20 @@ class InterruptStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
+class OnExpiry(models.TextChoices):
+    NOTHING = "", "Stay overdue"
+    ESCALATE = "escalate", "Escalate to another queue"
+    TIMEOUT = "timeout", "Resume the workflow with a timeout"
+
+
 class Interrupt(models.Model):
     """A request for input, routed to a queue, decided at most once."""
 
     session = models.ForeignKey(
         "workflow_sessions.WorkflowSession", on_delete=models.PROTECT, related_name="interrupts"
     )
+    workflow = models.CharField(max_length=100, blank=True, help_text="The session's workflow (for filters).")
+    title = models.CharField(max_length=200, blank=True, help_text="The session's title when the item was created.")
     interrupt_id = models.CharField(max_length=200, help_text="The wire id (function call id).")
     local_id = models.CharField(max_length=200, blank=True)
     kind = models.CharField(max_length=30, help_text="input, confirmation or long_running.")
@@ -52,10 +87,28 @@ class Interrupt(models.Model):
     response_schema = models.JSONField(null=True, blank=True)
     tool_call = models.JSONField(null=True, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
+    search_text = models.TextField(blank=True, help_text="Lower-cased title, message and payload, for search.")
     queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="interrupts")
     status = models.CharField(max_length=20, choices=InterruptStatus.choices, default=InterruptStatus.PENDING)
+    # Claims: who works on it now; a claim past ``claim_expires_at`` counts as no claim.
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="claims"
+    )
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    claim_expires_at = models.DateTimeField(null=True, blank=True)
+    # Time: when it is due and what happens then (see inbox/expiry.py).
+    due_at = models.DateTimeField(null=True, blank=True)
+    on_expiry = models.CharField(max_length=20, choices=OnExpiry.choices, blank=True, default=OnExpiry.NOTHING)
+    escalate_to = models.CharField(max_length=50, blank=True, help_text="Queue slug for on_expiry=escalate.")
+    expired_at = models.DateTimeField(null=True, blank=True, help_text="When its due time passed and expiry ran.")
+    escalated_from = models.ForeignKey(
+        Queue, null=True, blank=True, on_delete=models.PROTECT, related_name="escalated_interrupts"
+    )
+    # The decision.
     response = models.JSONField(null=True, blank=True, help_text="The answer the workflow received.")
-    decision = models.CharField(max_length=30, blank=True, help_text="approve, reject, revise, answer…")
+    decision = models.CharField(max_length=30, blank=True, help_text="approve, reject, revise, answer, timeout…")
+    reason = models.TextField(blank=True, help_text="The reviewer's reason (e.g. for a rejection).")
+    edit_diff = models.TextField(blank=True, help_text="Unified diff of the reviewer's edit to the draft.")
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="decisions"
     )
@@ -72,7 +125,57 @@ class Interrupt(models.Model):
                 name="interrupt_one_pending_per_id",
             )
         ]
-        indexes = [models.Index(fields=["queue", "status", "created_at"], name="interrupt_queue_status")]
+        # Each matches a query of inbox/selectors.py (keyset pages per queue); see docs/architecture.md.
+        indexes = [
+            models.Index(fields=["queue", "status", "created_at", "id"], name="interrupt_queue_page"),
+            models.Index(fields=["queue", "status", "due_at", "id"], name="interrupt_queue_due"),
+            models.Index(fields=["queue", "status", "workflow", "created_at", "id"], name="interrupt_queue_wf"),
+            models.Index(fields=["queue", "status", "kind", "created_at", "id"], name="interrupt_queue_kind"),
+            models.Index(fields=["claimed_by", "status", "created_at", "id"], name="interrupt_claimed"),
+            models.Index(fields=["status", "due_at"], name="interrupt_due"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.interrupt_id} ({self.status})"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status == InterruptStatus.PENDING
+
+    def claim_holder(self, now: dt.datetime | None = None) -> int | None:
+        """The id of the user whose claim is in force, or None."""
+        now = now or timezone.now()
+        if self.claimed_by_id and self.claim_expires_at and self.claim_expires_at > now:
+            return self.claimed_by_id
+        return None
+
+    def is_overdue(self, now: dt.datetime | None = None) -> bool:
+        return self.is_pending and self.due_at is not None and self.due_at <= (now or timezone.now())
+
+    @property
+    def display_status(self) -> str:
+        """pending, claimed, overdue, approved…, expired, superseded: what a person calls its state."""
+        if self.status == InterruptStatus.CANCELLED:
+            return "superseded"
+        if self.status == InterruptStatus.RESOLVED:
+            return "expired" if self.decision == "timeout" else "decided"
+        if self.is_overdue():
+            return "overdue"
+        return "claimed" if self.claim_holder() else "pending"
+
+
+class QueueChange(models.Model):
+    """One change to a queue's items, numbered by the queue's ``version`` (gap-free, in order)."""
+
+    queue = models.ForeignKey(Queue, on_delete=models.CASCADE, related_name="changes")
+    version = models.PositiveBigIntegerField()
+    event = models.CharField(max_length=40, help_text="interrupt.created, interrupt.claimed, interrupt.resolved…")
+    interrupt = models.ForeignKey(Interrupt, null=True, on_delete=models.CASCADE, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["queue", "version"]
+        constraints = [models.UniqueConstraint(fields=["queue", "version"], name="queue_change_unique_version")]
+
+    def __str__(self) -> str:
+        return f"{self.queue_id}@{self.version} {self.event}"

@@ -1,21 +1,34 @@
 """Which queue an interrupt goes to: its own ``metadata["queue"]``, else its workflow's queue,
 else the triage queue. Items are never left without a queue: a queue named but missing falls
-back to triage, which is created on demand."""
+back to triage, which is created on demand.
+
+:func:`interrupt_row` builds the whole row the engine's store saves for a new interrupt: queue,
+due time (``expiry.due_fields``), and the denormalised workflow, title and search text the
+inbox's indexed pages filter on.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.utils import timezone
 
 from ..workflows import UnknownWorkflowError, get
-from .models import Queue
+from .expiry import due_fields
+from .models import Interrupt, Queue
+
+if TYPE_CHECKING:
+    from engine import InterruptRecord
+
+    from ..workflow_sessions.models import WorkflowSession
 
 logger = logging.getLogger("reviewconsole.inbox")
 
-__all__ = ["queue_for", "triage_queue"]
+__all__ = ["interrupt_row", "queue_for", "search_text", "triage_queue"]
 
 
 def triage_queue() -> Queue:
@@ -42,3 +55,47 @@ def queue_for(workflow: str, metadata: dict[str, Any]) -> Queue:
             logger.warning("Queue %r of workflow %s does not exist; routing to triage", slug, workflow)
         queue = triage_queue()
     return queue
+
+
+def search_text(*parts: Any) -> str:
+    """Lower-cased text of titles, messages and JSON payloads (their values, not their keys)."""
+    words: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+        elif value is not None:
+            words.append(value if isinstance(value, str) else json.dumps(value))
+
+    for part in parts:
+        walk(part)
+    return " ".join(" ".join(words).split()).lower()[:20_000]
+
+
+def interrupt_row(session: WorkflowSession, rec: InterruptRecord) -> Interrupt:
+    """The unsaved row for a new interrupt of ``session``."""
+    metadata = dict(rec.metadata or {})
+    return Interrupt(
+        session=session,
+        workflow=session.workflow,
+        title=session.title,
+        interrupt_id=rec.id,
+        local_id=rec.local_id,
+        kind=rec.kind,
+        function_name=rec.function_name,
+        node_path=rec.path,
+        branch=rec.branch or "",
+        invocation_id=rec.invocation_id,
+        message=rec.message or "",
+        payload=rec.payload,
+        response_schema=rec.response_schema,
+        tool_call=rec.tool_call,
+        metadata=metadata,
+        search_text=search_text(session.title, rec.message, rec.payload),
+        queue=queue_for(session.workflow, metadata),
+        **due_fields(session.workflow, metadata, timezone.now()),
+    )

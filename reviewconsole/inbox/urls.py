@@ -1,12 +1,20 @@
 from django.urls import path
 
-from . import views
+from . import item_views, views
 
 app_name = "inbox"
 
 urlpatterns = [
     path("", views.index, name="index"),
     path("items.json", views.items_json, name="items_json"),
-    path("items/<int:pk>/", views.detail, name="detail"),
-    path("items/<int:pk>/decide/", views.decide, name="decide"),
+    path("changes.json", views.changes_json, name="changes_json"),
+    path("bulk/", views.bulk, name="bulk"),
+    path("items/<int:pk>/", item_views.detail, name="detail"),
+    path("items/<int:pk>/status.json", item_views.status_json, name="status_json"),
+    path("items/<int:pk>/history/", item_views.history, name="history"),
+    path("items/<int:pk>/decide/", item_views.decide, name="decide"),
+    path("items/<int:pk>/claim/", item_views.claim, name="claim"),
+    path("items/<int:pk>/unclaim/", item_views.unclaim, name="unclaim"),
+    path("items/<int:pk>/take-over/", item_views.take_over, name="take_over"),
+    path("items/<int:pk>/reassign/", item_views.reassign, name="reassign"),
 ]

@@ -1,95 +1,171 @@
-"""Inbox pages: the list of pending items, an item's detail, and the decision POST."""
+"""The inbox list: the page, its JSON snapshot, the change feed for catching up, and bulk actions.
+
+Everything is limited to the user's queues (``selectors.queues_for``). The page and
+``items.json`` take the same filters (``?queue=&workflow=&kind=&mine=1&unclaimed=1&overdue=1&
+status=&q=``) and cursor (``after=``), so a page that refreshes itself from the snapshot shows
+exactly what a fresh load shows.
+"""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
+from engine import InterruptKind
 
-from ..workflow_sessions.runners import configured_model
-from ..workflows import UnknownWorkflowError, get
-from .live import summary
-from .models import Interrupt, InterruptStatus
-from .selectors import inbox_items_for, queues_for, visible_interrupts_for
-from .services import DecisionError, interrupt_decide
+from ..workflows import all_specs
+from .actions import allows_bulk_approve
+from .changes import changes_since
+from .conf import inbox_setting
+from .item_views import REFUSALS
+from .live import change_message, summary
+from .selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
+from .services import interrupt_decide
+
+BULK_LIMIT = 200
+"""Most items one bulk action takes."""
+
+
+def _page(request: HttpRequest) -> tuple[InboxFilters, InboxPage]:
+    filters = InboxFilters.from_query(request.GET)
+    page = inbox_page(request.user, filters, after=request.GET.get("after") or None, size=inbox_setting("PAGE_SIZE"))
+    return filters, page
 
 
 @login_required
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    items = list(inbox_items_for(request.user)[:200])
-    return render(request, "inbox/index.html", {"items": items, "queues": list(queues_for(request.user))})
+    """The user's items under the query's filters, overdue first; live through ``/ws/inbox/``."""
+    filters, page = _page(request)
+    queues = list(queues_for(request.user))
+    tabs = [
+        {
+            "queue": q,
+            "count": page.counts.get(q.pk, 0),
+            "overdue": page.overdue_counts.get(q.pk, 0),
+            "query": filters.to_query(queue=q.slug),
+        }
+        for q in queues
+    ]
+    next_query = f"{filters.to_query()}&after={quote(page.next_cursor)}" if page.next_cursor else ""
+    return render(
+        request,
+        "inbox/index.html",
+        {
+            "items": page.items,
+            "page": page,
+            "filters": filters,
+            "queue_tabs": tabs,
+            "all_queues_query": filters.to_query(queue=""),
+            "next_query": next_query.lstrip("&"),
+            "queues": queues,
+            "workflows": [(s.name, s.title) for s in all_specs()],
+            "kinds": [InterruptKind.INPUT, InterruptKind.CONFIRMATION, InterruptKind.LONG_RUNNING],
+            "statuses": STATUSES,
+            "after": request.GET.get("after", ""),
+            "live": {
+                "versions": {str(k): v for k, v in page.versions.items()},
+                "heartbeat": inbox_setting("HEARTBEAT_SECONDS"),
+                "query": filters.to_query(),
+                "after": request.GET.get("after", ""),
+            },
+        },
+    )
 
 
 @login_required
 @require_GET
 def items_json(request: HttpRequest) -> JsonResponse:
-    """A snapshot of the pending items (what a fresh page load shows), for clients catching up."""
-    return JsonResponse({"items": [summary(i) for i in inbox_items_for(request.user)[:200]]})
+    """A snapshot of what the page with the same query shows, with the versions it reflects."""
+    _, page = _page(request)
+    return JsonResponse(
+        {
+            "items": [summary(i) for i in page.items],
+            "versions": {str(k): v for k, v in page.versions.items()},
+            "counts": {str(k): v for k, v in page.counts.items()},
+            "overdue": {str(k): v for k, v in page.overdue_counts.items()},
+            "next": page.next_cursor,
+        }
+    )
 
 
-def _detail_context(item: Interrupt) -> dict[str, object]:
-    session = item.session
-    try:
-        spec = get(session.workflow)
-        kind = spec.kind
-        title = spec.title
-    except UnknownWorkflowError:
-        kind, title = "", session.workflow
-    model = configured_model()
-    return {
-        "item": item,
-        "session": session,
-        "workflow_title": title,
-        "kind": kind,
-        "complaint": session.state.get("complaint", ""),
-        "draft": session.state.get("draft", ""),
-        "feedback": session.state.get("feedback", ""),
-        "model_name": model.name,
-        "model_offline": getattr(model, "offline", False),
-        "pending": item.status == InterruptStatus.PENDING,
-    }
+def _since(raw: str) -> dict[int, int]:
+    """``"3:17,4:2"`` → ``{3: 17, 4: 2}``; malformed pairs are dropped (they mean "snapshot")."""
+    found: dict[int, int] = {}
+    for pair in raw.split(","):
+        queue, _, version = pair.partition(":")
+        if queue.strip().isdigit() and version.strip().isdigit():
+            found[int(queue)] = int(version)
+    return found
 
 
 @login_required
 @require_GET
-def detail(request: HttpRequest, pk: int) -> HttpResponse:
-    item = get_object_or_404(visible_interrupts_for(request.user), pk=pk)
-    return render(request, "inbox/detail.html", _detail_context(item))
+def changes_json(request: HttpRequest) -> JsonResponse:
+    """What changed in the user's queues since ``?since=<queue>:<version>,…``.
 
-
-def _refused(request: HttpRequest, item: Interrupt, status: int, **notice: str) -> HttpResponse:
-    """The detail page again, with ``error`` or ``conflict`` said at the top."""
-    return render(request, "inbox/detail.html", {**_detail_context(item), **notice}, status=status)
+    ``{"changes": [{event, queue, version, item}], "versions": {…}, "reset": false}``, in the
+    order they happened; ``reset: true`` means "take a fresh snapshot" (too much missed, or the
+    log no longer reaches back). Only queues the user belongs to are ever read.
+    """
+    found = changes_since(queues_for(request.user), _since(request.GET.get("since", "")))
+    return JsonResponse(
+        {
+            "changes": [change_message(c) for c in found["changes"]],
+            "versions": {str(k): v for k, v in found["versions"].items()},
+            "reset": found["reset"],
+        }
+    )
 
 
 @login_required
 @require_POST
-def decide(request: HttpRequest, pk: int) -> HttpResponse:
-    """Record approve / reject / feedback, then back to the inbox.
+def bulk(request: HttpRequest) -> HttpResponse:
+    """Claim, release or approve the selected items (``ids``), each on its own.
 
-    404 outside the user's queues; 400 for an incomplete decision or an answer that fails the
-    schema; 409 when someone decided first (naming who and when) or the session cannot take
-    answers. Nothing is stored on any refusal.
+    Approval takes only items whose interrupt allows bulk approval; every other refusal (claimed
+    by someone else, decided meanwhile…) is listed and the rest still happen.
     """
-    item = get_object_or_404(visible_interrupts_for(request.user), pk=pk)
+    from .claims import interrupt_claim, interrupt_unclaim
+
     action = request.POST.get("action", "")
-    try:
-        interrupt_decide(interrupt=item, user=request.user, action=action, text=request.POST.get("feedback", ""))
-    except AlreadyDecidedError as exc:
-        item.refresh_from_db()
-        return _refused(request, item, 409, conflict=exc.message)
-    except DecisionError as exc:
-        return _refused(request, item, 400, error=str(exc))
-    except AnswerInvalidError as exc:
-        return _refused(request, item, 400, error=exc.message)
-    except EngineError as exc:
-        return _refused(request, item, 409, error=exc.message)
-    except UnknownWorkflowError:
-        return _refused(request, item, 409, error="This workflow is not available any more; nothing was recorded.")
-    messages.success(request, f"Decision recorded: {action}.")
-    return redirect("inbox:index")
+    ids = [int(i) for i in request.POST.getlist("ids") if i.isdigit()][:BULK_LIMIT]
+    if action not in ("claim", "unclaim", "approve") or not ids:
+        messages.error(request, "Select items and an action.")
+        return redirect(_back(request))
+    done, refused = 0, []
+    for pk in ids:
+        try:
+            item = item_for(request.user, pk)
+        except Http404:
+            refused.append(f"#{pk}: not found")
+            continue
+        try:
+            if action == "claim":
+                interrupt_claim(interrupt=item, user=request.user, request=request)
+            elif action == "unclaim":
+                interrupt_unclaim(interrupt=item, user=request.user, request=request)
+            elif not allows_bulk_approve(item):
+                refused.append(f"#{pk}: approve it on its own page (its request does not allow bulk approval)")
+                continue
+            else:
+                interrupt_decide(interrupt=item, user=request.user, action="approve", request=request)
+            done += 1
+        except REFUSALS as exc:
+            refused.append(f"#{pk}: {getattr(exc, 'message', str(exc))}")
+    verb = {"claim": "Claimed", "unclaim": "Released", "approve": "Approved"}[action]
+    messages.success(request, f"{verb} {done} item{'s' if done != 1 else ''}.")
+    if refused:
+        messages.warning(request, "Not done: " + "; ".join(refused))
+    return redirect(_back(request))
+
+
+def _back(request: HttpRequest) -> str:
+    """The list with the filters the form was posted from (re-encoded: never another address)."""
+    query = InboxFilters.from_query(QueryDict(request.POST.get("query", ""))).to_query()
+    return f"/inbox/?{query}" if query else "/inbox/"

@@ -86,7 +86,11 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS: list[Path | tuple[str, Path]] = [BASE_DIR / "static"]
+# The workflow pictures' script (`npm ci` puts mermaid in node_modules/), as static/vendor/mermaid/.
+_MERMAID_DIST = BASE_DIR / "node_modules" / "mermaid" / "dist"
+if _MERMAID_DIST.is_dir():
+    STATICFILES_DIRS.append(("vendor/mermaid", _MERMAID_DIST))
 STATIC_ROOT = VAR_DIR / "staticfiles"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

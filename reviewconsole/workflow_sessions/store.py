@@ -11,7 +11,9 @@ Every method is one transaction. Guarantees (the same suite as the in-memory sto
   :class:`engine.AlreadyDecidedError` naming who decided and when, and nothing is stored.
 - ``acquire_lease`` is a conditional UPDATE too: free, expired, or already ours.
 
-Live updates (new and resolved interrupts) are published after the transaction commits.
+Every change to interrupts is logged in its queue's change log (a per-queue version) in the same
+transaction (``inbox/store_hooks.py``), and published to the queue's Channels group after the
+transaction commits.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from engine import (
 )
 from engine._state import split_delta
 
-from ..inbox import live, routing
+from ..inbox import routing, store_hooks
 from ..inbox.models import Interrupt, InterruptStatus
 from ..outbound import triggers as outbound
 from .models import Checkpoint, Delivery, Event, SharedState, WorkflowSession
@@ -257,7 +259,8 @@ class OrmStore:
             row.checkpoint_id = checkpoint.pk
         row.save()
         opened_ids = [i.pk for i in opened]
-        transaction.on_commit(lambda: live.interrupts_changed(created=opened_ids, resolved=cancelled))
+        # Last of the inbox's work in the transaction: it locks queue rows (see inbox/changes.py).
+        store_hooks.interrupts_committed(opened=opened, cancelled=cancelled)
         status_now = row.status
         transaction.on_commit(
             lambda: outbound.session_committed(
@@ -272,22 +275,7 @@ class OrmStore:
         shared.save(update_fields=["state"])
 
     def _interrupt_row(self, session: WorkflowSession, rec: InterruptRecord) -> Interrupt:
-        return Interrupt(
-            session=session,
-            interrupt_id=rec.id,
-            local_id=rec.local_id,
-            kind=rec.kind,
-            function_name=rec.function_name,
-            node_path=rec.path,
-            branch=rec.branch or "",
-            invocation_id=rec.invocation_id,
-            message=rec.message or "",
-            payload=rec.payload,
-            response_schema=rec.response_schema,
-            tool_call=rec.tool_call,
-            metadata=rec.metadata,
-            queue=routing.queue_for(session.workflow, rec.metadata),
-        )
+        return routing.interrupt_row(session, rec)
 
     # -- interrupts and answers --------------------------------------------------------------
 
@@ -342,8 +330,10 @@ class OrmStore:
             if answer.final:
                 # The race this guards: two reviewers (or a reviewer and an API client) decide the
                 # same interrupt at once. Only the UPDATE that still finds it pending changes a row.
+                # An inbox decision adds its guard (claim, expiry; inbox/store_hooks.py).
+                guarded = pending.filter(store_hooks.decision_guard(context, now))
                 pk = pending.values_list("pk", flat=True).first()
-                changed = pending.update(
+                changed = guarded.update(
                     status=InterruptStatus.RESOLVED,
                     response=answer.value,
                     decision=context.get("decision", "answer"),
@@ -352,6 +342,7 @@ class OrmStore:
                     decided_at=now,
                 )
                 if changed != 1:
+                    store_hooks.guard_refusal(session_id, answer.interrupt_id, context, now)
                     self._refuse(session_id, answer.interrupt_id, pending_before)
                 resolved.append(pk)  # type: ignore[arg-type]
             elif not pending.exists():
@@ -361,7 +352,7 @@ class OrmStore:
         Delivery.objects.bulk_create(
             Delivery(session=row, interrupt_id=a.interrupt_id, value=a.value, final=a.final) for a in answers
         )
-        transaction.on_commit(lambda: live.interrupts_changed(created=[], resolved=resolved))
+        store_hooks.interrupts_answered(resolved=resolved, context=context)
         transaction.on_commit(
             lambda: outbound.session_committed(
                 session_id=session_id, opened=[], resolved=resolved, status=None, previous_status=None

@@ -31,6 +31,11 @@ class WorkflowSpec:
     ``build(model)`` returns the root node; ``input_schema`` validates starting input (webhooks,
     the API); ``queue`` is the slug of the queue its interrupts go to unless an interrupt names
     another in its metadata; ``offline_policies`` drive the offline model per agent name.
+
+    Inbox settings (an interrupt's own ``metadata`` overrides each): ``due_in_seconds`` (None:
+    never due), ``on_expiry`` (``""`` stay overdue, ``"escalate"`` to ``escalate_to``, or
+    ``"timeout"``: resume with a timeout payload, see ``reviewconsole/inbox/expiry.py``), and
+    ``bulk_approve`` (reviewers may approve several of its items at once).
     """
 
     name: str
@@ -43,6 +48,10 @@ class WorkflowSpec:
     offline_policies: dict[str, Callable[..., Any]] = field(default_factory=dict)
     previous: tuple[Callable[[Model | None], BaseNode], ...] = ()
     """Builders of earlier versions (root ``version`` differs) whose paused sessions still resume."""
+    due_in_seconds: float | None = None
+    on_expiry: str = ""
+    escalate_to: str = ""
+    bulk_approve: bool = False
 
 
 _REGISTRY: dict[str, WorkflowSpec] = {
@@ -57,6 +66,9 @@ _REGISTRY: dict[str, WorkflowSpec] = {
             input_schema=email_review.EmailReviewInput,
             description="An AI-drafted reply to a customer complaint, approved, rejected or revised by a person.",
             offline_policies={"draft_email": email_review.offline_draft},
+            due_in_seconds=4 * 3600,
+            on_expiry="escalate",
+            escalate_to="support-leads",
         ),
         WorkflowSpec(
             name="vip-discount",
@@ -67,6 +79,9 @@ _REGISTRY: dict[str, WorkflowSpec] = {
             input_schema=vip_discount.VipDiscountInput,
             description="A customer-service agent proposes a VIP discount; a person confirms it.",
             offline_policies={"customer_service_agent": vip_discount.offline_agent},
+            due_in_seconds=3600,
+            on_expiry="timeout",
+            bulk_approve=True,
         ),
         WorkflowSpec(
             name="refund-approval",
@@ -77,6 +92,9 @@ _REGISTRY: dict[str, WorkflowSpec] = {
             input_schema=refund_approval.RefundInput,
             description="Refunds above the policy limit need an approval; every refund needs a confirmation.",
             offline_policies={"refund_agent": refund_approval.offline_agent},
+            due_in_seconds=24 * 3600,
+            on_expiry="escalate",
+            escalate_to="triage",
         ),
         WorkflowSpec(
             name="support-handoff",

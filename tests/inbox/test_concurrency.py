@@ -66,11 +66,12 @@ def _run_at_once(targets):
 
 @pytest.fixture
 def enqueued():
-    """Session ids of the runs enqueued while the test runs."""
+    """Session ids of the runs (``run_session`` tasks) enqueued while the test runs."""
     ids: list[str] = []
 
     def record(sender, task_result, **kwargs):
-        ids.extend(task_result.args)
+        if task_result.task.name == "run_session":
+            ids.extend(task_result.args)
 
     task_enqueued.connect(record, weak=False)
     yield ids
@@ -85,7 +86,9 @@ def test_two_simultaneous_decisions_store_one_and_resume_once(demo_tx, enqueued)
     results = _run_at_once(
         [
             lambda: interrupt_decide(interrupt=Interrupt.objects.get(pk=interrupt.pk), user=first, action="approve"),
-            lambda: interrupt_decide(interrupt=Interrupt.objects.get(pk=interrupt.pk), user=second, action="reject"),
+            lambda: interrupt_decide(
+                interrupt=Interrupt.objects.get(pk=interrupt.pk), user=second, action="reject", reason="no"
+            ),
         ]
     )
 

@@ -70,10 +70,12 @@ async def _is_quiet(communicator):
 async def test_a_new_interrupt_reaches_a_member_and_not_an_outsider(cookies, connect):
     member, (ok, _) = await connect(cookies["manager"])
     assert ok
-    assert await member.receive_json_from(timeout=TIMEOUT) == {"event": "hello", "queues": 4}
+    hello = await member.receive_json_from(timeout=TIMEOUT)
+    assert (hello["event"], hello["queues"], len(hello["versions"])) == ("hello", 5, 5)
     outsider, (ok, _) = await connect(cookies["outsider"])
     assert ok
-    assert await outsider.receive_json_from(timeout=TIMEOUT) == {"event": "hello", "queues": 1}
+    hello = await outsider.receive_json_from(timeout=TIMEOUT)
+    assert (hello["event"], hello["queues"], list(hello["versions"].values())) == ("hello", 1, [0])
 
     session = await _start_review()
 

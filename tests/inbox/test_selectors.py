@@ -31,6 +31,6 @@ def test_the_inbox_holds_pending_items_only(manager, start_review, on_commit):
     _, first = start_review()
     _, second = start_review("The charger is missing")
     with on_commit():
-        interrupt_decide(interrupt=first, user=manager, action="reject")
+        interrupt_decide(interrupt=first, user=manager, action="reject", reason="off topic")
     assert [i.pk for i in inbox_items_for(manager)] == [second.pk]
     assert {i.pk for i in visible_interrupts_for(manager)} == {first.pk, second.pk}

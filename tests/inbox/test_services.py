@@ -89,7 +89,7 @@ def test_three_rounds_of_feedback_then_approve(manager, start_review, on_commit)
 def test_a_late_decision_names_the_first(manager, start_review, on_commit):
     _, interrupt = start_review()
     with on_commit():
-        interrupt_decide(interrupt=interrupt, user=manager, action="reject")
+        interrupt_decide(interrupt=interrupt, user=manager, action="reject", reason="too long")
     stale = Interrupt.objects.get(pk=interrupt.pk)
     stale.status = "pending"  # what a page loaded before the decision still holds
     with pytest.raises(AlreadyDecidedError) as caught:

@@ -15,8 +15,11 @@ def review(start_review):
     return start_review()
 
 
-def _decide(client, interrupt, action, feedback=""):
-    return client.post(f"/inbox/items/{interrupt.pk}/decide/", {"action": action, "feedback": feedback})
+def _decide(client, interrupt, action, feedback="", reason=""):
+    if action == "reject" and not reason:
+        reason = "Not what the customer asked"
+    data = {"action": action, "feedback": feedback, "reason": reason}
+    return client.post(f"/inbox/items/{interrupt.pk}/decide/", data)
 
 
 # -- login and visibility -------------------------------------------------------------------------
@@ -68,7 +71,7 @@ def test_a_reviewer_of_other_queues_sees_nothing(client, outsider, review):
     response = client.get("/inbox/")
     assert response.status_code == 200
     assert list(response.context["items"]) == []
-    assert client.get("/inbox/items.json").json() == {"items": []}
+    assert client.get("/inbox/items.json").json()["items"] == []
 
 
 def test_a_reviewer_of_other_queues_gets_404_for_the_item(client, outsider, review):
@@ -229,10 +232,11 @@ def test_a_decided_item_leaves_the_inbox_and_its_page_says_who_decided(client, m
     client.force_login(manager)
     with on_commit():
         _decide(client, interrupt, "reject")
-    assert client.get("/inbox/items.json").json() == {"items": []}
+    assert client.get("/inbox/items.json").json()["items"] == []
     response = client.get(f"/inbox/items/{interrupt.pk}/")
     assert response.status_code == 200
     assert "This request was resolved by manager" in response.content.decode()
+    assert "(reject)" in response.content.decode()
     assert 'name="action"' not in response.content.decode()
 
 

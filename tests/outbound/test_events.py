@@ -66,7 +66,7 @@ def test_only_the_chosen_events_and_workflows(demo, receiver, start_review, mana
     _session, interrupt = start_review()
     assert receiver.received == []
     with on_commit():
-        interrupt_decide(interrupt=interrupt, user=manager, action="reject")
+        interrupt_decide(interrupt=interrupt, user=manager, action="reject", reason="not needed")
     assert receiver.types() == ["session.completed"]
 
 

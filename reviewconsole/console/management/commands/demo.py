@@ -1,7 +1,8 @@
 """``python manage.py demo``: demo users, groups, queues and webhook endpoints (idempotent).
 
-Users ``manager`` (reviewer of every demo queue) and ``auditor`` (reads everything in the admin,
-changes nothing). Their password is ``$DEMO_PASSWORD`` when set, else one is generated and printed.
+Users ``manager`` (reviewer and manager of every demo queue), ``reviewer`` (the support queue
+only) and ``auditor`` (reads everything in the admin, changes nothing). Their password is
+``$DEMO_PASSWORD`` when set, else one is generated and printed.
 The ``email-review`` webhook endpoint's secret is ``$DEMO_WEBHOOK_SECRET`` (``whsec_…``) when set.
 The API client ``demo`` may use every workflow; its token is ``$DEMO_API_TOKEN`` when set (else it
 is created without a usable token: make one in the admin).
@@ -18,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.db.models import Q
 
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
 from reviewconsole.inbox.models import Queue
@@ -75,19 +77,32 @@ class Command(BaseCommand):
         users = get_user_model()
 
         reviewers, _ = Group.objects.get_or_create(name=REVIEWERS)
-        for spec in all_specs():
-            queue_group, _ = Group.objects.get_or_create(name=f"queue:{spec.queue}")
-            Queue.objects.get_or_create(
-                slug=spec.queue, defaults={"name": spec.queue.replace("-", " ").title(), "group": queue_group}
+        # Every queue a workflow routes or escalates to, and triage: reviewers in queue:<slug>,
+        # managers (reassign, take over) in managers:<slug>.
+        slugs = {spec.queue for spec in all_specs()} | {s.escalate_to for s in all_specs() if s.escalate_to}
+        for slug in sorted(slugs | {"triage"}):
+            queue_group, _ = Group.objects.get_or_create(name=f"queue:{slug}")
+            managers, _ = Group.objects.get_or_create(name=f"managers:{slug}")
+            queue, _ = Queue.objects.get_or_create(
+                slug=slug, defaults={"name": slug.replace("-", " ").title(), "group": queue_group}
             )
-        triage_group, _ = Group.objects.get_or_create(name="queue:triage")
-        Queue.objects.get_or_create(slug="triage", defaults={"name": "Triage", "group": triage_group})
+            if queue.managers_id is None:
+                queue.managers = managers
+                queue.save(update_fields=["managers"])
 
         manager, _ = users.objects.get_or_create(username="manager", defaults={"email": "manager@example.com"})
         manager.set_password(password)
         manager.is_staff = False
         manager.save()
-        manager.groups.add(reviewers, *Group.objects.filter(name__startswith="queue:"))
+        manager.groups.add(
+            reviewers, *Group.objects.filter(Q(name__startswith="queue:") | Q(name__startswith="managers:"))
+        )
+
+        # A second reviewer, of the support queue only: two people racing on one email review.
+        reviewer, _ = users.objects.get_or_create(username="reviewer", defaults={"email": "reviewer@example.com"})
+        reviewer.set_password(password)
+        reviewer.save()
+        reviewer.groups.add(reviewers, Group.objects.get(name="queue:support"))
 
         auditor, _ = users.objects.get_or_create(username="auditor", defaults={"email": "auditor@example.com"})
         auditor.set_password(password)
@@ -109,7 +124,8 @@ class Command(BaseCommand):
                 WebhookSecret.objects.create(endpoint=endpoint, secret=generated_secret, label="demo")
 
         self.stdout.write("Demo data ready.")
-        self.stdout.write("  Reviewer: manager  (inbox at /inbox/)")
+        self.stdout.write("  Reviewer: manager  (every queue, and their manager; inbox at /inbox/)")
+        self.stdout.write("  Reviewer: reviewer (the support queue only)")
         self.stdout.write("  Auditor:  auditor  (admin at /admin/)")
         if generated:
             self.stdout.write(f"  Password for both: {password}   (set DEMO_PASSWORD to choose one)")

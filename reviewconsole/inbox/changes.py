@@ -1,0 +1,103 @@
+"""Each queue's change log: versions that let a client catch up with exactly what it missed.
+
+Every change to a queue's items goes through :func:`queue_changes_record`, inside the transaction
+that makes the change (the engine store's commits and answers, claims, expiry). It bumps the
+queue's ``version`` with a conditional ``UPDATE`` (on PostgreSQL the row lock orders concurrent
+changes of one queue, so versions are gap-free and commit in order), appends a
+:class:`~reviewconsole.inbox.models.QueueChange`, and publishes it to the queue's Channels group
+once the transaction commits. Call it last in a transaction and for several queues in one go:
+queue rows are locked in id order, so two transactions never wait on each other's queues.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F, QuerySet
+from django.utils import timezone
+
+from .conf import inbox_setting
+from .models import Queue, QueueChange
+
+__all__ = ["MAX_CATCH_UP", "changes_since", "current_versions", "queue_changes_prune", "queue_changes_record"]
+
+MAX_CATCH_UP = 500
+"""More missed changes than this and the client takes a fresh snapshot instead."""
+
+
+def queue_changes_record(*, changes: Iterable[tuple[int, str, int | None]]) -> list[QueueChange]:
+    """Append ``(queue_id, event, interrupt_pk)`` changes, each with its queue's next version.
+
+    Must run inside the transaction of the change (it opens a savepoint if none is open); the
+    changes are published to the queues' groups after that transaction commits.
+    """
+    todo = sorted(changes, key=lambda c: c[0])  # stable: keeps the order within one queue
+    if not todo:
+        return []
+    created: list[QueueChange] = []
+    with transaction.atomic():
+        for queue_id, event, interrupt_pk in todo:
+            # The race this guards: two transactions changing one queue. The UPDATE takes the
+            # queue row's lock, so the second waits and reads the first's version.
+            Queue.objects.filter(pk=queue_id).update(version=F("version") + 1)
+            version = Queue.objects.filter(pk=queue_id).values_list("version", flat=True).get()
+            created.append(
+                QueueChange.objects.create(queue_id=queue_id, version=version, event=event, interrupt_id=interrupt_pk)
+            )
+    ids = [c.pk for c in created]
+
+    def publish() -> None:
+        from .live import publish_changes
+
+        publish_changes(ids)
+
+    transaction.on_commit(publish)
+    return created
+
+
+def current_versions(queue_ids: Iterable[int]) -> dict[int, int]:
+    """``{queue_id: version}`` now; read *before* a snapshot so nothing after it is missed."""
+    return dict(Queue.objects.filter(pk__in=list(queue_ids)).values_list("pk", "version"))
+
+
+def changes_since(queues: QuerySet[Queue], since: dict[int, int]) -> dict[str, Any]:
+    """What changed in ``queues`` after the versions in ``since``.
+
+    Returns ``{"changes": [QueueChange…], "versions": {queue_id: version}, "reset": bool}``;
+    ``reset`` is true (and ``changes`` empty) when the client must take a fresh snapshot: it
+    missed more than :data:`MAX_CATCH_UP` changes, or some were pruned from the log, or it names
+    no version for one of its queues.
+    """
+    versions = dict(queues.values_list("pk", "version"))
+    found: list[QueueChange] = []
+    for queue_id, version in versions.items():
+        known = since.get(queue_id)
+        if known is None or known > version:
+            return {"changes": [], "versions": versions, "reset": True}
+        if known == version:
+            continue
+        rows = list(
+            QueueChange.objects.filter(queue_id=queue_id, version__gt=known, version__lte=version)
+            .order_by("version")
+            .select_related("interrupt__queue", "interrupt__claimed_by")[: MAX_CATCH_UP + 1]
+        )
+        if not rows or rows[0].version != known + 1:  # pruned: the log no longer reaches back
+            return {"changes": [], "versions": versions, "reset": True}
+        found.extend(rows)
+        if len(found) > MAX_CATCH_UP:
+            return {"changes": [], "versions": versions, "reset": True}
+    found.sort(key=lambda c: (c.at, c.queue_id, c.version))
+    return {"changes": found, "versions": versions, "reset": False}
+
+
+def queue_changes_prune(*, now: dt.datetime | None = None) -> int:
+    """Delete changes older than ``CHANGE_LOG_DAYS`` (keeping each queue's newest); returns how many."""
+    cutoff = (now or timezone.now()) - dt.timedelta(days=inbox_setting("CHANGE_LOG_DAYS"))
+    newest = {qid: v for qid, v in Queue.objects.values_list("pk", "version")}
+    deleted = 0
+    for queue_id, version in newest.items():
+        deleted += QueueChange.objects.filter(queue_id=queue_id, at__lt=cutoff, version__lt=version).delete()[0]
+    return deleted

@@ -1,0 +1,58 @@
+"""The inbox's domain errors. Views map them to one response each (``views_common.refusal``).
+
+- :class:`DecisionError`: the request is incomplete or not allowed for this item (400); nothing
+  was stored.
+- :class:`InboxConflict` and its kinds: the item is not in a state that allows the action (409);
+  the message says why in words a reviewer understands (who holds it, who decided and when, that
+  it expired or was superseded). ``details`` carries the same facts for JSON callers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ClaimConflictError", "DecisionError", "ExpiredError", "InboxConflict", "SupersededError"]
+
+
+class DecisionError(ValueError):
+    """The decision is incomplete (e.g. a rejection without a reason); nothing was stored.
+
+    ``errors`` lists field errors for generated forms: ``[{"path": [...], "message": str}]``.
+    """
+
+    def __init__(self, message: str, *, errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.errors = errors or []
+
+
+class InboxConflict(Exception):
+    """The item's state refuses the action (HTTP 409); ``code`` is stable for clients."""
+
+    code = "conflict"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": self.code, "message": self.message, **self.details}
+
+
+class ClaimConflictError(InboxConflict):
+    """Someone else holds the claim (or took it first)."""
+
+    code = "claimed"
+
+
+class ExpiredError(InboxConflict):
+    """The item's due time passed: it expired (and escalated, or the workflow went on)."""
+
+    code = "expired"
+
+
+class SupersededError(InboxConflict):
+    """The session moved on: the interrupt was cancelled or the session ended."""
+
+    code = "superseded"

@@ -1,0 +1,173 @@
+"""One item's pages: detail, status JSON, revision history, and the POSTs that act on it.
+
+Every view fetches the item through :func:`selectors.item_for` first (404 outside the user's
+queues, the same answer as for a missing item). Nothing changes on GET; every action is a POST
+with the CSRF token, answered with a redirect or the detail page and the status code of
+its refusal (``view_helpers.refusal``).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
+
+from ..audit.services import audit_record
+from ..workflows import UnknownWorkflowError
+from . import claims
+from .drafts import revisions
+from .errors import DecisionError, InboxConflict
+from .live import summary
+from .models import Queue
+from .pictures import allow_picture_styles
+from .selectors import item_for
+from .services import interrupt_decide
+from .view_helpers import detail_context, refusal, wants_json
+
+REFUSALS = (
+    AlreadyDecidedError,
+    AnswerInvalidError,
+    DecisionError,
+    EngineError,
+    InboxConflict,
+    PermissionDenied,
+    UnknownWorkflowError,
+)
+
+
+@login_required
+@require_GET
+@allow_picture_styles
+def detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The item, its kind's facts, the workflow picture, and what the user may do with it."""
+    item = item_for(request.user, pk)
+    with transaction.atomic():
+        audit_record(action="interrupt.view", user=request.user, target=item, request=request)
+    return render(request, "inbox/detail.html", detail_context(request, item))
+
+
+@login_required
+@require_GET
+def status_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """The item's summary now (a detail page left open catches up with it after a reconnect)."""
+    item = item_for(request.user, pk)
+    return JsonResponse({"item": summary(item), "version": item.queue.version})
+
+
+@login_required
+@require_GET
+def history(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every draft of the item's session, each with its diff against the one before."""
+    item = item_for(request.user, pk)
+    return render(request, "inbox/history.html", {"item": item, "revisions": revisions(item)})
+
+
+def _form_data(request: HttpRequest) -> dict[str, str]:
+    return {key: request.POST.get(key, "") for key in request.POST if key == "f" or key.startswith("f.")}
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def decide(request: HttpRequest, pk: int) -> HttpResponse:
+    """Approve, reject (with a reason), send feedback, or answer the generated form.
+
+    404 outside the user's queues; 400 for an incomplete decision or an answer that fails the
+    schema (the form comes back with its errors); 409 when someone decided first, someone else
+    holds the claim, the item expired or was superseded, or the workflow is gone. Nothing is
+    stored on any refusal.
+    """
+    item = item_for(request.user, pk)
+    action = request.POST.get("action", "")
+    edited = request.POST.get("draft") if request.POST.get("edit_draft") else None
+    try:
+        interrupt_decide(
+            interrupt=item,
+            user=request.user,
+            action=action,
+            text=request.POST.get("feedback", ""),
+            reason=request.POST.get("reason", ""),
+            draft=edited,
+            form=_form_data(request),
+            request=request,
+        )
+    except REFUSALS as exc:
+        return refusal(request, item, exc, form_data=_form_data(request))
+    if wants_json(request):
+        item.refresh_from_db()
+        return JsonResponse({"item": summary(item)})
+    messages.success(request, f"Decision recorded: {action}.")
+    return redirect("inbox:index")
+
+
+def _claim_action(request: HttpRequest, pk: int, act: str) -> HttpResponse:
+    item = item_for(request.user, pk)
+    try:
+        if act == "claim":
+            item = claims.interrupt_claim(interrupt=item, user=request.user, request=request)
+            note = "You claimed this request."
+        elif act == "unclaim":
+            item = claims.interrupt_unclaim(interrupt=item, user=request.user, request=request)
+            note = "You released this request."
+        else:
+            item = claims.interrupt_take_over(interrupt=item, user=request.user, request=request)
+            note = "You took this request over."
+    except REFUSALS as exc:
+        return refusal(request, item, exc)
+    if wants_json(request):
+        return JsonResponse({"item": summary(item)})
+    messages.success(request, note)
+    return redirect("inbox:detail", pk=item.pk)
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def claim(request: HttpRequest, pk: int) -> HttpResponse:
+    return _claim_action(request, pk, "claim")
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def unclaim(request: HttpRequest, pk: int) -> HttpResponse:
+    return _claim_action(request, pk, "unclaim")
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def take_over(request: HttpRequest, pk: int) -> HttpResponse:
+    return _claim_action(request, pk, "take_over")
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def reassign(request: HttpRequest, pk: int) -> HttpResponse:
+    """A queue manager gives the item to a reviewer (``to_user``) or another queue (``to_queue``)."""
+    item = item_for(request.user, pk)
+    username = request.POST.get("to_user", "").strip()
+    slug = request.POST.get("to_queue", "").strip()
+    to_user = get_user_model().objects.filter(username=username).first() if username else None
+    to_queue = Queue.objects.filter(slug=slug).first() if slug else None
+    try:
+        if (username and to_user is None) or (slug and to_queue is None):
+            raise DecisionError("No such reviewer or queue.")
+        item = claims.interrupt_reassign(
+            interrupt=item, user=request.user, to_user=to_user, to_queue=to_queue, request=request
+        )
+    except REFUSALS as exc:
+        return refusal(request, item, exc)
+    if wants_json(request):
+        return JsonResponse({"item": summary(item)})
+    where = to_user.get_username() if to_user else to_queue.name if to_queue else ""
+    messages.success(request, f"Reassigned to {where}.")
+    return redirect("inbox:index") if to_queue else redirect("inbox:detail", pk=item.pk)

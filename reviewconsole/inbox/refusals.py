@@ -1,0 +1,80 @@
+"""Why an item refuses an action, in words a reviewer understands (all answered 409).
+
+One place builds every conflict message, from the row as stored, so a reviewer reads the same
+sentence whether the race was lost in a pre-check or in the database's conditional update.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.utils import timezone
+
+from engine import AlreadyDecidedError
+
+from .errors import ClaimConflictError, ExpiredError, SupersededError
+from .models import Interrupt, InterruptStatus, OnExpiry
+
+__all__ = ["claimed_conflict", "expired_conflict", "refusal_for"]
+
+
+def _utc(at: dt.datetime | None) -> str:
+    return f" at {at.astimezone(dt.UTC):%Y-%m-%d %H:%M:%S} UTC" if at else ""
+
+
+def claimed_conflict(row: Interrupt) -> ClaimConflictError:
+    """The 409 for an item someone else has claimed: "… claimed by alice at T (until T2)…"."""
+    owner = row.claimed_by.get_username() if row.claimed_by else "someone"
+    until = row.claim_expires_at
+    until_text = f" (until {until.astimezone(dt.UTC):%H:%M:%S} UTC)" if until else ""
+    return ClaimConflictError(
+        f"This request is claimed by {owner}{_utc(row.claimed_at)}{until_text}; "
+        "only they or a queue manager can act on it.",
+        claimed_by=owner,
+        claimed_at=row.claimed_at.isoformat() if row.claimed_at else None,
+        claim_expires_at=until.isoformat() if until else None,
+    )
+
+
+def expired_conflict(row: Interrupt) -> ExpiredError:
+    """The 409 for an item whose due time passed."""
+    at = row.expired_at or row.due_at
+    if row.on_expiry == OnExpiry.ESCALATE:
+        where = f" and was escalated to {row.queue.name}" if row.escalated_from_id else " and is being escalated"
+        message = f"This request expired{_utc(at)}{where}; nothing was recorded."
+    else:
+        message = f"This request expired{_utc(at)}: the workflow went on with a timeout; nothing was recorded."
+    return ExpiredError(message, expired_at=(at or timezone.now()).isoformat())
+
+
+_DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}
+
+
+def refusal_for(row: Interrupt, now: dt.datetime | None = None) -> Exception | None:
+    """Why ``row`` (as stored) takes no decision or claim now, or None if it may.
+
+    ``AlreadyDecidedError`` (decided by a person or a system: names who and when),
+    ``SupersededError`` (cancelled: the session moved on), ``ExpiredError`` (timed out, or due
+    and about to expire).
+    """
+    if row.status == InterruptStatus.CANCELLED:
+        return SupersededError(
+            f"This request was superseded{_utc(row.decided_at)}: the session moved on without it; "
+            "nothing was recorded.",
+            superseded_at=row.decided_at.isoformat() if row.decided_at else None,
+        )
+    if row.status == InterruptStatus.RESOLVED:
+        if row.decision == "timeout":
+            return expired_conflict(row)
+        done = _DONE.get(row.decision, "decided")
+        by = f" by {row.decided_by_label}" if row.decided_by_label else ""
+        return AlreadyDecidedError(
+            f"This request was already {done}{by}{_utc(row.decided_at)}.",
+            interrupt_id=row.interrupt_id,
+            decided_by=row.decided_by_label or None,
+            decided_at=row.decided_at.isoformat() if row.decided_at else None,
+        )
+    now = now or timezone.now()
+    if row.due_at is not None and row.due_at <= now and row.on_expiry and row.expired_at is None:
+        return expired_conflict(row)
+    return None

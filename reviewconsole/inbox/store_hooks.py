@@ -1,0 +1,104 @@
+"""What the inbox does inside the engine store's transactions (``workflow_sessions/store.py``).
+
+- :func:`interrupts_committed`: a run's commit opened or cancelled interrupts: log the queue
+  changes now, and after the commit schedule each due item's expiry and email its queue.
+- :func:`interrupts_answered`: answers resolved interrupts: log the changes.
+- :func:`decision_guard` / :func:`guard_refusal`: the extra conditions a reviewer's decision
+  adds to the store's conditional UPDATE (claim held by someone else, expired), and the 409 that
+  says which one refused it. Only decisions that carry ``context["guard"]`` (the inbox's) are
+  guarded; systems resuming through the API are not.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+
+from .changes import queue_changes_record
+from .models import Interrupt, InterruptStatus, OnExpiry
+
+logger = logging.getLogger("reviewconsole.inbox")
+
+__all__ = ["decision_guard", "guard_refusal", "interrupts_answered", "interrupts_committed"]
+
+
+def interrupts_committed(*, opened: list[Interrupt], cancelled: list[int]) -> None:
+    """Log ``interrupt.created`` / ``interrupt.cancelled``; after commit, schedule expiry and mail."""
+    gone = list(Interrupt.objects.filter(pk__in=cancelled).values_list("queue_id", "pk"))
+    queue_changes_record(
+        changes=[(r.queue_id, "interrupt.created", r.pk) for r in opened]
+        + [(queue_id, "interrupt.cancelled", pk) for queue_id, pk in gone]
+    )
+    due = [(r.pk, r.due_at) for r in opened if r.due_at is not None]
+    new = [r.pk for r in opened]
+    if new:
+        transaction.on_commit(lambda: _after_open(new, due))
+
+
+def _after_open(new: list[int], due: list[tuple[int, dt.datetime]]) -> None:
+    from .tasks import notify_new_item, schedule_expiry
+
+    for pk, due_at in due:
+        try:
+            schedule_expiry(pk, due_at)
+        except Exception:  # the sweep (manage.py expire_items) still finds it
+            logger.exception("Could not schedule the expiry of item %s", pk)
+    for pk in new:
+        try:
+            notify_new_item.enqueue(pk)
+        except Exception:
+            logger.exception("Could not enqueue the notification of item %s", pk)
+
+
+def interrupts_answered(*, resolved: list[int], context: dict[str, Any]) -> None:
+    """Log ``interrupt.resolved`` (``interrupt.expired`` for a timeout) for these rows."""
+    event = "interrupt.expired" if context.get("decision") == "timeout" else "interrupt.resolved"
+    rows = Interrupt.objects.filter(pk__in=resolved).values_list("queue_id", "pk")
+    queue_changes_record(changes=[(queue_id, event, pk) for queue_id, pk in rows])
+
+
+def decision_guard(context: dict[str, Any], now: dt.datetime) -> Q:
+    """Conditions a guarded decision adds to ``status='pending'`` (``Q()`` when unguarded)."""
+    guard = context.get("guard")
+    if not guard:
+        return Q()
+    not_expired = (
+        Q(due_at__isnull=True)
+        | Q(due_at__gt=now)
+        | Q(on_expiry=OnExpiry.NOTHING)
+        | Q(on_expiry=OnExpiry.ESCALATE, expired_at__isnull=False)  # escalated: decided in its new queue
+    )
+    if guard.get("override_claim"):
+        return not_expired
+    free = Q(claimed_by__isnull=True) | Q(claimed_by_id=guard["user_id"]) | Q(claim_expires_at__lte=now)
+    return not_expired & free
+
+
+def guard_refusal(session_id: str, interrupt_id: str, context: dict[str, Any], now: dt.datetime) -> None:
+    """Raise the 409 for a guarded decision whose UPDATE changed nothing, if the guard refused it.
+
+    Raises:
+        ClaimConflictError: someone else holds the claim.
+        ExpiredError: the due time passed and the item expires (escalates or times out).
+    """
+    guard = context.get("guard")
+    if not guard:
+        return
+    row = (
+        Interrupt.objects.select_related("claimed_by")
+        .filter(session_id=session_id, interrupt_id=interrupt_id, status=InterruptStatus.PENDING)
+        .first()
+    )
+    if row is None:
+        return
+    from .refusals import claimed_conflict, expired_conflict
+
+    holder = row.claim_holder(now)
+    if holder and holder != guard["user_id"] and not guard.get("override_claim"):
+        raise claimed_conflict(row)
+    if row.due_at is not None and row.due_at <= now and row.on_expiry and row.expired_at is None:
+        raise expired_conflict(row)

@@ -1,0 +1,54 @@
+"""Tasks of the inbox, on the configured ``django.tasks`` backend.
+
+- ``expire_interrupt(pk)``: enqueued with ``run_after=due_at`` when a due item is created
+  (:func:`schedule_expiry`); the database worker runs it within its poll interval of the due
+  time. Backends that cannot defer (the test suite's immediate backend) skip it; the sweep
+  ``manage.py expire_items`` covers them and any task lost on the way.
+- ``notify_new_item(pk)``: emails the queue's members about a new item.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from django.tasks import task, task_backends
+
+from .expiry import interrupt_expire
+from .models import Interrupt
+from .notifications import notify_members
+
+logger = logging.getLogger("reviewconsole.inbox")
+
+__all__ = ["expire_interrupt", "notify_new_item", "schedule_expiry"]
+
+
+@task()
+def expire_interrupt(interrupt_pk: int) -> str:
+    """Expire item ``interrupt_pk`` if it is due (see ``expiry.interrupt_expire``); returns the outcome.
+
+    A task that runs early (clock skew between machines) re-enqueues itself for the due time.
+    """
+    outcome = interrupt_expire(pk=interrupt_pk)
+    if outcome == "not_due":
+        due_at = Interrupt.objects.filter(pk=interrupt_pk).values_list("due_at", flat=True).first()
+        if due_at is not None:
+            schedule_expiry(interrupt_pk, due_at)
+    return outcome
+
+
+def schedule_expiry(pk: int, due_at: dt.datetime) -> bool:
+    """Enqueue ``expire_interrupt(pk)`` to run at ``due_at``; False if the backend cannot defer."""
+    if not task_backends[expire_interrupt.backend].supports_defer:
+        return False
+    expire_interrupt.using(run_after=due_at).enqueue(pk)
+    return True
+
+
+@task()
+def notify_new_item(interrupt_pk: int) -> int:
+    """Email the members of the item's queue; returns how many emails were sent."""
+    item = Interrupt.objects.select_related("queue").filter(pk=interrupt_pk).first()
+    if item is None or item.status != "pending":
+        return 0
+    return notify_members(item)

@@ -1,0 +1,156 @@
+// One request's page: says live when it was decided, expired, superseded or claimed elsewhere;
+// keyboard shortcuts; the diff of an edited draft as it is typed; "Add another" in generated
+// forms. Text goes in with textContent only (it may come from an LLM or an outside caller).
+(function () {
+  "use strict";
+  const config = document.getElementById("item-live");
+  if (!config) return;
+  const cfg = JSON.parse(config.textContent);
+  const banner = document.getElementById("status-banner");
+  const owner = document.getElementById("owner");
+
+  function update(item) {
+    if (!item || item.id !== cfg.item) return;
+    const moved = item.queue_id !== cfg.queue;
+    const over = item.status !== "pending" || moved;
+    if (owner) owner.textContent = item.claimed_by || "nobody";
+    banner.dataset.state = over ? (item.state === "decided" ? "decided" : item.state) : item.state;
+    banner.classList.toggle("quiet", !over && item.state === "pending");
+    banner.classList.toggle("stale", over);
+    banner.setAttribute("role", over ? "alert" : "status");
+    banner.textContent = over ? `${item.sentence} This page is out of date: a decision now would be refused.` : item.sentence;
+    document.body.classList.toggle("item-closed", over);
+  }
+
+  async function fetchStatus() {
+    try {
+      const response = await fetch(`/inbox/items/${cfg.item}/status.json`, {
+        credentials: "same-origin",
+        headers: { Accept: "application/json" },
+      });
+      if (response.ok) update((await response.json()).item);
+    } catch (error) {
+      /* the next reconnect tries again */
+    }
+  }
+
+  window.InboxLive.start({
+    versions: { [String(cfg.queue)]: cfg.version },
+    heartbeat: cfg.heartbeat,
+    onlyKnownQueues: true,
+    onChanges: (changes) => changes.forEach((c) => update(c.item)),
+    onOther: (message) => update(message.item),
+    onReset: fetchStatus,
+  });
+
+  // Keyboard.
+  function click(id) {
+    const node = document.getElementById(id);
+    if (!node) return false;
+    node.click();
+  }
+  function focus(id) {
+    const node = document.getElementById(id);
+    if (!node) return false;
+    node.focus();
+  }
+  function follow(id) {
+    const link = document.getElementById(id);
+    if (!link) return false;
+    location.href = link.href;
+  }
+  if (window.InboxKeys) {
+    window.InboxKeys.bind({
+      a: () => click("approve"),
+      r: () => {
+        const reason = document.getElementById("reason");
+        if (reason && !reason.value.trim()) return focus("reason");
+        return click("reject");
+      },
+      f: () => focus("feedback"),
+      c: () => click("claim"),
+      j: () => follow("next-item"),
+      k: () => follow("prev-item"),
+      u: () => follow("back"),
+      "ctrl+enter": (event) => {
+        const field = event.target.closest("[data-submit-action]");
+        if (field) return click(field.dataset.submitAction === "reject" ? "reject" : "revise");
+        if (event.target.closest("#schema-form")) return click("answer");
+        return false;
+      },
+    });
+  }
+
+  // Edit before approve: the diff against the agent's draft, line by line, as it is typed.
+  const edited = document.getElementById("edited-draft");
+  const diffBox = document.getElementById("edit-diff");
+  function lineDiff(a, b) {
+    const n = a.length;
+    const m = b.length;
+    const lcs = Array.from({ length: n + 1 }, () => new Array(m + 1).fill(0));
+    for (let i = n - 1; i >= 0; i--)
+      for (let j = m - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    const out = [];
+    let i = 0;
+    let j = 0;
+    while (i < n && j < m) {
+      if (a[i] === b[j]) {
+        out.push([" ", a[i]]);
+        i++;
+        j++;
+      } else if (lcs[i + 1][j] >= lcs[i][j + 1]) out.push(["-", a[i++]]);
+      else out.push(["+", b[j++]]);
+    }
+    while (i < n) out.push(["-", a[i++]]);
+    while (j < m) out.push(["+", b[j++]]);
+    return out;
+  }
+  function showEditDiff() {
+    const before = edited.dataset.original.replace(/\r\n/g, "\n").split("\n");
+    const after = edited.value.replace(/\r\n/g, "\n").replace(/\n+$/, "").split("\n");
+    const lines = lineDiff(before, after);
+    diffBox.replaceChildren();
+    if (!lines.some(([op]) => op !== " ")) {
+      const none = document.createElement("span");
+      none.className = "muted";
+      none.textContent = "none yet";
+      diffBox.appendChild(none);
+      return;
+    }
+    for (const [op, text] of lines) {
+      const line = document.createElement("div");
+      line.className = `diff-line ${op === "+" ? "add" : op === "-" ? "del" : "same"}`;
+      const mark = document.createElement("span");
+      mark.className = "op";
+      mark.setAttribute("aria-hidden", "true");
+      mark.textContent = op;
+      line.appendChild(mark);
+      line.appendChild(document.createTextNode(text));
+      diffBox.appendChild(line);
+    }
+  }
+  if (edited && diffBox) {
+    edited.addEventListener("input", showEditDiff);
+    showEditDiff();
+  }
+
+  // Generated forms: "Add another" copies the list's empty row with the next index.
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest(".list-add");
+    if (!button) return;
+    const list = button.closest("[data-list]");
+    const rows = list.querySelector(".list-rows");
+    const template = list.querySelector(":scope > template.list-template");
+    const index = rows.children.length;
+    const copy = template.content.cloneNode(true);
+    for (const node of copy.querySelectorAll("[name], [id], [for], template")) {
+      for (const attr of ["name", "id", "for"]) {
+        const value = node.getAttribute(attr);
+        if (value) node.setAttribute(attr, value.replace("__index__", String(index)));
+      }
+    }
+    rows.appendChild(copy);
+    const first = rows.lastElementChild.querySelector("input, select, textarea");
+    if (first) first.focus();
+  });
+})();

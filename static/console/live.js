@@ -1,0 +1,162 @@
+// The inbox socket, shared by the list and the detail page: versions, catch-up, heartbeat.
+//
+// Every message of a queue carries the queue's version. The page starts with the versions its
+// server-rendered content reflects; the socket's hello says the versions now. When they differ,
+// or a message skips a version, or the socket comes back after a drop, the page asks
+// /inbox/changes.json for exactly what it missed (or, when told to reset, takes a fresh
+// snapshot). A ping every `heartbeat` seconds, and silence for 2.5 of them, means the socket is
+// dead even without a close frame: it is dropped and reopened.
+(function () {
+  "use strict";
+
+  function start(opts) {
+    const versions = Object.assign({}, opts.versions || {});
+    const beat = Math.max(0.2, Number(opts.heartbeat) || 10) * 1000;
+    let socket = null;
+    let retry = 250;
+    let lastHeard = Date.now();
+    let catchingUp = false;
+    let again = false;
+    let timer = null;
+
+    function status(text, live) {
+      if (opts.onStatus) opts.onStatus(text, live);
+    }
+
+    async function catchUp() {
+      if (catchingUp) {
+        again = true;
+        return;
+      }
+      catchingUp = true;
+      try {
+        const since = Object.entries(versions).map(([q, v]) => `${q}:${v}`).join(",");
+        const response = await fetch(`/inbox/changes.json?since=${encodeURIComponent(since)}`, {
+          credentials: "same-origin",
+          headers: { Accept: "application/json" },
+        });
+        if (!response.ok) throw new Error(`changes.json: ${response.status}`);
+        const data = await response.json();
+        const mine = Object.keys(versions);
+        for (const [queue, version] of Object.entries(data.versions)) {
+          if (!opts.onlyKnownQueues || mine.includes(queue)) versions[queue] = version;
+        }
+        if (data.reset) opts.onReset();
+        else opts.onChanges(data.changes, "catch-up");
+      } catch (error) {
+        opts.onReset();
+      } finally {
+        catchingUp = false;
+        if (again) {
+          again = false;
+          catchUp();
+        }
+      }
+    }
+
+    function handle(data) {
+      lastHeard = Date.now();
+      if (data.event === "pong") return;
+      if (data.event === "hello") {
+        status("live", true);
+        const behind = Object.entries(data.versions || {}).some(([queue, version]) => {
+          if (!(queue in versions)) return !opts.onlyKnownQueues;
+          return versions[queue] !== version;
+        });
+        if (behind) catchUp();
+        else if (opts.onSynced) opts.onSynced();
+        return;
+      }
+      if (!("version" in data)) return;
+      const queue = String(data.queue);
+      if (!(queue in versions)) {
+        if (opts.onlyKnownQueues) {
+          if (opts.onOther) opts.onOther(data);
+          return;
+        }
+        catchUp();
+        return;
+      }
+      if (data.version <= versions[queue]) return; // seen it (a catch-up got there first)
+      if (data.version > versions[queue] + 1) {
+        catchUp(); // a gap: something was lost on the way
+        return;
+      }
+      versions[queue] = data.version;
+      opts.onChanges([data], "live");
+    }
+
+    function drop() {
+      // Forget this socket without waiting for a close handshake that may never come.
+      if (!socket) return;
+      const dead = socket;
+      socket = null;
+      dead.onopen = dead.onmessage = dead.onclose = dead.onerror = null;
+      try {
+        dead.close();
+      } catch (error) {
+        /* already gone */
+      }
+    }
+
+    function reconnectSoon() {
+      status("reconnecting…", false);
+      setTimeout(connect, retry);
+      retry = Math.min(retry * 2, 10000);
+    }
+
+    function connect() {
+      drop();
+      const scheme = location.protocol === "https:" ? "wss" : "ws";
+      const ws = new WebSocket(`${scheme}://${location.host}/ws/inbox/`);
+      socket = ws;
+      lastHeard = Date.now();
+      ws.onopen = () => {
+        retry = 250;
+        lastHeard = Date.now();
+      };
+      ws.onmessage = (message) => {
+        try {
+          handle(JSON.parse(message.data));
+        } catch (error) {
+          /* a malformed message is ignored; the next catch-up covers it */
+        }
+      };
+      ws.onclose = () => {
+        if (socket === ws) {
+          socket = null;
+          reconnectSoon();
+        }
+      };
+    }
+
+    function heartbeat() {
+      if (socket && socket.readyState === WebSocket.OPEN) {
+        try {
+          socket.send(JSON.stringify({ type: "ping" }));
+        } catch (error) {
+          /* the silence check below notices */
+        }
+      }
+      if (socket && Date.now() - lastHeard > beat * 2.5) {
+        drop();
+        reconnectSoon();
+      }
+    }
+
+    connect();
+    timer = setInterval(heartbeat, beat);
+    const api = {
+      versions,
+      catchUp,
+      stop() {
+        clearInterval(timer);
+        drop();
+      },
+    };
+    window.__inboxLive = api; // for people debugging in the console, and the browser tests
+    return api;
+  }
+
+  window.InboxLive = { start };
+})();
