@@ -135,6 +135,37 @@ def start_review(demo, client, on_commit):
     return start
 
 
+@pytest.fixture
+def personas(demo):
+    """The personas of ``tests/personas.py`` as users, one attribute each: ``reviewer`` (the
+    ``support`` queue), ``other_reviewer`` (``finance`` only), ``queue_manager`` (``support``'s
+    manager and member), ``auditor`` (reads the admin, no queue) and ``admin`` (a superuser)."""
+    from types import SimpleNamespace
+
+    from tests.personas import USERS, persona_user
+
+    return SimpleNamespace(**{name: persona_user(name) for name in USERS})
+
+
+@pytest.fixture
+def start_session(demo, on_commit):
+    """Start a session of any workflow and run it to its first pause.
+
+    ``start_session("vip-discount", {"customer_id": "c123"})`` returns ``(session, items)``: the
+    session and its pending interrupt rows, oldest first.
+    """
+    from reviewconsole.inbox.models import Interrupt
+    from reviewconsole.workflow_sessions.services import session_start
+
+    def start(workflow, data):
+        with on_commit():
+            session = session_start(workflow=workflow, data=data, user_id="test")
+        session.refresh_from_db()
+        return session, list(Interrupt.objects.filter(session=session, status="pending").order_by("id"))
+
+    return start
+
+
 def texts(session):
     """The texts of the session's events, in order."""
     found = []

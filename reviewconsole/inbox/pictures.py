@@ -12,11 +12,21 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.http import HttpRequest, HttpResponse
 
-__all__ = ["MERMAID_STATIC", "allow_picture_styles", "mermaid_available"]
+from .graph import Picture, picture_for_session
+
+__all__ = [
+    "MERMAID_STATIC",
+    "allow_picture_styles",
+    "mermaid_available",
+    "picture_csp",
+    "picture_media",
+    "session_picture",
+]
 
 MERMAID_STATIC = "vendor/mermaid/mermaid.min.js"
 
@@ -25,6 +35,19 @@ MERMAID_STATIC = "vendor/mermaid/mermaid.min.js"
 def mermaid_available() -> bool:
     """Whether ``npm ci`` installed the mermaid script where static files find it."""
     return finders.find(MERMAID_STATIC) is not None
+
+
+def session_picture(session: Any) -> Picture | None:
+    """The picture of a ``WorkflowSession``: its graph, the path its events took, where it waits."""
+    paths = list(session.events.order_by("seq").values_list("node_path", flat=True))
+    waiting = list(session.interrupts.filter(status="pending").values_list("node_path", "function_name"))
+    return picture_for_session(session.workflow, paths, waiting)
+
+
+def picture_media() -> forms.Media:
+    """The scripts that draw a picture (the admin's session page adds these to its media)."""
+    scripts = [MERMAID_STATIC] if mermaid_available() else []
+    return forms.Media(js=[*scripts, "console/picture.js"])
 
 
 def picture_csp() -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 
-from django.tasks import task, task_backends
+from django.tasks import task
 
 from .expiry import interrupt_expire
 from .models import Interrupt
@@ -39,7 +39,7 @@ def expire_interrupt(interrupt_pk: int) -> str:
 
 def schedule_expiry(pk: int, due_at: dt.datetime) -> bool:
     """Enqueue ``expire_interrupt(pk)`` to run at ``due_at``; False if the backend cannot defer."""
-    if not task_backends[expire_interrupt.backend].supports_defer:
+    if not expire_interrupt.get_backend().supports_defer:
         return False
     expire_interrupt.using(run_after=due_at).enqueue(pk)
     return True

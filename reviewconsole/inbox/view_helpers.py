@@ -25,11 +25,10 @@ from .actions import allowed_actions, can_edit_draft, reject_reason_required, re
 from .conf import inbox_setting
 from .drafts import parse_unified
 from .errors import DecisionError, InboxConflict
-from .graph import picture_for_session
 from .kinds import detail_parts
 from .live import status_sentence
 from .models import Interrupt, Queue
-from .pictures import mermaid_available
+from .pictures import mermaid_available, session_picture
 from .schema_form import form_fields
 from .selectors import is_queue_manager, neighbours, queues_for
 
@@ -38,13 +37,6 @@ __all__ = ["detail_context", "refusal", "wants_json"]
 
 def wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
-
-
-def _picture(item: Interrupt) -> Any:
-    session = item.session
-    paths = list(session.events.order_by("seq").values_list("node_path", flat=True))
-    waiting = list(session.interrupts.filter(status="pending").values_list("node_path", "function_name"))
-    return picture_for_session(session.workflow, paths, waiting)
 
 
 def _reviewers(queue: Queue) -> list[Any]:
@@ -94,7 +86,7 @@ def detail_context(request: HttpRequest, item: Interrupt, **extra: Any) -> dict[
         "claim_ttl_minutes": round(item.queue.claim_ttl().total_seconds() / 60),
         "reviewers": _reviewers(item.queue) if manager and pending else [],
         "all_queues": list(Queue.objects.exclude(pk=item.queue_id)) if manager and pending else [],
-        "picture": _picture(item),
+        "picture": session_picture(session),
         "mermaid": mermaid_available(),
         "sentence": status_sentence(item),
         "stored_diff": parse_unified(item.edit_diff) if item.edit_diff else [],

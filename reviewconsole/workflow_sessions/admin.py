@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -21,6 +22,7 @@ from django.utils.safestring import SafeString
 
 from ..audit.services import audit_record
 from ..inbox.models import Interrupt, Queue
+from ..inbox.pictures import mermaid_available, picture_csp, picture_media, session_picture
 from .export import session_export
 from .models import Checkpoint, Delivery, Event, WorkflowSession
 from .timeline import timeline
@@ -106,6 +108,7 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
         "output",
         "error",
         "export_link",
+        "workflow_picture",
         "event_timeline",
     )
     readonly_fields = fields
@@ -132,6 +135,9 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
         response = super().change_view(request, object_id, form_url, extra_context)
+        policy = picture_csp()  # the workflow picture is drawn with inline styles (inbox/pictures.py)
+        if policy is not None:
+            response._csp_config = policy  # type: ignore[attr-defined]
         if response.status_code == 200 and request.method == "GET":
             audit_record(
                 action="session.view",
@@ -149,6 +155,16 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
 
     class Media:
         css = {"all": ("console/admin.css",)}
+
+    @property
+    def media(self) -> forms.Media:
+        return super().media + picture_media()
+
+    @admin.display(description="Workflow")
+    def workflow_picture(self, obj: WorkflowSession) -> SafeString:
+        """The workflow's graph with the path this session took and where it waits (inbox/graph.py)."""
+        context = {"picture": session_picture(obj), "mermaid": mermaid_available()}
+        return SafeString(render_to_string("inbox/_picture.html", context))
 
     @admin.display(description="Timeline")
     def event_timeline(self, obj: WorkflowSession) -> SafeString:

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine import BaseNode, Model
 
-from . import email_review, refund_approval, support_handoff, vip_discount
+from . import email_review, incident_triage, refund_approval, support_handoff, vip_discount
 
 __all__ = ["UnknownWorkflowError", "WorkflowSpec", "all_specs", "get"]
 
@@ -95,6 +95,15 @@ _REGISTRY: dict[str, WorkflowSpec] = {
             due_in_seconds=24 * 3600,
             on_expiry="escalate",
             escalate_to="triage",
+        ),
+        WorkflowSpec(
+            name="incident-triage",
+            title="Incident triage",
+            kind=incident_triage.KIND,
+            queue="operations",
+            build=incident_triage.build,
+            input_schema=incident_triage.IncidentInput,
+            description="A person triages an incident in a form generated from the interrupt's response schema.",
         ),
         WorkflowSpec(
             name="support-handoff",

@@ -52,7 +52,18 @@ def request_human_review(draft: str) -> RequestInput:
 
 
 def handle_human_review(node_input: Any) -> Event:
-    """Route on the reviewer's answer: approve, reject, or revise with the text as feedback."""
+    """Route on the reviewer's answer: approve, reject, or revise with the text as feedback.
+
+    Two structured answers besides text: ``{"result": "approve", "draft": "<edited>"}`` (the
+    reviewer edited the draft before approving: it becomes the state's ``draft``, then
+    ``approved``) and ``{"timeout": true}`` (nobody answered in time: ``rejected``).
+    """
+    if isinstance(node_input, dict):
+        if node_input.get("timeout") is True:
+            return Event(route="rejected")
+        draft = node_input.get("draft")
+        if str(node_input.get("result", "")).strip().lower() == "approve" and isinstance(draft, str) and draft.strip():
+            return Event(state={"draft": draft}, route="approved")
     answer = str(node_input).strip()
     if answer.lower() == "approve":
         return Event(route="approved")
