@@ -6,6 +6,12 @@ web process (``REVIEWCONSOLE_CHANNELS_PREFIX`` keeps deployments sharing one Red
 ``REVIEWCONSOLE_TASK_BACKEND`` the ``django.tasks`` backend (default: the
 database backend of django-tasks-db, which every worker process on every machine polls).
 Unset, each falls back to the embedded default given by the caller.
+
+On PostgreSQL each process keeps a connection pool (psycopg's): ``DB_POOL_MAX_SIZE`` connections at
+most (default 10; ``0`` turns pooling off and ``DB_CONN_MAX_AGE`` applies), ``DB_POOL_MIN_SIZE``
+kept open, ``DB_POOL_TIMEOUT`` seconds to wait for one. Size PostgreSQL's ``max_connections`` for
+(web processes + worker processes) × ``DB_POOL_MAX_SIZE``. ``DB_LOCK_TIMEOUT_MS`` bounds row-lock
+waits (default 5000).
 """
 
 from __future__ import annotations
@@ -28,7 +34,20 @@ def database(default: dict[str, Any]) -> dict[str, Any]:
     if config["ENGINE"] == "django.db.backends.postgresql":
         # Fail a statement stuck on a row lock after a bounded wait instead of hanging a request.
         timeout_ms = int(os.environ.get("DB_LOCK_TIMEOUT_MS", "5000"))
-        config.setdefault("OPTIONS", {})["options"] = f"-c lock_timeout={timeout_ms}"
+        options = config.setdefault("OPTIONS", {})
+        options["options"] = f"-c lock_timeout={timeout_ms}"
+        pool_max = int(os.environ.get("DB_POOL_MAX_SIZE", "10"))
+        if pool_max > 0:
+            # Daphne runs each request on a thread of its own, so without a pool every request
+            # opens a server connection (and keeps it, with persistent connections): a few dozen
+            # busy reviewers exhaust max_connections. A pool per process bounds them; a request
+            # that waits longer than the timeout for one is answered 503.
+            options["pool"] = {
+                "min_size": int(os.environ.get("DB_POOL_MIN_SIZE", "1")),
+                "max_size": pool_max,
+                "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "10")),
+            }
+            config["CONN_MAX_AGE"] = 0  # the pool keeps connections; Django must not
     return config
 
 
@@ -37,7 +56,12 @@ def channel_layers(default: dict[str, Any]) -> dict[str, Any]:
     url = os.environ.get("REDIS_URL")
     if not url:
         return default
-    config: dict[str, Any] = {"hosts": [url]}
+    # A pooled connection broken by a Redis restart fails its next command once; retrying it on a
+    # fresh connection keeps the restart from reaching a reviewer's websocket as an error.
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    host = {"address": url, "retry_on_error": [RedisConnectionError], "health_check_interval": 10}
+    config: dict[str, Any] = {"hosts": [host]}
     if os.environ.get("REVIEWCONSOLE_CHANNELS_PREFIX"):
         # Keeps deployments (or test stacks) that share one Redis apart: their group names would clash.
         config["prefix"] = os.environ["REVIEWCONSOLE_CHANNELS_PREFIX"]

@@ -16,8 +16,12 @@ __all__ = ["enqueue_run", "session_start"]
 
 
 def enqueue_run(session_id: str) -> None:
-    """Queue a run of the session once the current transaction commits."""
-    transaction.on_commit(lambda: run_session.enqueue(session_id))
+    """Queue a run of the session once the current transaction commits.
+
+    ``robust``: should the enqueue fail (the database went away right after the commit), the
+    caller still gets its answer, since what it asked for was stored; recovery runs the session.
+    """
+    transaction.on_commit(lambda: run_session.enqueue(session_id), robust=True)
 
 
 def _title(data: Any) -> str:

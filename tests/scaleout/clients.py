@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import ssl
 import threading
@@ -78,11 +79,14 @@ class InboxSocket:
 
     def __init__(self, stack: Stack, reviewer: Reviewer) -> None:
         url = stack.url.replace("https://", "wss://") + "/ws/inbox/"
-        self.connection: ClientConnection = connect(
-            url,
-            ssl=insecure_ssl(),
-            additional_headers={"Cookie": reviewer.session_cookie(), "Origin": stack.url},
-            open_timeout=10,
+        self._exit = contextlib.ExitStack()
+        self.connection: ClientConnection = self._exit.enter_context(
+            connect(
+                url,
+                ssl=insecure_ssl(),
+                additional_headers={"Cookie": reviewer.session_cookie(), "Origin": stack.url},
+                open_timeout=10,
+            )
         )
         self.messages: list[tuple[float, dict[str, Any]]] = []
         self.closed = threading.Event()
@@ -91,7 +95,8 @@ class InboxSocket:
 
     def _read(self) -> None:
         try:
-            for raw in self.connection:
+            while True:
+                raw = self.connection.recv()
                 self.messages.append((time.monotonic(), json.loads(raw)))
         except (ConnectionClosed, OSError):
             pass
@@ -99,5 +104,5 @@ class InboxSocket:
             self.closed.set()
 
     def close(self) -> None:
-        self.connection.close()
+        self._exit.close()
         self._thread.join(5)

@@ -38,6 +38,7 @@ from psycopg.rows import dict_row
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "scaleout-pass-0123456789"  # a throwaway test password
 SECRET = "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="  # the demo webhook secret
+API_TOKEN = "rc_scaleout-test-token-0123456789abcdefghijklmnop"  # the demo API client's token
 START_DEADLINE = 60.0  # seconds a process may take to come up
 DAPHNE = [sys.executable, "-m", "daphne"]
 OPENSSL = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"]
@@ -148,6 +149,7 @@ class Stack:
             "REVIEWCONSOLE_WEBHOOK_RATE_LIMIT": "1000000",
             "DEMO_PASSWORD": PASSWORD,
             "DEMO_WEBHOOK_SECRET": SECRET,
+            "DEMO_API_TOKEN": API_TOKEN,
             "PYTHONUNBUFFERED": "1",
             **(extra_env or {}),
         }
@@ -263,6 +265,21 @@ class Stack:
     def worker_with_pid(self, pid: int) -> Proc:
         return next(p for p in self.workers if p.alive() and p.pid == pid)
 
+    def create_reviewers(self, count: int, queues: tuple[str, ...] = ("probe", "support")) -> list[str]:
+        """Users ``reviewer0``… in the groups of ``queues``, all with :data:`PASSWORD`; their names."""
+        names = [f"reviewer{n}" for n in range(count)]
+        code = (
+            "from django.contrib.auth.hashers import make_password\n"
+            "from django.contrib.auth.models import Group, User\n"
+            f"groups = [Group.objects.get(name='queue:' + q) for q in {list(queues)!r}]\n"
+            f"hashed = make_password({PASSWORD!r})\n"
+            f"for name in {names!r}:\n"
+            "    user, _ = User.objects.get_or_create(username=name, defaults={'password': hashed})\n"
+            "    user.groups.add(*groups)\n"
+        )
+        self.manage("shell", "-c", code)
+        return names
+
     # -- nginx -------------------------------------------------------------------------------
 
     def _start_nginx(self) -> None:
@@ -360,7 +377,9 @@ http {{
             .splitlines()
             if ":" in line
         )
-        executable = info.get("executable") or shutil.which("redis-server") or "redis-server"
+        executable = info.get("executable", "")
+        if not Path(executable).is_file():  # INFO names it as it was started, maybe relative
+            executable = shutil.which("redis-server") or "/usr/bin/redis-server"
         config = [info["config_file"]] if info.get("config_file") else []
         started = time.monotonic()
         subprocess.run([*cli, "SHUTDOWN", "NOSAVE"], capture_output=True, check=False)
@@ -420,6 +439,11 @@ http {{
 
     def session(self, session_id: str) -> dict[str, Any]:
         return self.sql("SELECT * FROM workflow_sessions_workflowsession WHERE id = %s", session_id)[0]
+
+    def count_status(self, session_ids: list[str], status: str) -> int:
+        """How many of these sessions are in ``status``."""
+        query = "SELECT count(*) AS n FROM workflow_sessions_workflowsession WHERE status = %s AND id = ANY(%s)"
+        return int(self.sql(query, status, list(session_ids))[0]["n"])
 
     def wait_status(self, session_id: str, status: str, timeout: float = 30) -> dict[str, Any]:
         return wait_for(
