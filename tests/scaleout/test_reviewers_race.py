@@ -87,6 +87,8 @@ def test_50_reviewers_race_over_1000_interrupts(healthy):
         f" answers {dict(statuses)}"
     )
 
+    ours = {r["id"] for r in stack.sql("SELECT id FROM inbox_interrupt WHERE session_id = ANY(%s)", sids)}
+    won = {pk: who for pk, who in won.items() if pk in ours}  # items left by earlier tests were decided too
     assert set(statuses) <= {302, 409}, statuses
     assert len(won) == INTERRUPTS and all(len(w) == 1 for w in won.values()), "an item was not decided exactly once"
     wait_for(
