@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import DEFAULT_ROUTE, START, BaseNode, LlmAgent, Workflow
+from engine import DEFAULT_ROUTE, START, BaseNode, LlmAgent, LongRunningFunctionTool, Workflow
 
 from ..workflows import UnknownWorkflowError, get
 
@@ -114,9 +114,14 @@ def _agent_lines(root: LlmAgent, ids: _Ids) -> list[str]:
     lines = [f"  {ids(START)}(({_label('START')})) --> {ids(root.name)}([{_label(root.name + ' (agent)')}])"]
     for tool in root.tools:
         inner = getattr(tool, "node", None)
-        suffix = " (workflow)" if isinstance(inner, Workflow) else ""
-        if getattr(tool, "is_long_running", False):
+        if isinstance(inner, Workflow):
+            suffix = " (workflow)"
+        elif inner is not None:
+            suffix = " (node)"
+        elif isinstance(tool, LongRunningFunctionTool):
             suffix = " (long-running)"
+        else:
+            suffix = ""
         lines.append(f"  {ids(root.name)} -.->|{_label('tool')}| {ids(tool.name)}[{_label(tool.name + suffix)}]")
     return lines
 

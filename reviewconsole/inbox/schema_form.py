@@ -279,7 +279,8 @@ def _errors(value: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
                 found.append({"path": [*path, key], "message": "This field is required."})
             continue
         found.append({"path": path, "message": error.message})
-    return sorted(found, key=lambda e: [str(p) for p in e["path"]])
+    unique = {(tuple(map(str, e["path"])), e["message"]): e for e in found}  # one per field and reason
+    return sorted(unique.values(), key=lambda e: [str(p) for p in e["path"]])
 
 
 def validate_value(schema: dict[str, Any], data: dict[str, Any]) -> Any:
@@ -290,8 +291,8 @@ def validate_value(schema: dict[str, Any], data: dict[str, Any]) -> Any:
             where and why.
     """
     value, errors = parse_form(schema, data)
-    if not errors:
-        errors = _errors(value, schema)
+    unreadable = [e["path"] for e in errors]
+    errors += [e for e in _errors(value, schema) if e["path"] not in unreadable]  # one message per field
     if errors:
         raise DecisionError("Correct the highlighted fields; nothing was recorded.", errors=errors)
     return value

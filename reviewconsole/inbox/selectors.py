@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404, QueryDict
 from django.utils import timezone
@@ -166,8 +167,10 @@ def _segments(filters: InboxFilters) -> list[tuple[str, str, bool]]:
     return [_OVERDUE] if filters.overdue else [_OVERDUE, _WAITING]
 
 
-def _base(queue_id: int, filters: InboxFilters, user: User, now: dt.datetime) -> QuerySet[Interrupt]:
-    rows = Interrupt.objects.filter(queue_id=queue_id)
+def _base(scope: list[int], filters: InboxFilters, user: User, now: dt.datetime) -> QuerySet[Interrupt]:
+    rows = (
+        Interrupt.objects.filter(queue_id=scope[0]) if len(scope) == 1 else Interrupt.objects.filter(queue_id__in=scope)
+    )
     if filters.status == "expired":
         rows = rows.filter(status=InterruptStatus.RESOLVED, decision="timeout")
     else:
@@ -221,6 +224,12 @@ def _parse_cursor(cursor: str | None) -> tuple[str, tuple[dt.datetime, int]] | N
         return None
 
 
+def _scopes(queue_ids: list[int], filters: InboxFilters) -> list[list[int]]:
+    """One query per queue (its index orders it), except "claimed by me": one query over the
+    user's claims (the ``interrupt_claimed`` index), whatever the queue."""
+    return [queue_ids] if filters.mine and queue_ids else [[q] for q in queue_ids]
+
+
 def _walk(
     queue_ids: list[int], filters: InboxFilters, user: User, now: dt.datetime, after: str | None, limit: int
 ) -> Iterator[tuple[str, Interrupt]]:
@@ -234,8 +243,8 @@ def _walk(
         key_after = start[1] if start and position == 0 and start[0] == segment[0] else None
         name, key, desc = segment
         per_queue = []
-        for queue_id in queue_ids:
-            query = _segment_query(_base(queue_id, filters, user, now), segment, now, key_after)
+        for scope in _scopes(queue_ids, filters):
+            query = _segment_query(_base(scope, filters, user, now), segment, now, key_after)
             per_queue.append(list(query.select_related("queue", "claimed_by")[: limit - produced]))
 
         def sort_key(row: Interrupt, key: str = key) -> tuple[Any, int]:
@@ -268,17 +277,34 @@ def inbox_page(user: User, filters: InboxFilters, *, after: str | None = None, s
     if more and last is not None:
         name, row = last
         next_cursor = _cursor(name, row.due_at if name == "o" else row.created_at, row.pk)  # type: ignore[arg-type]
-    pending = Interrupt.objects.filter(queue_id__in=queue_ids, status=InterruptStatus.PENDING)
-    counts = dict(pending.values_list("queue_id").annotate(n=Count("id")).values_list("queue_id", "n"))
-    overdue = pending.filter(due_at__lte=now).values_list("queue_id").annotate(n=Count("id"))
+    counts, overdue = queue_counts(versions, now)
     return InboxPage(
         items=[row for _, row in found],
         next_cursor=next_cursor,
         versions=versions,
         counts=counts,
-        overdue_counts=dict(overdue.values_list("queue_id", "n")),
+        overdue_counts=overdue,
         queues=queues,
     )
+
+
+def queue_counts(versions: dict[int, int], now: dt.datetime) -> tuple[dict[int, int], dict[int, int]]:
+    """Pending and overdue items per queue, cached under the queues' versions.
+
+    Counts change only with a queue change (an item becoming overdue is one too: its expiry
+    task logs it), so a count computed at the same versions is still right. Entries live 30
+    seconds: an item that became overdue on a backend that cannot defer its expiry task is
+    counted overdue within that time.
+    """
+    key = "inbox-counts:" + ",".join(f"{q}.{v}" for q, v in sorted(versions.items()))
+
+    def compute() -> tuple[dict[int, int], dict[int, int]]:
+        pending = Interrupt.objects.filter(queue_id__in=list(versions), status=InterruptStatus.PENDING)
+        counts = dict(pending.values_list("queue_id").annotate(n=Count("id")).values_list("queue_id", "n"))
+        overdue = pending.filter(due_at__lte=now).values_list("queue_id").annotate(n=Count("id"))
+        return counts, dict(overdue.values_list("queue_id", "n"))
+
+    return cache.get_or_set(key, compute, 30) if versions else ({}, {})  # type: ignore[no-any-return]
 
 
 def neighbours(user: User, item: Interrupt, filters: InboxFilters | None = None) -> tuple[int | None, int | None]:
@@ -304,8 +330,8 @@ def _previous(
     for position in range(start, -1, -1):
         _, field_name, _ = order[position]
         candidates = []
-        for queue_id in queue_ids:
-            rows = _segment_query(_base(queue_id, filters, user, now), order[position], now, None)
+        for scope in _scopes(queue_ids, filters):
+            rows = _segment_query(_base(scope, filters, user, now), order[position], now, None)
             if position == start:
                 rows = rows.filter(**{f"{field_name}__lte": key}).filter(Q(**{f"{field_name}__lt": key}) | Q(id__lt=pk))
             row = rows.order_by(f"-{field_name}", "-id").first()

@@ -1,0 +1,54 @@
+"""Interrupt rows made directly (no workflow run), for pages, filters and query plans."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.utils import timezone
+
+from reviewconsole.inbox.models import Interrupt, Queue
+from reviewconsole.inbox.routing import search_text
+from reviewconsole.workflow_sessions.models import WorkflowSession
+
+
+def make_items(queue: Queue, count: int, *, start: dt.datetime | None = None, **fields: Any) -> list[Interrupt]:
+    """``count`` pending items in ``queue``, one second apart from ``start`` (default: an hour ago).
+
+    ``fields`` override columns of every row (e.g. ``workflow=``, ``due_at=``, ``kind=``).
+    """
+    start = start or timezone.now() - dt.timedelta(hours=1)
+    session = WorkflowSession.objects.create(workflow=fields.get("workflow", "email-review"), user_id="factory")
+    rows = []
+    for n in range(count):
+        title = fields.get("title", f"Request {n} in {queue.slug}")
+        message = fields.get("message", f"Please review item {n}")
+        rows.append(
+            Interrupt(
+                session=session,
+                workflow=fields.get("workflow", "email-review"),
+                title=title,
+                interrupt_id=f"{queue.slug}-{session.pk[:8]}-{n}",
+                kind=fields.get("kind", "input"),
+                message=message,
+                payload=fields.get("payload"),
+                metadata=fields.get("metadata", {}),
+                search_text=search_text(title, message, fields.get("payload")),
+                queue=queue,
+                due_at=fields.get("due_at"),
+                on_expiry=fields.get("on_expiry", ""),
+            )
+        )
+    for n, row in enumerate(rows):
+        row.created_at = start + dt.timedelta(seconds=n)
+    return bulk_insert(rows)
+
+
+def bulk_insert(rows: list[Interrupt]) -> list[Interrupt]:
+    """``bulk_create`` keeping the rows' own ``created_at`` (normally ``auto_now_add``)."""
+    field = Interrupt._meta.get_field("created_at")
+    field.auto_now_add = False  # type: ignore[attr-defined]
+    try:
+        return Interrupt.objects.bulk_create(rows, batch_size=2000)
+    finally:
+        field.auto_now_add = True  # type: ignore[attr-defined]

@@ -1,0 +1,137 @@
+"""The list: filters, overdue first, keyset pages that neither skip nor repeat, counts, bulk."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.http import QueryDict
+from django.utils import timezone
+
+from reviewconsole.inbox.claims import interrupt_claim
+from reviewconsole.inbox.models import Interrupt, Queue
+from reviewconsole.inbox.selectors import InboxFilters, inbox_page, neighbours
+from tests.inbox.factories import make_items
+
+
+@pytest.fixture
+def queues(demo):
+    return {q.slug: q for q in Queue.objects.all()}
+
+
+def _walk_all(user, filters, size):
+    seen, cursor = [], None
+    while True:
+        page = inbox_page(user, filters, after=cursor, size=size)
+        seen += [i.pk for i in page.items]
+        if page.next_cursor is None:
+            return seen
+        cursor = page.next_cursor
+
+
+def test_pages_merge_queues_oldest_first_and_never_skip_or_repeat(manager, queues):
+    support = make_items(queues["support"], 23)
+    sales = make_items(queues["sales"], 17, start=timezone.now() - dt.timedelta(minutes=59, seconds=30))
+    walked = _walk_all(manager, InboxFilters(), size=5)
+    expected = [
+        r.pk
+        for r in sorted(
+            Interrupt.objects.filter(pk__in=[i.pk for i in support + sales]), key=lambda r: (r.created_at, r.pk)
+        )
+    ]
+    assert walked == expected
+
+
+def test_overdue_items_come_first_by_due_time(manager, queues):
+    now = timezone.now()
+    plain = make_items(queues["support"], 3)
+    late = make_items(queues["sales"], 1, due_at=now - dt.timedelta(minutes=5))
+    later = make_items(queues["support"], 1, due_at=now - dt.timedelta(minutes=10))
+    future = make_items(queues["support"], 1, due_at=now + dt.timedelta(hours=1), start=now - dt.timedelta(hours=2))
+    page = inbox_page(manager, InboxFilters(), size=50)
+    assert [i.pk for i in page.items][:2] == [later[0].pk, late[0].pk]
+    assert [i.pk for i in page.items][2:] == [future[0].pk] + [p.pk for p in plain]
+    assert page.overdue_counts == {queues["support"].pk: 1, queues["sales"].pk: 1}
+    assert _walk_all(manager, InboxFilters(), size=2) == [i.pk for i in page.items]
+    only = inbox_page(manager, InboxFilters(overdue=True), size=50)
+    assert [i.pk for i in only.items] == [later[0].pk, late[0].pk]
+
+
+def test_filters_by_queue_workflow_kind_text_and_claims(manager, outsider, queues):
+    make_items(queues["support"], 3)
+    vip = make_items(queues["sales"], 2, workflow="vip-discount", kind="input", payload={"tier": "Gold VIP"})
+    refund = make_items(queues["finance"], 1, workflow="refund-approval", kind="confirmation")
+    ids = lambda **f: {i.pk for i in inbox_page(manager, InboxFilters(**f), size=50).items}  # noqa: E731
+    assert ids(queue="sales") == {v.pk for v in vip}
+    assert ids(workflow="refund-approval") == {refund[0].pk}
+    assert ids(kind="confirmation") == {refund[0].pk}
+    assert ids(q="gold vip") == {v.pk for v in vip}
+    interrupt_claim(interrupt=vip[0], user=manager)
+    assert ids(mine=True) == {vip[0].pk}
+    assert vip[0].pk not in ids(unclaimed=True)
+    assert {i.pk for i in inbox_page(outsider, InboxFilters(), size=50).items} == {refund[0].pk}
+    assert {i.pk for i in inbox_page(outsider, InboxFilters(queue="sales"), size=50).items} == set()
+
+
+def test_counts_per_queue(manager, queues):
+    make_items(queues["support"], 4)
+    make_items(queues["finance"], 2)
+    page = inbox_page(manager, InboxFilters(), size=1)
+    assert (page.counts[queues["support"].pk], page.counts[queues["finance"].pk]) == (4, 2)
+
+
+def test_decided_items_newest_first(manager, queues):
+    rows = make_items(queues["support"], 3)
+    Interrupt.objects.filter(pk__in=[r.pk for r in rows]).update(status="resolved", decision="approve")
+    page = inbox_page(manager, InboxFilters(status="resolved"), size=50)
+    assert [i.pk for i in page.items] == [r.pk for r in reversed(rows)]
+
+
+def test_filters_read_leniently_and_write_back(demo):
+    filters = InboxFilters.from_query(QueryDict("status=bogus&mine=1&q=  two   words &queue=support&x=1"))
+    assert filters == InboxFilters(status="pending", mine=True, q="two words", queue="support")
+    assert filters.to_query() == "queue=support&mine=1&q=two+words"
+    assert filters.to_query(queue="") == "mine=1&q=two+words"
+
+
+def test_neighbours_follow_the_list_order(manager, queues):
+    rows = make_items(queues["support"], 3)
+    assert neighbours(manager, rows[1]) == (rows[0].pk, rows[2].pk)
+    assert neighbours(manager, rows[0]) == (None, rows[1].pk)
+
+
+def test_the_list_page_renders_filters_counts_and_the_next_page(client, manager, queues, settings):
+    settings.REVIEWCONSOLE = {**settings.REVIEWCONSOLE, "PAGE_SIZE": 2}
+    make_items(queues["support"], 3, title="<b>bold</b> title")
+    client.force_login(manager)
+    response = client.get("/inbox/", {"queue": "support"})
+    page = response.content.decode()
+    assert len(response.context["items"]) == 2
+    assert 'id="next-page"' in page and "&lt;b&gt;bold&lt;/b&gt; title" in page
+    assert f'data-count-for="{queues["support"].pk}" aria-label="3 waiting">3<' in page
+    second = client.get(
+        response.context["page"].next_cursor and "/inbox/",
+        {"queue": "support", "after": response.context["page"].next_cursor},
+    )
+    assert len(second.context["items"]) == 1
+    snapshot = client.get("/inbox/items.json", {"queue": "support"}).json()
+    assert (len(snapshot["items"]), snapshot["counts"][str(queues["support"].pk)]) == (2, 3)
+
+
+def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, start_review, start_session):
+    _, email = start_review()
+    _, [vip] = start_session("vip-discount", {"customer_id": "c123"})
+    client.force_login(manager)
+    response = client.post("/inbox/bulk/", {"action": "claim", "ids": [email.pk, vip.pk], "query": "queue=sales"})
+    assert (response.status_code, response["Location"]) == (302, "/inbox/?queue=sales")
+    assert set(Interrupt.objects.filter(claimed_by=manager).values_list("pk", flat=True)) == {email.pk, vip.pk}
+    client.post("/inbox/bulk/", {"action": "unclaim", "ids": [email.pk, vip.pk]})
+    assert not Interrupt.objects.filter(claimed_by__isnull=False).exists()
+    response = client.post("/inbox/bulk/", {"action": "approve", "ids": [email.pk, vip.pk]}, follow=True)
+    notes = [str(m) for m in response.context["messages"]]
+    assert "Approved 1 item." in notes
+    assert any(f"#{email.pk}: approve it on its own page" in n for n in notes)
+    assert (Interrupt.objects.get(pk=vip.pk).decision, Interrupt.objects.get(pk=email.pk).status) == (
+        "approve",
+        "pending",
+    )

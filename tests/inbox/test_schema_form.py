@@ -1,0 +1,101 @@
+"""Forms generated from JSON Schema: fields for every supported type, posts back to JSON values."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewconsole.inbox.errors import DecisionError
+from reviewconsole.inbox.schema_form import form_fields, parse_form, validate_value
+from reviewconsole.workflows.incident_triage import Triage
+
+SCHEMA = Triage.model_json_schema()
+
+
+def _flat(field):
+    yield field
+    for child in field.children:
+        yield from _flat(child)
+
+
+def test_every_kind_of_field_from_a_pydantic_model():
+    root = form_fields(SCHEMA)
+    kinds = {f.name: f.kind for f in _flat(root)}
+    assert kinds == {
+        "f": "object",
+        "f.severity": "enum",
+        "f.summary": "textarea",
+        "f.affected_customers": "integer",
+        "f.page_on_call": "boolean",
+        "f.components": "list",
+        "f.components.0": "text",
+        "f.contact": "object",
+        "f.contact.name": "text",
+        "f.contact.email": "text",
+    }
+    required = {f.name for f in _flat(root) if f.required}
+    assert {"f.severity", "f.summary", "f.affected_customers", "f.contact", "f.contact.name"} <= required
+    assert "f.contact.email" not in required and "f.page_on_call" not in required
+    severity = next(f for f in _flat(root) if f.name == "f.severity")
+    assert [c[1] for c in severity.choices] == ["low", "medium", "high", "critical"]
+    components = next(f for f in _flat(root) if f.name == "f.components")
+    assert components.template.name == "f.components.__index__"
+
+
+def test_a_post_becomes_the_value_and_empty_optionals_are_left_out():
+    data = {
+        "f.severity": '"low"',
+        "f.summary": "Typo on the help page",
+        "f.affected_customers": "0",
+        "f.components.0": "docs",
+        "f.components.3": "",
+        "f.contact.name": "Ann",
+        "f.contact.email": "",
+    }
+    value = validate_value(SCHEMA, data)
+    assert value == {
+        "severity": "low",
+        "summary": "Typo on the help page",
+        "affected_customers": 0,
+        "page_on_call": False,
+        "components": ["docs"],
+        "contact": {"name": "Ann"},
+    }
+
+
+def test_a_whole_number_field_refuses_a_fraction():
+    value, errors = parse_form({"type": "integer"}, {"f": "2.5"})
+    assert (value, errors) == (None, [{"path": [], "message": "Enter a whole number."}])
+
+
+@pytest.mark.parametrize(
+    ("schema", "raw", "value"),
+    [
+        ({"type": "string"}, "hello", "hello"),
+        ({"type": "number"}, "2.5", 2.5),
+        ({"type": "integer"}, "7", 7),
+        ({"type": "boolean"}, "1", True),
+        ({"enum": [1, 2, 3]}, "2", 2),
+        ({"type": "array", "items": {"type": "integer"}}, None, [4, 5]),
+    ],
+)
+def test_top_level_values_of_each_type(schema, raw, value):
+    data = {"f": raw} if raw is not None else {"f.0": "4", "f.1": "5"}
+    assert validate_value(schema, data) == value
+
+
+def test_errors_land_on_their_fields_and_nothing_else_is_returned():
+    with pytest.raises(DecisionError) as caught:
+        validate_value(SCHEMA, {"f.severity": '"nope"', "f.affected_customers": "x"})
+    paths = sorted(tuple(e["path"]) for e in caught.value.errors)
+    assert paths == [("affected_customers",), ("contact", "name"), ("severity",), ("summary",)]
+    root = form_fields(SCHEMA, {"f.severity": '"nope"'}, caught.value.errors)
+    by_name = {f.name: f for f in _flat(root)}
+    assert by_name["f.affected_customers"].errors == ["Enter a whole number."]
+    assert by_name["f.summary"].errors == ["This field is required."]
+
+
+def test_unknown_constructs_are_edited_as_json():
+    schema = {"type": "object", "properties": {"extra": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}
+    root = form_fields(schema)
+    assert root.children[0].kind == "json"
+    assert validate_value(schema, {"f.extra": "12"}) == {"extra": 12}
