@@ -15,6 +15,8 @@ Every refusal is ``{"error": {"code": str, "message": str, ...details}}`` with a
 | 409 | ``workflow_unavailable`` / ``version_mismatch`` | the workflow cannot resume it |
 | 409 | ``idempotency_in_flight`` | the same key is being processed right now |
 | 422 | ``idempotency_key_reused`` | the key was used for a different request |
+| 409 | ``busy`` | a row lock or a deadlock made the write give up; nothing was stored (retry) |
+| 503 | ``database_unavailable`` | the database cannot be reached right now; nothing was stored (retry) |
 | 500 | ``internal_error`` | a bug; the details go to the server log, never to the caller |
 
 Retryable conflicts (``session_busy``, ``interrupt_not_ready``) carry ``Retry-After: 1``.
@@ -31,6 +33,8 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from engine import EngineError
 
+from ..console.unavailable import MESSAGES as DATABASE_REFUSALS
+from ..console.unavailable import classify
 from ..workflows import UnknownWorkflowError
 
 logger = logging.getLogger("reviewconsole.api")
@@ -77,13 +81,19 @@ def error_for(exc: BaseException) -> ApiError | None:
         return ApiError(status, exc.code, exc.message, **details)
     if isinstance(exc, UnknownWorkflowError):
         return ApiError(409, "workflow_unavailable", "The session's workflow is not available any more.")
+    kind = classify(exc)
+    if kind is not None:
+        status, _, message = DATABASE_REFUSALS[kind]
+        return ApiError(status, kind, message)
     return None
 
 
 def _respond(api: NinjaAPI, request: HttpRequest, error: ApiError) -> HttpResponse:
     response = api.create_response(request, error.body(), status=error.status)
-    if error.code in ("session_busy", "interrupt_not_ready", "session_conflict", "idempotency_in_flight"):
+    if error.code in ("session_busy", "interrupt_not_ready", "session_conflict", "idempotency_in_flight", "busy"):
         response["Retry-After"] = "1"
+    elif error.code == "database_unavailable":
+        response["Retry-After"] = "5"
     if error.status == 401:
         response["WWW-Authenticate"] = "Bearer"
     return response

@@ -14,7 +14,7 @@ from django.http import HttpRequest
 
 from ..audit.services import audit_record
 from ..workflow_sessions.models import WorkflowSession
-from ..workflow_sessions.runners import runner_for
+from ..workflow_sessions.runners import runner_for_session
 from ..workflow_sessions.services import enqueue_run, session_start
 from ..workflows import UnknownWorkflowError, get
 from .errors import ApiError
@@ -64,7 +64,7 @@ def api_session_resume(
         engine.AnswerInvalidError: the payload fails the interrupt's schema (400).
         UnknownWorkflowError: the workflow is no longer registered (409); nothing is stored.
     """
-    runner = runner_for(session.workflow)
+    runner = runner_for_session(session)
     records = async_to_sync(runner.submit)(
         session.id,
         {interrupt_id: payload},
@@ -91,7 +91,7 @@ def api_session_cancel(*, client: ApiClient, session: WorkflowSession, reason: s
         engine.SessionBusyError: a run holds the session right now (409, retry).
         UnknownWorkflowError: the workflow is no longer registered (409).
     """
-    runner = runner_for(session.workflow)
+    runner = runner_for_session(session)
     before = session.status
     record = async_to_sync(runner.cancel)(session.id, reason=reason or f"Cancelled by {_actor(client)}.")
     audit_record(
