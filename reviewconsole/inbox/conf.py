@@ -4,7 +4,7 @@
 |---|---|---|
 | ``CLAIM_TTL`` | 1800 | seconds a claim lasts (a queue may set its own) |
 | ``PAGE_SIZE`` | 50 | items per inbox page |
-| ``HEARTBEAT_SECONDS`` | 10 | the inbox socket's ping interval; silent for 2.5× that means dead |
+| ``HEARTBEAT_SECONDS`` | 10 | the inbox socket's ping interval; silent for 2× that means dead |
 | ``REJECT_REASON_REQUIRED`` | true | a rejection needs a reason unless the interrupt says otherwise |
 | ``BASE_URL`` | ``http://127.0.0.1:8000`` | the console's address, for links in emails |
 | ``NOTIFY_EMAIL`` | true | email queue members about new items |

@@ -5,7 +5,7 @@ On connect the consumer joins the groups, then says ``{"event": "hello", "queues
 client comparing them with its own knows whether it missed a change between its page load and
 this moment (and asks ``/inbox/changes.json`` for it). Group messages follow, each with its
 queue's version. ``{"type": "ping"}`` is answered ``{"event": "pong"}``: the client's heartbeat,
-which tells it within 2.5 intervals that a socket died without a close frame.
+which tells it within 2.25 intervals (22.5 s by default) that a socket died without a close frame.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ __all__ = [
     "interrupts_changed",
     "publish",
     "publish_changes",
+    "snippet",
     "status_sentence",
     "summary",
 ]
@@ -82,16 +83,17 @@ _DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with f
 
 
 def status_sentence(row: Interrupt, now: dt.datetime | None = None) -> str:
-    """One sentence on where the item stands, e.g. "Approved by alice at 2026-… UTC."."""
+    """One sentence on where the item stands, e.g. "This request was approved by alice at … UTC."."""
     now = now or timezone.now()
     if row.status == InterruptStatus.CANCELLED:
-        return f"Superseded at {_utc(row.decided_at)}: the session moved on without this answer."
+        return f"This request was superseded at {_utc(row.decided_at)}: the session moved on without it."
     if row.status == InterruptStatus.RESOLVED:
         if row.decision == "timeout":
-            return f"Expired at {_utc(row.expired_at or row.decided_at)}: the workflow went on with a timeout."
+            at = _utc(row.expired_at or row.decided_at)
+            return f"This request expired at {at}: the workflow went on with a timeout."
         done = _DONE.get(row.decision, "decided")
         by = f" by {row.decided_by_label}" if row.decided_by_label else ""
-        return f"{done[0].upper()}{done[1:]}{by} at {_utc(row.decided_at)}."
+        return f"This request was {done}{by} at {_utc(row.decided_at)}."
     parts = []
     if row.escalated_from_id and row.expired_at:
         parts.append(f"Escalated to {row.queue.name} at {_utc(row.expired_at)}.")
@@ -101,6 +103,27 @@ def status_sentence(row: Interrupt, now: dt.datetime | None = None) -> str:
     if row.is_overdue(now):
         parts.append(f"Overdue since {_utc(row.due_at)}.")
     return " ".join(parts) or "Waiting for a decision."
+
+
+def _args_text(args: Any) -> str:
+    if not isinstance(args, dict):
+        return ""
+    return ", ".join(f"{k}={v}" for k, v in args.items() if not isinstance(v, dict | list))[:200]
+
+
+def snippet(row: Interrupt) -> str:
+    """A line for the list: the message, or for tool calls the tool and its arguments."""
+    payload = row.payload if isinstance(row.payload, dict) else {}
+    if row.kind == "long_running" and isinstance(payload.get("args"), dict):
+        return f"{row.function_name}: {_args_text(payload['args'])}"
+    if row.kind == "confirmation" and isinstance(row.tool_call, dict):
+        return f"Confirm {row.tool_call.get('name', 'a tool call')}: {_args_text(row.tool_call.get('args'))}"
+    from .drafts import draft_of
+
+    draft = draft_of(row)
+    if draft:  # the draft's first line (its subject) says more than the review prompt
+        return next((line.strip() for line in draft.splitlines() if line.strip()), "")[:300]
+    return " ".join((row.message or "").split())[:300]
 
 
 def summary(row: Interrupt) -> dict[str, Any]:
@@ -120,7 +143,7 @@ def summary(row: Interrupt) -> dict[str, Any]:
         "status": row.status,
         "state": row.display_status,
         "sentence": status_sentence(row, now),
-        "message": row.message[:300],
+        "message": snippet(row),
         "created_at": _iso(row.created_at),
         "due_at": _iso(row.due_at),
         "overdue": row.is_overdue(now),

@@ -153,6 +153,13 @@ class Interrupt(models.Model):
         return self.is_pending and self.due_at is not None and self.due_at <= (now or timezone.now())
 
     @property
+    def snippet(self) -> str:
+        """The list's line about it (see ``live.snippet``)."""
+        from .live import snippet
+
+        return snippet(self)
+
+    @property
     def display_status(self) -> str:
         """pending, claimed, overdue, approved…, expired, superseded: what a person calls its state."""
         if self.status == InterruptStatus.CANCELLED:

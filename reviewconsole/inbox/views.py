@@ -31,6 +31,15 @@ BULK_LIMIT = 200
 """Most items one bulk action takes."""
 
 
+def _filters_on(filters: InboxFilters) -> int:
+    """How many filters besides the text search are set (the search has its own box)."""
+    return sum(
+        1
+        for value in (filters.queue, filters.workflow, filters.kind, filters.mine, filters.unclaimed, filters.overdue)
+        if value
+    ) + (filters.status != "pending")
+
+
 def _page(request: HttpRequest) -> tuple[InboxFilters, InboxPage]:
     filters = InboxFilters.from_query(request.GET)
     page = inbox_page(request.user, filters, after=request.GET.get("after") or None, size=inbox_setting("PAGE_SIZE"))
@@ -61,6 +70,8 @@ def index(request: HttpRequest) -> HttpResponse:
             "page": page,
             "filters": filters,
             "queue_tabs": tabs,
+            "filters_count": _filters_on(filters),
+            "filters_open": _filters_on(filters) > 0,
             "all_queues_query": filters.to_query(queue=""),
             "next_query": next_query.lstrip("&"),
             "queues": queues,

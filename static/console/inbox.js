@@ -29,6 +29,11 @@
     return node;
   }
 
+  function labelled(td, label) {
+    td.dataset.label = label; // shown before the value on narrow screens
+    return td;
+  }
+
   function stamp(iso, long) {
     const time = el("time", iso.replace("T", " ").slice(0, long ? 19 : 16));
     time.dateTime = iso;
@@ -45,12 +50,12 @@
     const snippet = item.message.length > 140 ? `${item.message.slice(0, 139)}…` : item.message;
     title.appendChild(el("div", snippet, "muted snippet"));
     tr.appendChild(title);
-    tr.appendChild(el("td", item.workflow));
-    tr.appendChild(el("td", item.queue_name));
-    const owner = el("td", null, "owner");
+    tr.appendChild(labelled(el("td", item.workflow), "Workflow"));
+    tr.appendChild(labelled(el("td", item.queue_name), "Queue"));
+    const owner = labelled(el("td", null, "owner"), "Owner");
     owner.appendChild(item.claimed_by ? document.createTextNode(item.claimed_by) : el("span", "—", "muted"));
     tr.appendChild(owner);
-    const due = el("td");
+    const due = labelled(el("td"), "Due");
     if (item.due_at) {
       due.appendChild(stamp(item.due_at, false));
       if (item.overdue) {
@@ -59,7 +64,7 @@
       }
     } else due.appendChild(el("span", "—", "muted"));
     tr.appendChild(due);
-    const since = el("td");
+    const since = labelled(el("td"), "Waiting since");
     since.appendChild(stamp(item.created_at, true));
     tr.appendChild(since);
     tr.classList.toggle("overdue", Boolean(item.overdue));
@@ -158,9 +163,11 @@
   // Selection and bulk actions.
   const selectAll = document.getElementById("select-all");
   const selectedCount = document.getElementById("selected-count");
+  const bulkBar = document.getElementById("bulk-bar");
   function countSelected() {
     const n = tbody.querySelectorAll("input[name=ids]:checked").length;
     if (selectedCount) selectedCount.textContent = n ? `${n} selected` : "";
+    if (bulkBar) bulkBar.classList.toggle("idle", n === 0); // shown in full once something is selected
   }
   tbody.addEventListener("change", countSelected);
   if (selectAll) {
@@ -198,6 +205,7 @@
     });
   }
 
+  countSelected();
   window.InboxLive.start({
     versions: cfg.versions,
     heartbeat: cfg.heartbeat,

@@ -142,7 +142,7 @@ def test_the_status_json_says_where_the_item_stands(client, manager, start_revie
     with on_commit():
         interrupt_decide(interrupt=item, user=manager, action="approve")
     status = client.get(f"/inbox/items/{item.pk}/status.json").json()
-    assert status["item"]["sentence"].startswith("Approved by manager at ")
+    assert status["item"]["sentence"].startswith("This request was approved by manager at ")
 
 
 def test_claim_buttons_post_and_show_the_owner(client, personas, start_review):

@@ -1,0 +1,185 @@
+"""The live inbox in headless Chromium: two reviewers racing on one item, the other reviewers'
+screens updating (and how fast), an item created while a page loads (H19), and a socket that
+dies without a close frame while items are created and resolved (H7, H21).
+
+Figures go to ``test-artifacts/inbox-latency.json`` and are printed in every run.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+
+import pytest
+
+from tests.browser import test_main_job
+from tests.browser.inbox_support import (
+    HEARTBEAT_SECONDS,
+    SocketSwitch,
+    fresh_rows,
+    item_of,
+    open_page,
+    rows,
+    serve,
+    webhook,
+)
+from tests.browser.test_main_job import ARTIFACTS
+
+pytestmark = pytest.mark.browser
+browser = test_main_job.browser  # the headless Chromium fixture, used here too
+FIGURES: dict[str, float] = {}
+
+
+@pytest.fixture(scope="module")
+def console(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("inbox-live"), "inbox-live-console.log") as server:
+        yield server
+    (ARTIFACTS / "inbox-latency.json").write_text(json.dumps(FIGURES, indent=2) + "\n", encoding="utf-8")
+
+
+def _live(page):
+    from playwright.sync_api import expect
+
+    expect(page.locator("html[data-inbox-live='live']")).to_have_count(1)
+
+
+def test_two_reviewers_race_and_the_loser_sees_who_decided(console, browser):
+    from playwright.sync_api import expect
+
+    session = webhook(console, "email-review", {"complaint": "Race: my parcel is lost"})
+    a_context, a = open_page(browser, console, "manager")
+    b_context, b = open_page(browser, console, "reviewer")
+    item = item_of(a, session)
+    for page in (a, b):
+        page.goto(item["url"])
+        expect(page.locator("#approve")).to_be_visible()
+    # Both press Approve at once: neither waits for the other's request.
+    a.evaluate("document.getElementById('approve').click()")
+    b.evaluate("document.getElementById('approve').click()")
+    for page in (a, b):
+        page.wait_for_load_state("load")
+        page.wait_for_function("location.pathname === '/inbox/' || document.getElementById('conflict')")
+    winners = [p for p in (a, b) if p.url.endswith("/inbox/")]
+    losers = [p for p in (a, b) if not p.url.endswith("/inbox/")]
+    assert (len(winners), len(losers)) == (1, 1), [a.url, b.url]
+    winner = "manager" if winners[0] is a else "reviewer"
+    expect(winners[0].locator(".messages")).to_contain_text("Decision recorded: approve.")
+    expect(losers[0].locator("#conflict")).to_contain_text(f"This request was already approved by {winner} at ")
+    expect(losers[0].locator("#status-banner")).to_contain_text(f"approved by {winner}")
+    a_context.close()
+    b_context.close()
+
+
+def test_a_decision_reaches_the_other_reviewers_screens(console, browser, capsys):
+    """Decision → the item leaves another reviewer's list, and an open detail page says who decided."""
+    from playwright.sync_api import expect
+
+    deciding_context, deciding = open_page(browser, console, "manager")
+    list_context, watching_list = open_page(browser, console, "reviewer")
+    detail_context, watching_detail = open_page(browser, console, "reviewer")
+    _live(watching_list)
+    to_list, to_detail = [], []
+    for n in range(5):
+        session = webhook(console, "email-review", {"complaint": f"Latency sample {n}"})
+        item = item_of(deciding, session)
+        expect(watching_list.locator(f"#items tr[data-id='{item['id']}']")).to_have_count(1)
+        watching_detail.goto(item["url"])
+        expect(watching_detail.locator("html[data-inbox-live='live']")).to_have_count(1)
+        deciding.goto(item["url"])
+        clicked = deciding.evaluate(
+            "() => { const t = Date.now(); document.getElementById('approve').click(); return t; }"
+        )
+        expect(watching_list.locator(f"#items tr[data-id='{item['id']}']")).to_have_count(0)
+        expect(watching_detail.locator("#status-banner")).to_contain_text("approved by manager")
+        to_list.append(watching_list.evaluate(f"window.__rowOut['{item['id']}']") - clicked)
+        to_detail.append(watching_detail.evaluate("window.__bannerAt") - clicked)
+        deciding.wait_for_url("**/inbox/")
+    FIGURES["decision_to_other_list_ms_median"] = statistics.median(to_list)
+    FIGURES["decision_to_other_list_ms_max"] = max(to_list)
+    FIGURES["decision_to_open_detail_banner_ms_median"] = statistics.median(to_detail)
+    with capsys.disabled():
+        print(
+            f"\nmeasured: decision → other reviewer's list {statistics.median(to_list):.0f} ms median"
+            f" (max {max(to_list):.0f}), → their open detail page {statistics.median(to_detail):.0f} ms median"
+            f" over {len(to_list)} decisions (click to DOM change, one browser clock)"
+        )
+    assert max(to_list) < 2000 and max(to_detail) < 2000
+    for context in (deciding_context, list_context, detail_context):
+        context.close()
+
+
+def test_h19_an_item_created_while_the_page_loads_appears(console, browser):
+    """H19: created after the page's list was read, before its socket subscribed."""
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager")
+    switch = SocketSwitch(page)
+    created: list[str] = []
+    switch.before_connect = lambda: created.append(webhook(console, "email-review", {"complaint": "H19: mid-load"}))
+    page.goto("/inbox/")
+    _live(page)
+    assert created, "the socket did not connect through the route"
+    item = item_of(page, created[0])
+    expect(page.locator(f"#items tr[data-id='{item['id']}']")).to_have_count(1)
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # no reload
+    context.close()
+
+
+def test_h7_h21_a_dead_socket_is_noticed_and_the_page_catches_up(console, browser, capsys):
+    """H21: the network drops without a close frame; H7: meanwhile 3 items arrive (one from a tool
+    inside an agent) and 1 is resolved; when the socket is back the list equals a fresh load."""
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager")
+    switch = SocketSwitch(page)
+    page.goto("/inbox/")
+    _live(page)
+    missed: list[dict] = []
+    page.on(
+        "response",
+        lambda r: missed.append(r.json()) if "/inbox/changes.json" in r.url and r.status == 200 else None,
+    )
+    other_context, other = open_page(browser, console, "manager")
+
+    dropped_at = time.time()
+    switch.down = True
+    expect(page.locator("#live-status")).to_have_text("reconnecting…", timeout=int(HEARTBEAT_SECONDS * 4000))
+    noticed = page.evaluate("window.__statusLog.find(([, text]) => text === 'reconnecting…')[0]") - dropped_at * 1000
+    sessions = [
+        webhook(console, "email-review", {"complaint": "H7: first while down"}),
+        webhook(console, "email-review", {"complaint": "H7: second while down"}),
+        webhook(console, "vip-discount", {"customer_id": "c123"}),
+    ]
+    items = [item_of(other, s) for s in sessions]  # the vip item is asked from a node used as a tool
+    other.goto(items[0]["url"])
+    other.click("#approve")
+    other.wait_for_url("**/inbox/")
+    assert sorted(rows(page)) != sorted(fresh_rows(page)), "the page should be behind while its socket is down"
+
+    switch.down = False
+    expect(page.locator("#live-status")).to_have_text("live", timeout=15_000)
+    page.wait_for_function(
+        "(ids) => ids.every((id) => document.querySelector(`#items tr[data-id='${id}']`))",
+        arg=[str(items[1]["id"]), str(items[2]["id"])],
+    )
+    expect(page.locator(f"#items tr[data-id='{items[0]['id']}']")).to_have_count(0)
+    page.wait_for_timeout(500)  # let the last snapshot land
+    assert rows(page) == fresh_rows(page)
+    caught = [c for answer in missed for c in answer.get("changes", [])]
+    seen = {(c["event"], c["item"]["id"]) for c in caught}
+    assert {("interrupt.created", i["id"]) for i in items} <= seen
+    assert ("interrupt.resolved", items[0]["id"]) in seen
+    assert all(not answer["reset"] for answer in missed)
+    reloaded_context, reloaded = open_page(browser, console, "manager")
+    assert rows(reloaded) == rows(page)
+    FIGURES["dead_socket_noticed_ms"] = noticed
+    FIGURES["heartbeat_seconds"] = HEARTBEAT_SECONDS
+    with capsys.disabled():
+        print(
+            f"\nmeasured: a socket black-holed without a close frame noticed after {noticed:.0f} ms"
+            f" (heartbeat {HEARTBEAT_SECONDS:.0f} s; the default 10 s notices within 22.5 s)"
+        )
+    assert noticed < HEARTBEAT_SECONDS * 2250 + 500  # 2.25 heartbeats, and a little for the browser
+    for c in (context, other_context, reloaded_context):
+        c.close()
