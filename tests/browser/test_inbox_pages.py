@@ -25,7 +25,12 @@ FIGURES: dict[str, float] = {}
 
 @pytest.fixture(scope="module")
 def console(tmp_path_factory):
-    expiry = json.dumps({"vip-discount": {"due_in_seconds": DUE_SECONDS, "on_expiry": "timeout"}})
+    expiry = json.dumps(
+        {
+            "vip-discount": {"due_in_seconds": DUE_SECONDS, "on_expiry": "timeout"},
+            "incident-triage": {"due_in_seconds": 1},  # overdue at once, and stays (no expiry policy)
+        }
+    )
     with serve(
         tmp_path_factory.mktemp("inbox-pages"), "inbox-pages-console.log", REVIEWCONSOLE_EXPIRY=expiry
     ) as server:
@@ -155,12 +160,18 @@ def test_desktop_screenshot_of_a_busy_inbox(console, browser):
     from playwright.sync_api import expect
 
     context, page = open_page(browser, console, "manager", viewport={"width": 1200, "height": 760})
-    webhook(console, "incident-triage", {"title": "Search results are empty for some customers"})
-    webhook(console, "refund-approval", {"order_id": "B-2207", "amount": 185.5, "reason": "Wrong colour"})
+    overdue = webhook(console, "incident-triage", {"title": "Search results are empty for some customers"})
+    refund = webhook(console, "refund-approval", {"order_id": "B-2207", "amount": 185.5, "reason": "Wrong colour"})
     last = webhook(console, "email-review", {"complaint": "My order arrived without the charger"})
+    page.goto(item_of(page, refund)["url"])
+    page.click("#claim")
     item_of(page, last)
+    late = item_of(page, overdue)
     page.goto("/inbox/")
-    expect(page.locator("#items tr")).not_to_have_count(0)
+    expect(page.locator(f"#items tr.overdue[data-id='{late['id']}']")).to_have_count(1, timeout=5000)
+    assert page.locator("#items tr").first.get_attribute("data-id") in {
+        tr.get_attribute("data-id") for tr in page.locator("#items tr.overdue").all()
+    }, "overdue items come first"
     page.screenshot(path=ARTIFACTS / "inbox-desktop.png", full_page=False)
     context.close()
 
