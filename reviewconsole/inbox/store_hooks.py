@@ -23,7 +23,7 @@ from .models import Interrupt, InterruptStatus, OnExpiry
 
 logger = logging.getLogger("reviewconsole.inbox")
 
-__all__ = ["decision_guard", "guard_refusal", "interrupts_answered", "interrupts_committed"]
+__all__ = ["decision_guard", "guard_refusal", "interrupts_answered", "interrupts_committed", "reset_for_reopen"]
 
 
 def interrupts_committed(*, opened: list[Interrupt], cancelled: list[int]) -> None:
@@ -102,3 +102,23 @@ def guard_refusal(session_id: str, interrupt_id: str, context: dict[str, Any], n
         raise claimed_conflict(row)
     if row.due_at is not None and row.due_at <= now and row.on_expiry and row.expired_at is None:
         raise expired_conflict(row)
+
+
+def reset_for_reopen(row: Interrupt, now: dt.datetime) -> None:
+    """Make a copy of a decided row a fresh pending item (a checkpoint restore reopens it):
+    no claim, no reason, diff or expiry of the old one, a due time counted from ``now``, and its
+    workflow's queue again if it had escalated away."""
+    from .expiry import due_fields
+    from .routing import queue_for
+
+    row.claimed_by = None
+    row.claimed_at = None
+    row.claim_expires_at = None
+    row.expired_at = None
+    row.reason = ""
+    row.edit_diff = ""
+    if row.escalated_from_id:
+        row.queue = queue_for(row.workflow, dict(row.metadata or {}))
+        row.escalated_from = None
+    for name, value in due_fields(row.workflow, dict(row.metadata or {}), now).items():
+        setattr(row, name, value)

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from engine import ConcurrencyError, SessionRecord, SessionStatus, rewind_event
 
-from ..inbox import live
+from ..inbox import live, store_hooks
 from ..inbox.models import Interrupt, InterruptStatus
 from .models import Checkpoint, Delivery, Event, WorkflowSession
 
@@ -49,6 +49,7 @@ def _reopen(row: WorkflowSession, wire: str, now: dt.datetime) -> Interrupt | No
     newest.decided_by = None
     newest.decided_by_label = ""
     newest.decided_at = None
+    store_hooks.reset_for_reopen(newest, now)  # the inbox's columns: claim, due time, queue
     newest.save()
     return newest
 

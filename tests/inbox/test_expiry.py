@@ -198,3 +198,24 @@ def test_a_due_item_is_scheduled_on_a_backend_that_defers(start_review, monkeypa
     assert schedule_expiry(item.pk, item.due_at) is True
     row = DBTaskResult.objects.get(task_path="reviewconsole.inbox.tasks.expire_interrupt")
     assert (row.args_kwargs["args"], row.run_after) == ([item.pk], item.due_at)
+
+
+def test_an_item_reopened_by_a_checkpoint_restore_is_fresh(start_review, personas, on_commit):
+    from reviewconsole.inbox.claims import interrupt_claim
+    from reviewconsole.workflow_sessions.restore import _reopen
+
+    session, item = start_review()
+    interrupt_claim(interrupt=item, user=personas.reviewer)
+    with on_commit():
+        interrupt_expire(pk=item.pk, now=_after_due(item))  # escalated to support-leads, claim dropped
+    Interrupt.objects.filter(pk=item.pk).update(status="resolved", reason="old", claimed_by=personas.admin)
+    later = timezone.now()
+    copy = _reopen(session, item.interrupt_id, later)
+    assert (copy.status, copy.queue.slug, copy.claimed_by, copy.expired_at, copy.reason) == (
+        "pending",
+        "support",
+        None,
+        None,
+        "",
+    )
+    assert round((copy.due_at - later).total_seconds()) == 4 * 3600

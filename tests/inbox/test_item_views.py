@@ -231,3 +231,13 @@ def test_h16_no_get_of_any_inbox_or_notification_url_changes_anything(client, pe
             response = client.get(url)
         assert response.status_code in (200, 302, 405), (url, response.status_code)
     assert state() == before
+
+
+@pytest.mark.parametrize("path", ["/inbox/items/{pk}/claim/", "/inbox/items/{pk}/take-over/", "/inbox/bulk/"])
+def test_every_inbox_post_needs_the_csrf_token(personas, start_review, path):
+    _, item = start_review()
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(personas.queue_manager)
+    response = client.post(path.format(pk=item.pk), {"action": "claim", "ids": [item.pk]})
+    assert response.status_code == 403
+    assert Interrupt.objects.get(pk=item.pk).claimed_by is None
