@@ -38,7 +38,14 @@ from .models import Interrupt, InterruptStatus, OnExpiry, Queue
 
 logger = logging.getLogger("reviewconsole.inbox")
 
-__all__ = ["SYSTEM_DECIDER", "due_fields", "expire_due_interrupts", "interrupt_expire", "timeout_payload"]
+__all__ = [
+    "SYSTEM_DECIDER",
+    "due_fields",
+    "expire_due_interrupts",
+    "inbox_sweep",
+    "interrupt_expire",
+    "timeout_payload",
+]
 
 SYSTEM_DECIDER = "system (expired)"
 
@@ -210,4 +217,24 @@ def expire_due_interrupts(*, now: dt.datetime | None = None, limit: int = 500) -
     for pk in due.order_by("due_at").values_list("pk", flat=True)[:limit]:
         outcome = interrupt_expire(pk=pk, now=now)
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    return outcomes
+
+
+_last_prune = float("-inf")
+PRUNE_EVERY = 3600.0
+"""Seconds between prunes of the queues' change logs by :func:`inbox_sweep`."""
+
+
+def inbox_sweep() -> dict[str, int]:
+    """The safety net every worker's recovery loop runs: expire whatever is due (a task lost on
+    the way, a backend without ``run_after``) and, once an hour, prune old queue changes."""
+    global _last_prune
+    import time
+
+    from .changes import queue_changes_prune
+
+    outcomes = expire_due_interrupts()
+    if time.monotonic() - _last_prune > PRUNE_EVERY:
+        _last_prune = time.monotonic()
+        outcomes["pruned"] = queue_changes_prune()
     return outcomes

@@ -127,6 +127,12 @@ class RecoveryLoop:
                 recover()
             except Exception:  # the database may be away for a while; the next sweep tries again
                 logger.exception("Recovery sweep failed")
+            try:
+                from ..inbox.expiry import inbox_sweep
+
+                inbox_sweep()  # due items whose expiry task was lost; old queue changes
+            except Exception:
+                logger.exception("Inbox sweep failed")
         close_old_connections()
 
     def start(self) -> None:

@@ -219,3 +219,14 @@ def test_an_item_reopened_by_a_checkpoint_restore_is_fresh(start_review, persona
         "",
     )
     assert round((copy.due_at - later).total_seconds()) == 4 * 3600
+
+
+def test_the_recovery_loop_runs_the_inbox_sweep(start_session, monkeypatch, on_commit):
+    from reviewconsole.inbox import expiry
+
+    _, [vip] = start_session("vip-discount", {"customer_id": "c123"})
+    Interrupt.objects.filter(pk=vip.pk).update(due_at=timezone.now() - dt.timedelta(seconds=1))
+    monkeypatch.setattr(expiry, "_last_prune", float("-inf"))
+    with on_commit():
+        assert expiry.inbox_sweep() == {"timed_out": 1, "pruned": 0}
+        assert expiry.inbox_sweep() == {}  # pruned at most once an hour
