@@ -6,13 +6,25 @@ from .models import Interrupt, Queue
 
 @admin.register(Queue)
 class QueueAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug", "group")
+    list_display = ("name", "slug", "group", "managers", "claim_ttl_seconds", "version")
     prepopulated_fields = {"slug": ("name",)}
+    readonly_fields = ("version",)
 
 
 @admin.register(Interrupt)
 class InterruptAdmin(ReadOnlyAdmin):
-    list_display = ("interrupt_id", "session", "kind", "queue", "status", "decision", "decided_by_label", "decided_at")
-    list_filter = ("status", "kind", "queue", "decision")
-    search_fields = ("interrupt_id", "session__id", "message")
+    list_display = (
+        "interrupt_id",
+        "session",
+        "kind",
+        "queue",
+        "status",
+        "claimed_by",
+        "due_at",
+        "decision",
+        "decided_by_label",
+        "decided_at",
+    )
+    list_filter = ("status", "kind", "queue", "decision", "workflow")
+    search_fields = ("interrupt_id", "session__id", "title", "message")
     readonly_fields = [f.name for f in Interrupt._meta.fields]
