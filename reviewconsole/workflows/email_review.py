@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from engine import Event, LlmAgent, LlmRequest, Model, RequestInput, Workflow
 
@@ -35,7 +35,9 @@ Reviewer feedback on the previous draft (apply it if present):
 
 
 class EmailReviewInput(BaseModel):
-    """What starts a session: the customer's complaint."""
+    """What starts a session: the customer's complaint (surrounding whitespace removed; not empty)."""
+
+    model_config = ConfigDict(str_strip_whitespace=True)
 
     complaint: str = Field(min_length=1, max_length=20_000, description="The customer's message.")
 

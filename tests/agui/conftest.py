@@ -98,9 +98,7 @@ def agui(token):
         client = AsyncClient()
         headers = {"Authorization": f"Bearer {auth}"} if auth else {}
         payload = raw if raw is not None else json.dumps(data)
-        response = await client.post(
-            f"/agui/{workflow}/", payload, content_type="application/json", headers=headers
-        )
+        response = await client.post(f"/agui/{workflow}/", payload, content_type="application/json", headers=headers)
         if getattr(response, "streaming", False):
             chunks = [chunk async for chunk in response.streaming_content]
             text = b"".join(c if isinstance(c, bytes) else c.encode() for c in chunks).decode()
