@@ -54,7 +54,7 @@ def queue_changes_record(*, changes: Iterable[tuple[int, str, int | None]]) -> l
 
         publish_changes(ids)
 
-    transaction.on_commit(publish)
+    transaction.on_commit(publish, robust=True)
     return created
 
 

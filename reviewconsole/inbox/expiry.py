@@ -167,7 +167,7 @@ def _escalate(row: Interrupt, now: dt.datetime) -> str:
         queue_changes_record(
             changes=[(row.queue_id, "interrupt.escalated", row.pk), (target.pk, "interrupt.created", row.pk)]
         )
-        transaction.on_commit(lambda: _notify(row.pk))
+        transaction.on_commit(lambda: _notify(row.pk), robust=True)
     return "escalated"
 
 
@@ -178,12 +178,12 @@ def _notify(pk: int) -> None:
 
 
 def _time_out(row: Interrupt, now: dt.datetime) -> str:
-    from ..workflow_sessions.runners import runner_for
+    from ..workflow_sessions.runners import runner_for_session
     from ..workflow_sessions.services import enqueue_run
 
     payload = timeout_payload(row.kind)
     try:
-        runner = runner_for(row.session.workflow)
+        runner = runner_for_session(row.session)
         with transaction.atomic():
             async_to_sync(runner.submit)(
                 row.session_id,

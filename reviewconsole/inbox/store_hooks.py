@@ -36,7 +36,7 @@ def interrupts_committed(*, opened: list[Interrupt], cancelled: list[int]) -> No
     due = [(r.pk, r.due_at) for r in opened if r.due_at is not None]
     new = [r.pk for r in opened]
     if new:
-        transaction.on_commit(lambda: _after_open(new, due))
+        transaction.on_commit(lambda: _after_open(new, due), robust=True)
 
 
 def _after_open(new: list[int], due: list[tuple[int, dt.datetime]]) -> None:

@@ -68,7 +68,7 @@ def _enqueue(message_id: str, run_after: dt.datetime | None = None) -> None:
             task = task.using(run_after=run_after)
         task.enqueue(message_id)
 
-    transaction.on_commit(go)
+    transaction.on_commit(go, robust=True)
 
 
 def _post(message: OutboundMessage) -> tuple[int | None, str]:

@@ -101,7 +101,7 @@ def recover(*, now: dt.datetime | None = None, grace: float | None = None) -> li
                 lease_owner="", lease_expires=now + dt.timedelta(seconds=grace)
             )
             if changed:
-                transaction.on_commit(lambda sid=row["id"]: run_session.enqueue(sid))
+                transaction.on_commit(lambda sid=row["id"]: run_session.enqueue(sid), robust=True)
         if changed:
             scheduled.append(row["id"])
             logger.warning(

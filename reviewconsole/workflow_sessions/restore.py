@@ -93,5 +93,5 @@ def restore_checkpoint(
     row.version += 1
     row.save()
     created = [i.pk for i in reopened if i is not None]
-    transaction.on_commit(lambda: live.interrupts_changed(created=created, resolved=cancelled))
+    transaction.on_commit(lambda: live.interrupts_changed(created=created, resolved=cancelled), robust=True)
     return record(row)

@@ -265,7 +265,8 @@ class OrmStore:
         transaction.on_commit(
             lambda: outbound.session_committed(
                 session_id=session_id, opened=opened_ids, resolved=cancelled, status=status_now, previous_status=was
-            )
+            ),
+            robust=True,
         )
         return _record(row)
 
@@ -356,7 +357,8 @@ class OrmStore:
         transaction.on_commit(
             lambda: outbound.session_committed(
                 session_id=session_id, opened=[], resolved=resolved, status=None, previous_status=None
-            )
+            ),
+            robust=True,
         )
 
     def _refuse(self, session_id: str, interrupt_id: str, pending: list[str]) -> None:
