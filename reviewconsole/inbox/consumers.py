@@ -30,6 +30,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4401)
             return
         queue_ids = await database_sync_to_async(lambda: [q.pk for q in queues_for(user)])()
+        self.queue_ids = queue_ids
         self.groups_joined = [group_name(pk) for pk in queue_ids]
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
@@ -50,7 +51,10 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "ping":
-            await self.send_json({"event": "pong"})
+            # The versions let an idle page notice a message it never got (e.g. one published while
+            # the channel layer was away): it is behind, so it catches up.
+            versions = await database_sync_to_async(current_versions)(self.queue_ids)
+            await self.send_json({"event": "pong", "versions": {str(k): v for k, v in versions.items()}})
 
     async def inbox_message(self, message: dict[str, Any]) -> None:
         await self.send_json(

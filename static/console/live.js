@@ -58,7 +58,14 @@
 
     function handle(data) {
       lastHeard = Date.now();
-      if (data.event === "pong") return;
+      if (data.event === "pong") {
+        // Idle but connected: a message lost on the way shows as a version we have not reached.
+        const behind = Object.entries(data.versions || {}).some(
+          ([queue, version]) => queue in versions && versions[queue] < version,
+        );
+        if (behind) catchUp();
+        return;
+      }
       if (data.event === "hello") {
         status("live", true);
         const behind = Object.entries(data.versions || {}).some(([queue, version]) => {

@@ -64,7 +64,7 @@ async def _start_review():
 async def _is_quiet(communicator):
     """True if nothing arrived before the answer to a ping (messages are delivered in order)."""
     await communicator.send_json_to({"type": "ping"})
-    return await communicator.receive_json_from(timeout=TIMEOUT) == {"event": "pong"}
+    return (await communicator.receive_json_from(timeout=TIMEOUT))["event"] == "pong"
 
 
 async def test_a_new_interrupt_reaches_a_member_and_not_an_outsider(cookies, connect):
@@ -125,3 +125,16 @@ async def test_an_anonymous_socket_is_refused(demo_tx, connect):
 async def test_a_forged_session_cookie_is_refused(demo_tx, connect):
     _, (ok, code) = await connect(f"{settings.SESSION_COOKIE_NAME}=not-a-session")
     assert (ok, code) == (False, 4401)
+
+
+async def test_a_pong_carries_the_queue_versions_so_an_idle_page_notices_a_lost_message(cookies, connect):
+    member, (ok, _) = await connect(cookies["manager"])
+    assert ok
+    hello = await member.receive_json_from(timeout=TIMEOUT)
+    await _start_review()
+    created = await member.receive_json_from(timeout=TIMEOUT)
+    await member.send_json_to({"type": "ping"})
+    pong = await member.receive_json_from(timeout=TIMEOUT)
+    queue = str(created["queue"])
+    assert pong["event"] == "pong"
+    assert pong["versions"][queue] == created["version"] > hello["versions"][queue]
