@@ -8,17 +8,30 @@ LLM.
 
 Variants:
     memory -- ``InMemoryStore``.
-    orm    -- the console's ORM store on SQLite (WAL, a temp directory), Django configured
-              in-process with the embedded settings.
+    orm    -- the console's ORM store on SQLite (WAL), Django configured in-process with the
+              embedded settings. Django is set up once per process on a migrated template
+              database holding the demo data (``manage.py demo``: users, queues, webhook
+              endpoints), and every driver gets a fresh copy of it (fresh storage, as the
+              peers' drivers get a fresh file). ``storage_bytes()`` is that file's size after
+              a WAL checkpoint (``PRAGMA wal_checkpoint(TRUNCATE)``), plus any WAL left.
 
 Run from the project venv: ``python -m bench.ours --sessions 20 --reps 1 --loops 1,10``.
+
+``python -m bench.ours --storage-breakdown 100`` drives one ORM session through 100 revise loops
+and prints (one JSON record, metric ``storage_breakdown``) how many bytes each table grew per
+loop (SQLite's ``dbstat``: payload and pages), next to the bytes of the draft texts themselves.
 """
 
 from __future__ import annotations
 
+import atexit
+import json
 import os
+import shutil
+import sqlite3
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +42,10 @@ if __package__ in (None, ""):  # executed as a script
 from bench.peers import common
 
 SYSTEM = "reviewconsole"
+DB_NAME = "reviewconsole.sqlite3"
+
+_template: Path | None = None
+"""The migrated database with the demo data, made once per process (see :func:`_template_db`)."""
 
 
 class BenchModel:
@@ -46,14 +63,68 @@ class BenchModel:
         yield LlmResponse(Content(role="model", parts=[Part(text=common.draft_email_text(complaint, feedback))]))
 
 
-def _setup_django(var_dir: str) -> None:
-    os.environ["REVIEWCONSOLE_VAR_DIR"] = var_dir
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewconsole.settings.embedded")
+def sqlite_bytes(path: Path) -> int:
+    """Bytes of the SQLite database at ``path`` after folding its WAL into the main file.
+
+    ``PRAGMA wal_checkpoint(TRUNCATE)`` on a connection of its own; it is retried while another
+    connection holds a read transaction (``busy``), so the figure is the main file's size with an
+    empty WAL whenever the checkpoint could complete. Whatever WAL is left is added.
+    """
+    if not path.exists():
+        return 0
+    con = sqlite3.connect(path, timeout=5)
+    try:
+        for _ in range(50):
+            busy, _log, _done = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if not busy:
+                break
+            time.sleep(0.01)
+    finally:
+        con.close()
+    total = path.stat().st_size
+    for suffix in ("-wal", "-journal"):
+        extra = path.with_name(path.name + suffix)
+        if extra.exists():
+            total += extra.stat().st_size
+    return total
+
+
+def _template_db() -> Path:
+    """Set Django up (embedded settings, SQLite) once per process; return the template database."""
+    global _template
+    if _template is not None:
+        return _template
+    var = Path(tempfile.mkdtemp(prefix="bench-ours-"))
+    atexit.register(shutil.rmtree, var, True)
+    template = var / "template.sqlite3"
+    # The embedded default, whatever the caller's environment says (e.g. pytest's settings).
+    os.environ["DJANGO_SETTINGS_MODULE"] = "reviewconsole.settings.embedded"
+    os.environ["REVIEWCONSOLE_VAR_DIR"] = str(var)
+    os.environ["REVIEWCONSOLE_SQLITE_PATH"] = str(template)
+    os.environ.setdefault("DEMO_PASSWORD", "bench-password-1")
+    for name in ("DATABASE_URL", "REDIS_URL", "REVIEWCONSOLE_TASK_BACKEND"):
+        os.environ.pop(name, None)
     import django
     from django.core.management import call_command
+    from django.db import connections
 
     django.setup()
     call_command("migrate", verbosity=0)
+    with open(os.devnull, "w") as devnull:
+        call_command("demo", stdout=devnull)  # the queues the workflows route to, as on the console
+    connections.close_all()
+    sqlite_bytes(template)  # fold the WAL: the file alone is the template
+    _template = template
+    return template
+
+
+def _use_database(path: Path) -> None:
+    """Point Django's default database at ``path`` (connections reopen on next use)."""
+    from django.db import connections
+
+    connections.close_all()
+    # settings.DATABASES, connections.settings and each DatabaseWrapper.settings_dict share this dict.
+    connections["default"].settings_dict["NAME"] = str(path)
 
 
 class OursDriver(common.AsyncPeerDriver):
@@ -62,13 +133,17 @@ class OursDriver(common.AsyncPeerDriver):
     def __init__(self, variant: str) -> None:
         super().__init__(variant)
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._db: Path | None = None
         self._sessions: dict[str, str] = {}
 
     def open(self) -> None:
         if self.variant == "orm":
             # Django is set up and migrated before the event loop exists (migrate is sync-only).
-            self._tmp = tempfile.TemporaryDirectory(prefix="bench-ours-")
-            _setup_django(self._tmp.name)
+            template = _template_db()
+            self._tmp = tempfile.TemporaryDirectory(prefix="bench-ours-db-")
+            self._db = Path(self._tmp.name) / DB_NAME
+            shutil.copyfile(template, self._db)
+            _use_database(self._db)
         super().open()
 
     async def aopen(self) -> None:
@@ -76,8 +151,13 @@ class OursDriver(common.AsyncPeerDriver):
         from reviewconsole.workflows import email_review
 
         if self.variant == "orm":
+            from asgiref.sync import sync_to_async
+            from django.db import connections
+
             from reviewconsole.workflow_sessions.store import OrmStore
 
+            # The store's thread (sync_to_async) may hold a connection to a previous driver's file.
+            await sync_to_async(connections.close_all)()
             store: Any = OrmStore()
         else:
             store = InMemoryStore()
@@ -86,7 +166,13 @@ class OursDriver(common.AsyncPeerDriver):
 
     async def aclose(self) -> None:
         if self._tmp is not None:
+            from asgiref.sync import sync_to_async
+            from django.db import connections
+
+            await sync_to_async(connections.close_all)()
+            connections.close_all()
             self._tmp.cleanup()
+            self._tmp = None
 
     def _outcome(self, result: Any) -> common.Outcome:
         if result.status == "waiting":
@@ -106,16 +192,97 @@ class OursDriver(common.AsyncPeerDriver):
         return self._outcome(result)
 
     def storage_bytes(self) -> int | None:
-        if self._tmp is None:
+        if self._db is None:
             return None
-        return common.sqlite_file_bytes(Path(self._tmp.name) / "reviewconsole.sqlite3")
+        return sqlite_bytes(self._db)
+
+    def table_bytes(self) -> dict[str, dict[str, int]]:
+        """Per table and index: ``payload`` bytes (the rows' data) and ``pages`` bytes (dbstat)."""
+        assert self._db is not None, "orm variant only"
+        sqlite_bytes(self._db)
+        con = sqlite3.connect(self._db)
+        try:
+            rows = con.execute("SELECT name, SUM(payload), SUM(pgsize) FROM dbstat GROUP BY name").fetchall()
+        finally:
+            con.close()
+        return {name: {"payload": int(payload or 0), "pages": int(pages or 0)} for name, payload, pages in rows}
 
     def versions(self) -> dict[str, str]:
-        return {"reviewconsole": "main"}
+        return {"reviewconsole": _git_commit()}
 
     def notes(self) -> str:
         return "email-review workflow with an LLM agent drafting; deterministic model"
 
 
+def _git_commit() -> str:
+    """The commit measured (``+dirty`` when the tree has changes), or ``main`` without git."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "engine", "reviewconsole"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "main"
+    return head + ("+dirty" if dirty else "")
+
+
+def draft_bytes(complaint: str, loops: int) -> float:
+    """Mean UTF-8 bytes of the drafts written in revise loops 1..``loops`` (one copy each)."""
+    total = sum(len(common.draft_email_text(complaint, common.feedback_for(j)).encode()) for j in range(1, loops + 1))
+    return total / loops
+
+
+def storage_breakdown(loops: int) -> dict[str, Any]:
+    """One ORM session through ``loops`` revise loops: what each table grew by per loop."""
+    driver = OursDriver("orm")
+    driver.open()
+    try:
+        for i in range(5):  # warm-up, and tables past their first pages
+            driver.start(f"w{i}", common.complaint_for(i))
+            driver.resume(f"w{i}", common.APPROVE)
+        complaint = common.complaint_for(424242)
+        driver.start("s", complaint)
+        before, bytes0 = driver.table_bytes(), driver.storage_bytes()
+        for j in range(1, loops + 1):
+            driver.resume("s", common.feedback_for(j))
+        after, bytes1 = driver.table_bytes(), driver.storage_bytes()
+    finally:
+        driver.close()
+    assert bytes0 is not None and bytes1 is not None
+    tables = {}
+    for name in sorted(set(before) | set(after)):
+        b, a = before.get(name, {"payload": 0, "pages": 0}), after.get(name, {"payload": 0, "pages": 0})
+        grew = {k: (a[k] - b[k]) / loops for k in ("payload", "pages")}
+        if grew["payload"] or grew["pages"]:
+            tables[name] = grew
+    return {
+        "loops": loops,
+        "file_growth_bytes_per_loop": (bytes1 - bytes0) / loops,
+        "payload_growth_bytes_per_loop": sum(t["payload"] for t in tables.values()),
+        "draft_bytes_per_loop": draft_bytes(complaint, loops),
+        "tables_bytes_per_loop": dict(sorted(tables.items(), key=lambda kv: -kv[1]["payload"])),
+    }
+
+
+def main(argv: list[str]) -> int:
+    if "--storage-breakdown" in argv:
+        loops = int(argv[argv.index("--storage-breakdown") + 1])
+        driver = OursDriver("orm")
+        emitter = common.Emitter(SYSTEM, "orm", driver.versions(), driver.notes())
+        rec = emitter.emit("storage_breakdown", **storage_breakdown(loops))
+        print(json.dumps(rec["tables_bytes_per_loop"], indent=1), file=sys.stderr)
+        return 0
+    return common.run_cli(SYSTEM, {"memory": OursDriver, "orm": OursDriver}, argv)
+
+
 if __name__ == "__main__":
-    raise SystemExit(common.run_cli(SYSTEM, {"memory": OursDriver, "orm": OursDriver}))
+    raise SystemExit(main(sys.argv[1:]))
