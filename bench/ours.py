@@ -215,8 +215,14 @@ class OursDriver(common.AsyncPeerDriver):
 
 
 def _git_commit() -> str:
-    """The commit measured (``+dirty`` when the tree has changes), or ``main`` without git."""
+    """The commit measured (``+dirty`` when engine/ or reviewconsole/ has changes), or ``main``.
+
+    ``$REVIEWCONSOLE_BENCH_COMMIT`` wins (``run_bench.py`` sets it, e.g. for an exported tree).
+    """
     import subprocess
+
+    if os.environ.get("REVIEWCONSOLE_BENCH_COMMIT"):
+        return os.environ["REVIEWCONSOLE_BENCH_COMMIT"]
 
     root = Path(__file__).resolve().parents[1]
     try:
