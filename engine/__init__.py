@@ -33,18 +33,19 @@ from ._handoff import HandoffGroup
 from ._interrupts import InterruptKind, RequestInput
 from ._join import JoinNode
 from ._listener import Listener, NodeStatus, RunListener
+from ._memory_store import InMemoryStore
 from ._models import LlmRequest, LlmResponse, Model, OfflineModel, ScriptedModel
 from ._node import BaseNode, FunctionNode, RetryConfig, node
 from ._node_tool import NodeTool
 from ._parallel import ParallelWorker
 from ._runner import InterruptsPendingError, Runner, RunResult
-from ._state import State
+from ._state import State, split_delta
 from ._store import (
     Answer,
     Commit,
     Delivery,
-    InMemoryStore,
     InterruptRecord,
+    RunLoad,
     SessionRecord,
     SessionStatus,
     Store,
@@ -104,6 +105,7 @@ __all__ = [
     "RequestInput",
     "RetryConfig",
     "RunListener",
+    "RunLoad",
     "RunResult",
     "Runner",
     "ScriptedModel",
@@ -124,4 +126,5 @@ __all__ = [
     "render_instruction",
     "request_input_tool",
     "rewind_event",
+    "split_delta",
 ]

@@ -234,6 +234,7 @@ class LlmAgent(ToolCalls, BaseNode):
         )
         event_id = new_id()
         final: Content | None = None
+        await ctx.session.flush()  # everything before this call is stored before the model runs
         async for response in model.generate(request):
             if response.partial:
                 ctx.stream(Event(id=event_id, author=self.name, content=response.content, partial=True))

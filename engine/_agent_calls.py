@@ -198,6 +198,7 @@ class ToolCalls:
             call = batch.todo[0]
             await self._run_call(ctx, run, batch, call)
             batch.todo.pop(0)
+            await ctx.commit()  # written before the next call runs: a finished call never runs again
         if batch.confirmations:
             ids = [p.function_call.id for p in batch.confirmations if p.function_call and p.function_call.id]
             ctx.emit(
@@ -300,6 +301,7 @@ class ToolCalls:
         confirmation: dict[str, Any] | None,
     ) -> None:
         tool_ctx = ToolContext(ctx, call.id or "", confirmation)
+        await ctx.session.flush()  # everything before this call is stored before the tool acts
         result = await tool.call(call.args, tool_ctx)
         batch.state.update(tool_ctx.state.delta)
         batch.skip = batch.skip or tool_ctx.skip_summarization

@@ -15,8 +15,8 @@ A function node may also build an event with ADK's shorthand keywords:
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -40,8 +40,8 @@ REQUEST_CONFIRMATION_FUNCTION = "adk_request_confirmation"
 
 
 def new_id() -> str:
-    """A fresh random id (32 hex characters)."""
-    return uuid.uuid4().hex
+    """A fresh random id: 32 hex characters (128 random bits, as a uuid4 has 122)."""
+    return os.urandom(16).hex()
 
 
 class _Model(BaseModel):

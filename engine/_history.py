@@ -51,6 +51,8 @@ def _to_content(event: Event, agent_name: str) -> Content | None:
 
 async def conversation(ctx: Context, agent_name: str) -> list[Content]:
     """The contents for the next model call of ``agent_name`` running in ``ctx``."""
+    # Everything recorded so far is written first, so the store holds it (with nothing in flight).
+    await ctx.session.flush()
     events = await ctx.session.store.list_events(ctx.session_id)
     contents: list[Content] = []
     for event in [*events, *ctx.pending]:

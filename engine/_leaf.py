@@ -27,6 +27,7 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
 
     Exceptions from the node (after retries) come back as a failed outcome, never raised.
     """
+    await ctx.session.flush()  # everything before this node is stored before its code runs
     try:
         ctx.node_input = node.validate_input(ctx.node_input)
         gate = _confirmation_gate(node, ctx)

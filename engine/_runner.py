@@ -33,10 +33,11 @@ from ._errors import (
 from ._events import Content, Event, NodeInfo, new_id
 from ._lease import keep_lease
 from ._listener import Listener
+from ._memory_store import InMemoryStore
 from ._node import BaseNode, as_node
 from ._runtime import CHECKPOINT_FORMAT, RunSession
 from ._slot import Slot
-from ._store import Answer, Commit, InMemoryStore, InterruptRecord, SessionRecord, SessionStatus, Store
+from ._store import Answer, Commit, InterruptRecord, RunLoad, SessionRecord, SessionStatus, Store
 
 __all__ = ["InterruptsPendingError", "RunResult", "Runner"]
 
@@ -183,6 +184,7 @@ class Runner:
                 status=SessionStatus.RUNNING,
                 expected_version=record.version,
                 invocation_id=invocation_id,
+                state=record.state,
             ),
         )
 
@@ -266,36 +268,38 @@ class Runner:
         owner = f"{self.owner}:{new_id()[:8]}"
         events: list[Event] = []
         while True:
-            if not await self.store.acquire_lease(session_id, owner, self.lease_ttl):
+            load = await self.store.open_run(session_id, owner, self.lease_ttl)
+            if load is None:
                 record = await self.store.get_session(session_id)
                 return RunResult(record, events, await self.store.pending_interrupts(session_id))
             try:
                 # Renewed every ttl/3 while the run works, so a slow node keeps the session.
-                work = self._run_once(session_id, owner, metadata, listener)
-                record, ran = await keep_lease(self.store, session_id, owner, self.lease_ttl, work)
+                work = self._run_once(load, owner, metadata, listener)
+                record, ran, pending = await keep_lease(self.store, session_id, owner, self.lease_ttl, work)
                 events.extend(ran)
             finally:
-                await self.store.release_lease(session_id, owner)
-            # An answer stored while we held the lease found the lease taken; look again now
-            # that it is released, so that no answer waits for a run that never comes.
-            if record.status == SessionStatus.WAITING and await self.store.take_deliveries(session_id):
+                # An answer stored while we held the lease found the lease taken; look again now
+                # that it is released, so that no answer waits for a run that never comes.
+                waiting = await self.store.close_run(session_id, owner)
+            if record.status == SessionStatus.WAITING and waiting:
                 continue
-            return RunResult(record, events, await self.store.pending_interrupts(session_id))
+            return RunResult(record, events, pending)
 
     async def _run_once(
         self,
-        session_id: str,
+        load: RunLoad,
         owner: str,
         metadata: dict[str, Any] | None,
         listener: Listener | None,
-    ) -> tuple[SessionRecord, list[Event]]:
-        record = await self.store.get_session(session_id)
+    ) -> tuple[SessionRecord, list[Event], list[InterruptRecord]]:
+        record = load.record
+        session_id = record.id
         checkpoint = record.checkpoint
         if record.status in SessionStatus.CLOSED or checkpoint is None:
-            return record, []
-        deliveries = await self.store.take_deliveries(session_id)
+            return record, [], load.pending
+        deliveries = load.deliveries
         if record.status == SessionStatus.WAITING and not deliveries:
-            return record, []
+            return record, [], load.pending
         if record.workflow_version != self.version:
             raise VersionMismatchError(
                 f"Session {session_id} paused under {self.app_name} version {record.workflow_version!r}; "
@@ -307,8 +311,8 @@ class Runner:
             store=self.store,
             record=record,
             invocation_id=checkpoint["invocation_id"],
-            shared_state=await self.store.get_shared_state(record.app_name, record.user_id),
-            pending=await self.store.pending_interrupts(session_id),
+            shared_state=load.shared_state,
+            pending=load.pending,
             lease_owner=owner,
             metadata=metadata,
             listener=listener,
@@ -331,8 +335,12 @@ class Runner:
         session.consume(taken)
         slot = Slot.from_json(checkpoint["root"])
         session.root_node, session.root_slot = self.app, slot
-        outcome = await self._execute_root(session, slot, answers, messages)
-        return await self._finish(session, slot, outcome), session.committed_events
+        try:
+            outcome = await self._execute_root(session, slot, answers, messages)
+            record = await self._finish(session, slot, outcome)
+        finally:
+            await session.close()
+        return record, session.committed_events, list(session.registry.values())
 
     async def _execute_root(
         self, session: RunSession, slot: Slot, answers: dict[str, Any], messages: list[Any]
@@ -361,13 +369,13 @@ class Runner:
         events = ctx.pending if ctx is not None else []
         slot.record(self.app, outcome, session)
         if outcome.status == "waiting":
-            return await session.commit(events, status=SessionStatus.WAITING, pause=True)
+            return await session.finish(events, status=SessionStatus.WAITING, pause=True)
         for wire in list(session.registry):
             session.cancel_interrupt(wire)
         slot.child = slot.input = None
         if outcome.status == "completed":
             slot.status = "completed"
-            return await session.commit(events, status=SessionStatus.COMPLETED, output=outcome.output)
+            return await session.finish(events, status=SessionStatus.COMPLETED, output=outcome.output)
         slot.status = "failed"
         error = outcome.error
         logger.error("Session %s failed", session.session_id, exc_info=error)
@@ -386,7 +394,7 @@ class Runner:
         )
         detail = error.to_dict() if isinstance(error, EngineError) else {"code": code, "message": message}
         detail["exception"] = repr(error)
-        return await session.commit(events, status=SessionStatus.FAILED, error=detail)
+        return await session.finish(events, status=SessionStatus.FAILED, error=detail)
 
     async def restore_checkpoint(self, session_id: str, checkpoint_id: str) -> SessionRecord:
         """Rewind the session to one of its pause checkpoints (time travel; nothing is deleted).
@@ -444,6 +452,7 @@ class Runner:
                     lease_owner=owner,
                     invocation_id=record.invocation_id,
                     cancelled=[r.id for r in pending],
+                    state=record.state,
                 ),
             )
         finally:

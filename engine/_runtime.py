@@ -3,18 +3,21 @@
 A :class:`RunSession` exists while a runner holds a session's lease. Every activation's
 :class:`~engine.Context` points at it. It applies events to the live state as they are emitted,
 streams them to the run's listener, opens interrupts, and writes progress to the store with a
-checkpoint (see :meth:`commit`). It is internal: hosts use :class:`~engine.Runner`.
+checkpoint (see :meth:`RunSession.commit` and :meth:`RunSession.flush`). It is internal: hosts
+use :class:`~engine.Runner`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any
 
+from ._errors import EngineError
 from ._events import REQUEST_INPUT_FUNCTION, Content, Event, FunctionCall, Part, new_id
 from ._interrupts import RequestInput
 from ._listener import Listener, RunListener, as_listener
-from ._state import TEMP_PREFIX
+from ._state import TEMP_PREFIX, split_delta
 from ._store import Commit, InterruptRecord, SessionRecord, SessionStatus, Store
 
 if TYPE_CHECKING:
@@ -70,7 +73,14 @@ class RunSession:
         self._cancelled: list[str] = []
         self._consumed: list[int] = []
         self._lock = asyncio.Lock()
+        self._batch: list[Event] = []
+        self._dirty = False
+        self._soon: asyncio.Future[None] | None = None
+        self._soon_planned = False
+        self._closed = False
         self.committed_events: list[Event] = []
+        self.committed_state: dict[str, Any] = dict(record.state)
+        """Session keys as stored after the last write (a running branch's changes not included)."""
 
     # -- events ------------------------------------------------------------------------------
 
@@ -188,26 +198,80 @@ class RunSession:
         root = self.root_slot.to_json(self.root_node) if self.root_slot is not None and self.root_node else None
         return {"format": CHECKPOINT_FORMAT, "invocation_id": self.invocation_id, "root": root}
 
-    async def commit(
-        self,
-        events: list[Event],
-        *,
-        status: str = SessionStatus.RUNNING,
-        pause: bool = False,
-        output: Any = None,
-        error: dict[str, Any] | None = None,
-    ) -> SessionRecord:
-        """Store ``events`` with a fresh checkpoint, atomically, and bump the version.
+    async def commit(self, events: list[Event]) -> None:
+        """Record progress: ``events`` and the current checkpoint are written as soon as the run yields.
 
-        ``temp:`` state keys are removed from the events first: they live in this run's state
-        only and are never stored (ADK ``sessions/base_session_service.py``).
+        The write happens at the next :meth:`flush`: the one every node, model call and tool runs
+        first (so a completed step is stored before anything that could act on the world starts),
+        or the one scheduled here for the next turn of the event loop (so progress and new
+        interrupts are stored while other branches keep running), or the run's :meth:`finish`.
+        Steps that follow one another without yielding share one transaction. ``temp:`` state
+        keys are removed from the events first: they live in this run's state only and are never
+        stored (ADK ``sessions/base_session_service.py``).
+        """
+        for event in events:
+            _drop_temp_keys(event)
+        self._batch.extend(events)
+        self._dirty = True
+        if not self._soon_planned:
+            self._soon_planned = True
+            asyncio.get_running_loop().call_soon(self._flush_soon)
+
+    def _flush_soon(self) -> None:
+        # Runs at the next turn of the event loop; most of the time the next step has already
+        # written everything (it flushes before it starts), and nothing is left to do.
+        self._soon_planned = False
+        if self._dirty and not self._closed and (self._soon is None or self._soon.done()):
+            self._soon = asyncio.ensure_future(self.flush())
+
+    async def flush(self) -> None:
+        """Write what :meth:`commit` recorded, if anything.
 
         Raises:
             ConcurrencyError: the session moved on or the lease was lost.
         """
-        for event in events:
-            _drop_temp_keys(event)
+        if self._dirty:
+            await self._write(SessionStatus.RUNNING)
+
+    async def finish(
+        self,
+        events: list[Event],
+        *,
+        status: str,
+        pause: bool = False,
+        output: Any = None,
+        error: dict[str, Any] | None = None,
+    ) -> SessionRecord:
+        """Write everything recorded plus ``events`` with the run's final status, atomically.
+
+        Raises:
+            ConcurrencyError: the session moved on or the lease was lost.
+        """
+        await self.commit(events)
+        record = await self._write(status, pause=pause, output=output, error=error)
+        await self.close()
+        return record
+
+    async def close(self) -> None:
+        """Settle the scheduled flush (a failure there shows again in the run's own writes)."""
+        self._closed = True
+        soon, self._soon = self._soon, None
+        if soon is not None:
+            if not soon.done():
+                soon.cancel()
+            with contextlib.suppress(asyncio.CancelledError, EngineError):
+                await soon
+
+    async def _write(
+        self, status: str, *, pause: bool = False, output: Any = None, error: dict[str, Any] | None = None
+    ) -> SessionRecord:
         async with self._lock:
+            events, self._batch, self._dirty = self._batch, [], False
+            state = self.committed_state
+            for event in events:
+                delta = event.actions.state_delta if event.actions is not None else None
+                if delta:
+                    state.update(split_delta(delta)[0])
             commit = Commit(
                 events=events,
                 checkpoint=self.checkpoint(),
@@ -222,6 +286,7 @@ class RunSession:
                 output=output,
                 error=error,
                 lease_ttl=self.lease_ttl,
+                state=state,
             )
             self._opened, self._cancelled, self._consumed = [], [], []
             record = await self.store.commit(self.session_id, commit)

@@ -1,4 +1,4 @@
-"""The store protocol and its in-memory implementation.
+"""The store protocol: what the runner needs from a store (``InMemoryStore`` is in ``_memory_store``).
 
 A store keeps sessions (state, status, the latest checkpoint, a version counter and a run lease),
 their append-only events, their interrupts and the answers delivered to them. The runner talks to
@@ -11,35 +11,27 @@ Guarantees every implementation gives (tests run the same suite over each):
   session's ``version`` is not ``expected_version`` (another writer got there first).
 - ``submit_answers`` is first-wins: an interrupt that is no longer pending raises
   :class:`~engine.AlreadyDecidedError` naming who decided it and when; nothing is stored.
-- ``acquire_lease`` gives at most one live run per session; a lease expires after ``ttl``
-  seconds so that a crashed worker's session can be picked up again.
+- ``acquire_lease`` (and ``open_run``, which also reads what a run needs) gives at most one live
+  run per session; a lease expires after ``ttl`` seconds so that a crashed worker's session can
+  be picked up again.
 - ``restore_checkpoint`` rewinds a session to one of its pause checkpoints without deleting
   anything: the events stay, a rewind event (:func:`rewind_event`) is appended.
 """
 
 from __future__ import annotations
 
-import asyncio
-import copy
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ._errors import (
-    AlreadyDecidedError,
-    ConcurrencyError,
-    SessionNotFoundError,
-    UnknownInterruptError,
-)
-from ._events import Event, EventActions, NodeInfo, new_id
-from ._state import split_delta
+from ._events import Event, EventActions, NodeInfo
 
 __all__ = [
     "Answer",
     "Commit",
     "Delivery",
-    "InMemoryStore",
     "InterruptRecord",
+    "RunLoad",
     "SessionRecord",
     "SessionStatus",
     "Store",
@@ -154,6 +146,19 @@ class Commit:
     """Extend the writer's lease by this many seconds from now."""
     output: Any = None
     error: dict[str, Any] | None = None
+    state: dict[str, Any] | None = None
+    """The session's state (session keys) after this commit, when the writer knows it; a store may
+    write it instead of applying the events' deltas to what it read."""
+
+
+@dataclass
+class RunLoad:
+    """What a run needs, read in one go by :meth:`Store.open_run` (it holds the lease then)."""
+
+    record: SessionRecord
+    pending: list[InterruptRecord]
+    deliveries: list[Delivery]
+    shared_state: dict[str, Any]
 
 
 class Store(Protocol):
@@ -211,6 +216,16 @@ class Store(Protocol):
 
     async def release_lease(self, session_id: str, owner: str) -> None: ...
 
+    async def open_run(self, session_id: str, owner: str, ttl: float) -> RunLoad | None:
+        """Take the lease (as :meth:`acquire_lease`) and read the session, its pending interrupts,
+        its unapplied deliveries and its shared state; None when another run holds the lease."""
+        ...
+
+    async def close_run(self, session_id: str, owner: str) -> bool:
+        """Release the lease (as :meth:`release_lease`); True when deliveries are waiting, which
+        an answer stored while the run held the lease leaves behind."""
+        ...
+
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None: ...
 
     async def restore_checkpoint(
@@ -252,228 +267,3 @@ def rewind_event(*, checkpoint_id: str, invocation_id: str, current: dict[str, A
     if delta:
         event.actions = EventActions(state_delta=delta)
     return event
-
-
-@dataclass
-class _MemCheckpoint:
-    data: dict[str, Any]
-    state: dict[str, Any]
-    pending: list[InterruptRecord]
-
-
-@dataclass
-class _MemSession:
-    record: SessionRecord
-    events: list[Event] = field(default_factory=list)
-    interrupts: list[InterruptRecord] = field(default_factory=list)
-    pending: dict[str, InterruptRecord] = field(default_factory=dict)
-    """Pending interrupts by wire id, in creation order (so no call scans the history)."""
-    latest: dict[str, InterruptRecord] = field(default_factory=dict)
-    """The newest interrupt per wire id."""
-    deliveries: list[Delivery] = field(default_factory=list)
-    next_seq: int = 1
-    lease_owner: str | None = None
-    lease_expires: float = 0.0
-    checkpoints: dict[str, _MemCheckpoint] = field(default_factory=dict)
-
-
-class InMemoryStore:
-    """A :class:`Store` in process memory, for tests, scripts and benchmarks.
-
-    Records handed out are copies, so callers cannot change stored data by accident.
-    """
-
-    def __init__(self) -> None:
-        self._sessions: dict[str, _MemSession] = {}
-        self._app_state: dict[str, dict[str, Any]] = {}
-        self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
-        self._lock = asyncio.Lock()
-
-    def _get(self, session_id: str) -> _MemSession:
-        try:
-            return self._sessions[session_id]
-        except KeyError:
-            raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id) from None
-
-    async def create_session(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        state: dict[str, Any] | None = None,
-        session_id: str | None = None,
-        workflow_version: str = "",
-        metadata: dict[str, Any] | None = None,
-    ) -> SessionRecord:
-        sid = session_id or new_id()
-        if sid in self._sessions:
-            raise ConcurrencyError(f"Session {sid!r} already exists.", session_id=sid)
-        record = SessionRecord(
-            id=sid,
-            app_name=app_name,
-            user_id=user_id,
-            state=dict(state or {}),
-            workflow_version=workflow_version,
-            metadata=dict(metadata or {}),
-        )
-        self._sessions[sid] = _MemSession(record=record)
-        return replace(record, state=dict(record.state))
-
-    async def get_session(self, session_id: str) -> SessionRecord:
-        record = self._get(session_id).record
-        return replace(record, state=dict(record.state))
-
-    async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[Event]:
-        events = self._get(session_id).events[after:]
-        if path is not None:
-            events = [e for e in events if e.node_info.path == path]
-        return list(events)
-
-    async def get_shared_state(self, app_name: str, user_id: str) -> dict[str, Any]:
-        return {**self._app_state.get(app_name, {}), **self._user_state.get((app_name, user_id), {})}
-
-    async def commit(self, session_id: str, commit: Commit) -> SessionRecord:
-        mem = self._get(session_id)
-        record = mem.record
-        if record.version != commit.expected_version:
-            raise ConcurrencyError(
-                f"Session {session_id} is at version {record.version}, not {commit.expected_version}.",
-                session_id=session_id,
-            )
-        if commit.lease_owner is not None and mem.lease_owner != commit.lease_owner:
-            raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
-        for event in commit.events:
-            session_delta, app_delta, user_delta = split_delta(event.state_delta)
-            record.state.update(session_delta)
-            if app_delta:
-                self._app_state.setdefault(record.app_name, {}).update(app_delta)
-            if user_delta:
-                self._user_state.setdefault((record.app_name, record.user_id), {}).update(user_delta)
-        if commit.lease_owner is not None and commit.lease_ttl:
-            mem.lease_expires = time.monotonic() + commit.lease_ttl
-        mem.events.extend(commit.events)
-        for rec in commit.opened:
-            rec = replace(rec)
-            mem.interrupts.append(rec)
-            mem.pending[rec.id] = rec
-            mem.latest[rec.id] = rec
-        for wire in commit.cancelled:
-            cancelled = mem.pending.pop(wire, None)
-            if cancelled is not None:
-                cancelled.status = "cancelled"
-        if commit.consumed:
-            consumed = set(commit.consumed)
-            mem.deliveries = [d for d in mem.deliveries if d.seq not in consumed]
-        record.status = commit.status
-        record.checkpoint = commit.checkpoint
-        record.invocation_id = commit.invocation_id or record.invocation_id
-        record.version += 1
-        record.updated_at = time.time()
-        if commit.output is not None:
-            record.output = commit.output
-        record.error = commit.error
-        if commit.pause and commit.checkpoint is not None:
-            checkpoint_id = new_id()
-            mem.checkpoints[checkpoint_id] = _MemCheckpoint(
-                data=copy.deepcopy(commit.checkpoint),
-                state=copy.deepcopy(record.state),
-                pending=[replace(r) for r in mem.pending.values()],
-            )
-            record.checkpoint_id = checkpoint_id
-        return replace(record, state=dict(record.state))
-
-    async def pending_interrupts(self, session_id: str) -> list[InterruptRecord]:
-        return [replace(r) for r in self._get(session_id).pending.values()]
-
-    async def get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
-        found = self._get(session_id).latest.get(interrupt_id)
-        return replace(found) if found is not None else None
-
-    async def submit_answers(
-        self,
-        session_id: str,
-        answers: list[Answer],
-        event: Event,
-        *,
-        decided_by: str | None,
-        context: dict[str, Any] | None = None,
-    ) -> None:
-        mem = self._get(session_id)
-        pending = mem.pending
-        for answer in answers:
-            if answer.interrupt_id and answer.interrupt_id not in pending:
-                rec = mem.latest.get(answer.interrupt_id)
-                if rec is not None:
-                    raise AlreadyDecidedError.for_interrupt(rec.id, rec.status, rec.decided_by, rec.decided_at)
-                raise UnknownInterruptError(f"No pending interrupt {answer.interrupt_id!r}.", pending=sorted(pending))
-        now = time.time()
-        for answer in answers:
-            rec = pending.get(answer.interrupt_id)
-            if rec is not None and answer.final:
-                del pending[answer.interrupt_id]
-                rec.status = "resolved"
-                rec.response = answer.value
-                rec.decided_by = decided_by
-                rec.decided_at = now
-            mem.deliveries.append(Delivery(mem.next_seq, answer.interrupt_id, answer.value, answer.final))
-            mem.next_seq += 1
-        mem.events.append(event)
-
-    async def take_deliveries(self, session_id: str) -> list[Delivery]:
-        return list(self._get(session_id).deliveries)
-
-    async def acquire_lease(self, session_id: str, owner: str, ttl: float) -> bool:
-        mem = self._get(session_id)
-        now = time.monotonic()
-        if mem.lease_owner not in (None, owner) and mem.lease_expires > now:
-            return False
-        mem.lease_owner = owner
-        mem.lease_expires = now + ttl
-        return True
-
-    async def release_lease(self, session_id: str, owner: str) -> None:
-        mem = self._get(session_id)
-        if mem.lease_owner == owner:
-            mem.lease_owner = None
-            mem.lease_expires = 0.0
-
-    async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
-        found = self._get(session_id).checkpoints.get(checkpoint_id)
-        return copy.deepcopy(found.data) if found is not None else None
-
-    async def restore_checkpoint(
-        self, session_id: str, checkpoint_id: str, *, lease_owner: str | None = None
-    ) -> SessionRecord | None:
-        mem = self._get(session_id)
-        found = mem.checkpoints.get(checkpoint_id)
-        if found is None:
-            return None
-        if lease_owner is not None and mem.lease_owner != lease_owner:
-            raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
-        record = mem.record
-        invocation_id = str(found.data.get("invocation_id") or record.invocation_id)
-        mem.events.append(
-            rewind_event(
-                checkpoint_id=checkpoint_id, invocation_id=invocation_id, current=record.state, restored=found.state
-            )
-        )
-        wanted = {r.id: r for r in found.pending}
-        for wire in [w for w in mem.pending if w not in wanted]:
-            mem.pending.pop(wire).status = "cancelled"
-        for wire, then in wanted.items():
-            if wire not in mem.pending:
-                reopened = replace(then, status="pending", response=None, decided_by=None, decided_at=None)
-                mem.interrupts.append(reopened)
-                mem.pending[wire] = reopened
-                mem.latest[wire] = reopened
-        mem.deliveries = []
-        record.state = copy.deepcopy(found.state)
-        record.checkpoint = copy.deepcopy(found.data)
-        record.checkpoint_id = checkpoint_id
-        record.status = SessionStatus.WAITING
-        record.invocation_id = invocation_id
-        record.output = None
-        record.error = None
-        record.version += 1
-        record.updated_at = time.time()
-        return replace(record, state=dict(record.state))

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,6 +178,8 @@ class _Loop:
         self.ready: list[str] = []
         self.completed_on_resume: list[str] = []
         self.tasks: dict[str, asyncio.Task[Outcome]] = {}
+        self.starting: list[tuple[str, Coroutine[Any, Any, Outcome]]] = []
+        """Node runs launched by the last scheduling pass, not started yet."""
 
     # -- (de)serialisation -----------------------------------------------------------------
 
@@ -251,6 +254,16 @@ class _Loop:
         while True:
             if failure is None:
                 self._schedule()
+            if not self.tasks and len(self.starting) == 1:
+                # One node to run and nothing else running: run it here, without a task of its own.
+                name, work = self.starting.pop()
+                result = await self._finish(name, await work)
+                if result is not None:
+                    failure = result
+                continue
+            for name, work in self.starting:
+                self.tasks[name] = asyncio.ensure_future(work)
+            self.starting.clear()
             if not self.tasks:
                 break
             done, _ = await asyncio.wait(self.tasks.values(), return_when=asyncio.FIRST_COMPLETED)
@@ -278,13 +291,13 @@ class _Loop:
     def _schedule(self) -> None:
         limit = self.wf.max_concurrency
         while self.ready:
-            if limit is not None and len(self.tasks) >= limit:
+            if limit is not None and len(self.tasks) + len(self.starting) >= limit:
                 return
             self._launch(self.ready.pop(0), fresh=False)
         if any(slot.awaiting_message for slot in self.nodes.values()):
             return  # a task agent is talking with the user: nothing else starts meanwhile
         for name in list(self.triggers):
-            if limit is not None and len(self.tasks) >= limit:
+            if limit is not None and len(self.tasks) + len(self.starting) >= limit:
                 return
             if name in self.nodes:
                 continue
@@ -311,7 +324,7 @@ class _Loop:
             output_for=[ctx.node_path, *ctx.output_for] if name in self.graph.terminal else None,
         )
         slot.bind(child, node, fresh=fresh)
-        self.tasks[name] = asyncio.ensure_future(node.execute(child))
+        self.starting.append((name, node.execute(child)))
 
     async def _finish(self, name: str, outcome: Outcome) -> Outcome | None:
         slot = self.nodes[name]

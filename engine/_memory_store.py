@@ -1,0 +1,297 @@
+"""The in-memory :class:`~engine.Store`, for tests, scripts and benchmarks.
+
+Records handed out are copies, so callers cannot change stored data by accident. Pause
+checkpoints (kept for :meth:`InMemoryStore.restore_checkpoint`) are stored as JSON text: compact,
+and nothing outside can reach into them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import AlreadyDecidedError, ConcurrencyError, SessionNotFoundError, UnknownInterruptError
+from ._events import Event, new_id
+from ._state import split_delta
+from ._store import (
+    Answer,
+    Commit,
+    Delivery,
+    InterruptRecord,
+    RunLoad,
+    SessionRecord,
+    SessionStatus,
+    rewind_event,
+)
+
+__all__ = ["InMemoryStore"]
+
+
+def _clone[T](obj: T) -> T:
+    """A shallow copy of a dataclass instance (cheaper than ``dataclasses.replace``)."""
+    copy = object.__new__(type(obj))
+    copy.__dict__.update(obj.__dict__)
+    return copy
+
+
+def _record_copy(record: SessionRecord) -> SessionRecord:
+    copy = _clone(record)
+    copy.state = dict(record.state)
+    return copy
+
+
+@dataclass
+class _MemCheckpoint:
+    data: str
+    state: str
+    pending: list[InterruptRecord]
+
+
+@dataclass
+class _MemSession:
+    record: SessionRecord
+    events: list[Event] = field(default_factory=list)
+    interrupts: list[InterruptRecord] = field(default_factory=list)
+    pending: dict[str, InterruptRecord] = field(default_factory=dict)
+    """Pending interrupts by wire id, in creation order (so no call scans the history)."""
+    latest: dict[str, InterruptRecord] = field(default_factory=dict)
+    """The newest interrupt per wire id."""
+    deliveries: list[Delivery] = field(default_factory=list)
+    next_seq: int = 1
+    lease_owner: str | None = None
+    lease_expires: float = 0.0
+    checkpoints: dict[str, _MemCheckpoint] = field(default_factory=dict)
+
+
+class InMemoryStore:
+    """A :class:`~engine.Store` in process memory (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, _MemSession] = {}
+        self._app_state: dict[str, dict[str, Any]] = {}
+        self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
+        self._lock = asyncio.Lock()
+
+    def _get(self, session_id: str) -> _MemSession:
+        try:
+            return self._sessions[session_id]
+        except KeyError:
+            raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id) from None
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+        workflow_version: str = "",
+        metadata: dict[str, Any] | None = None,
+    ) -> SessionRecord:
+        sid = session_id or new_id()
+        if sid in self._sessions:
+            raise ConcurrencyError(f"Session {sid!r} already exists.", session_id=sid)
+        record = SessionRecord(
+            id=sid,
+            app_name=app_name,
+            user_id=user_id,
+            state=dict(state or {}),
+            workflow_version=workflow_version,
+            metadata=dict(metadata or {}),
+        )
+        self._sessions[sid] = _MemSession(record=record)
+        return _record_copy(record)
+
+    async def get_session(self, session_id: str) -> SessionRecord:
+        return _record_copy(self._get(session_id).record)
+
+    async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[Event]:
+        events = self._get(session_id).events[after:]
+        if path is not None:
+            events = [e for e in events if e.node_info.path == path]
+        return list(events)
+
+    async def get_shared_state(self, app_name: str, user_id: str) -> dict[str, Any]:
+        return {**self._app_state.get(app_name, {}), **self._user_state.get((app_name, user_id), {})}
+
+    # -- commits -----------------------------------------------------------------------------
+
+    async def commit(self, session_id: str, commit: Commit) -> SessionRecord:
+        mem = self._get(session_id)
+        record = mem.record
+        if record.version != commit.expected_version:
+            raise ConcurrencyError(
+                f"Session {session_id} is at version {record.version}, not {commit.expected_version}.",
+                session_id=session_id,
+            )
+        if commit.lease_owner is not None and mem.lease_owner != commit.lease_owner:
+            raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
+        for event in commit.events:
+            delta = event.state_delta
+            if not delta:
+                continue
+            session_delta, app_delta, user_delta = split_delta(delta)
+            record.state.update(session_delta)
+            if app_delta:
+                self._app_state.setdefault(record.app_name, {}).update(app_delta)
+            if user_delta:
+                self._user_state.setdefault((record.app_name, record.user_id), {}).update(user_delta)
+        if commit.lease_owner is not None and commit.lease_ttl:
+            mem.lease_expires = time.monotonic() + commit.lease_ttl
+        mem.events.extend(commit.events)
+        for opened in commit.opened:
+            rec = _clone(opened)
+            mem.interrupts.append(rec)
+            mem.pending[rec.id] = rec
+            mem.latest[rec.id] = rec
+        for wire in commit.cancelled:
+            cancelled = mem.pending.pop(wire, None)
+            if cancelled is not None:
+                cancelled.status = "cancelled"
+        if commit.consumed:
+            consumed = set(commit.consumed)
+            mem.deliveries = [d for d in mem.deliveries if d.seq not in consumed]
+        record.status = commit.status
+        record.checkpoint = commit.checkpoint
+        record.invocation_id = commit.invocation_id or record.invocation_id
+        record.version += 1
+        record.updated_at = time.time()
+        if commit.output is not None:
+            record.output = commit.output
+        record.error = commit.error
+        if commit.pause and commit.checkpoint is not None:
+            checkpoint_id = new_id()
+            mem.checkpoints[checkpoint_id] = _MemCheckpoint(
+                data=json.dumps(commit.checkpoint),
+                state=json.dumps(record.state),
+                pending=[_clone(r) for r in mem.pending.values()],
+            )
+            record.checkpoint_id = checkpoint_id
+        return _record_copy(record)
+
+    # -- interrupts and answers --------------------------------------------------------------
+
+    async def pending_interrupts(self, session_id: str) -> list[InterruptRecord]:
+        return [_clone(r) for r in self._get(session_id).pending.values()]
+
+    async def get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
+        found = self._get(session_id).latest.get(interrupt_id)
+        return _clone(found) if found is not None else None
+
+    async def submit_answers(
+        self,
+        session_id: str,
+        answers: list[Answer],
+        event: Event,
+        *,
+        decided_by: str | None,
+        context: dict[str, Any] | None = None,
+    ) -> None:
+        mem = self._get(session_id)
+        pending = mem.pending
+        for answer in answers:
+            if answer.interrupt_id and answer.interrupt_id not in pending:
+                rec = mem.latest.get(answer.interrupt_id)
+                if rec is not None:
+                    raise AlreadyDecidedError.for_interrupt(rec.id, rec.status, rec.decided_by, rec.decided_at)
+                raise UnknownInterruptError(f"No pending interrupt {answer.interrupt_id!r}.", pending=sorted(pending))
+        now = time.time()
+        for answer in answers:
+            rec = pending.get(answer.interrupt_id)
+            if rec is not None and answer.final:
+                del pending[answer.interrupt_id]
+                rec.status = "resolved"
+                rec.response = answer.value
+                rec.decided_by = decided_by
+                rec.decided_at = now
+            mem.deliveries.append(Delivery(mem.next_seq, answer.interrupt_id, answer.value, answer.final))
+            mem.next_seq += 1
+        mem.events.append(event)
+
+    async def take_deliveries(self, session_id: str) -> list[Delivery]:
+        return list(self._get(session_id).deliveries)
+
+    # -- leases ------------------------------------------------------------------------------
+
+    async def acquire_lease(self, session_id: str, owner: str, ttl: float) -> bool:
+        mem = self._get(session_id)
+        now = time.monotonic()
+        if mem.lease_owner not in (None, owner) and mem.lease_expires > now:
+            return False
+        mem.lease_owner = owner
+        mem.lease_expires = now + ttl
+        return True
+
+    async def release_lease(self, session_id: str, owner: str) -> None:
+        mem = self._get(session_id)
+        if mem.lease_owner == owner:
+            mem.lease_owner = None
+            mem.lease_expires = 0.0
+
+    async def open_run(self, session_id: str, owner: str, ttl: float) -> RunLoad | None:
+        if not await self.acquire_lease(session_id, owner, ttl):
+            return None
+        mem = self._get(session_id)
+        record = mem.record
+        return RunLoad(
+            record=_record_copy(record),
+            pending=[_clone(r) for r in mem.pending.values()],
+            deliveries=list(mem.deliveries),
+            shared_state=await self.get_shared_state(record.app_name, record.user_id),
+        )
+
+    async def close_run(self, session_id: str, owner: str) -> bool:
+        await self.release_lease(session_id, owner)
+        return bool(self._get(session_id).deliveries)
+
+    # -- checkpoints -------------------------------------------------------------------------
+
+    async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
+        found = self._get(session_id).checkpoints.get(checkpoint_id)
+        return json.loads(found.data) if found is not None else None
+
+    async def restore_checkpoint(
+        self, session_id: str, checkpoint_id: str, *, lease_owner: str | None = None
+    ) -> SessionRecord | None:
+        mem = self._get(session_id)
+        found = mem.checkpoints.get(checkpoint_id)
+        if found is None:
+            return None
+        if lease_owner is not None and mem.lease_owner != lease_owner:
+            raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
+        record = mem.record
+        data = json.loads(found.data)
+        restored_state = json.loads(found.state)
+        invocation_id = str(data.get("invocation_id") or record.invocation_id)
+        mem.events.append(
+            rewind_event(
+                checkpoint_id=checkpoint_id, invocation_id=invocation_id, current=record.state, restored=restored_state
+            )
+        )
+        wanted = {r.id: r for r in found.pending}
+        for wire in [w for w in mem.pending if w not in wanted]:
+            mem.pending.pop(wire).status = "cancelled"
+        for wire, then in wanted.items():
+            if wire not in mem.pending:
+                reopened = _clone(then)
+                reopened.status, reopened.response = "pending", None
+                reopened.decided_by, reopened.decided_at = None, None
+                mem.interrupts.append(reopened)
+                mem.pending[wire] = reopened
+                mem.latest[wire] = reopened
+        mem.deliveries = []
+        record.state = restored_state
+        record.checkpoint = data
+        record.checkpoint_id = checkpoint_id
+        record.status = SessionStatus.WAITING
+        record.invocation_id = invocation_id
+        record.output = None
+        record.error = None
+        record.version += 1
+        record.updated_at = time.time()
+        return _record_copy(record)
