@@ -42,7 +42,12 @@ def fresh_cache():
     restart at 0 in every test's database."""
     from django.core.cache import cache
 
+    from reviewconsole.inbox.routing import forget_queues
+    from reviewconsole.outbound.services import forget_subscriptions
+
     cache.clear()
+    forget_queues()  # process caches too: each test's database starts from nothing
+    forget_subscriptions()
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
-from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from .conf import inbox_setting
@@ -31,22 +31,20 @@ MAX_CATCH_UP = 500
 def queue_changes_record(*, changes: Iterable[tuple[int, str, int | None]]) -> list[QueueChange]:
     """Append ``(queue_id, event, interrupt_pk)`` changes, each with its queue's next version.
 
-    Must run inside the transaction of the change (it opens a savepoint if none is open); the
-    changes are published to the queues' groups after that transaction commits.
+    Must run inside the transaction of the change; the changes are published to the queues'
+    groups after that transaction commits.
     """
     todo = sorted(changes, key=lambda c: c[0])  # stable: keeps the order within one queue
     if not todo:
         return []
     created: list[QueueChange] = []
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         for queue_id, event, interrupt_pk in todo:
             # The race this guards: two transactions changing one queue. The UPDATE takes the
             # queue row's lock, so the second waits and reads the first's version.
-            Queue.objects.filter(pk=queue_id).update(version=F("version") + 1)
-            version = Queue.objects.filter(pk=queue_id).values_list("version", flat=True).get()
-            created.append(
-                QueueChange.objects.create(queue_id=queue_id, version=version, event=event, interrupt_id=interrupt_pk)
-            )
+            version = _next_version(queue_id)
+            created.append(QueueChange(queue_id=queue_id, version=version, event=event, interrupt_id=interrupt_pk))
+        created = QueueChange.objects.bulk_create(created)
     ids = [c.pk for c in created]
 
     def publish() -> None:
@@ -56,6 +54,21 @@ def queue_changes_record(*, changes: Iterable[tuple[int, str, int | None]]) -> l
 
     transaction.on_commit(publish, robust=True)
     return created
+
+
+def _next_version(queue_id: int) -> int:
+    """Bump the queue's version and return it (one ``UPDATE … RETURNING``)."""
+    table = connection.ops.quote_name(Queue._meta.db_table)
+    column = connection.ops.quote_name("version")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET {column} = {column} + 1 WHERE id = %s RETURNING {column}",  # noqa: S608 (names from the model)
+            [queue_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Queue.DoesNotExist(f"No queue {queue_id}.")
+    return int(row[0])
 
 
 def current_versions(queue_ids: Iterable[int]) -> dict[int, int]:

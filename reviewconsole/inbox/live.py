@@ -22,6 +22,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.utils import timezone
 
+from . import publisher
 from .models import Interrupt, InterruptStatus, QueueChange
 
 logger = logging.getLogger("reviewconsole.inbox")
@@ -45,6 +46,7 @@ def bind_loop(loop: asyncio.AbstractEventLoop | None) -> None:
     """Send channel-layer messages on ``loop`` (Daphne's) from every thread."""
     global _main_loop
     _main_loop = loop
+    publisher.bound_loop(loop)
 
 
 def group_name(queue_id: int) -> str:
@@ -168,7 +170,12 @@ def change_message(change: QueueChange) -> dict[str, Any]:
 
 
 def publish_changes(change_ids: list[int]) -> None:
-    """Publish these changes to their queues' groups, in version order. Never raises."""
+    """Publish these committed changes to their queues' groups, in version order, off the
+    committing thread (``publisher.py``). Never raises."""
+    publisher.submit(lambda: _publish_changes(change_ids))
+
+
+def _publish_changes(change_ids: list[int]) -> None:
     rows = (
         QueueChange.objects.filter(pk__in=change_ids)
         .select_related("interrupt__queue", "interrupt__claimed_by")
@@ -176,7 +183,7 @@ def publish_changes(change_ids: list[int]) -> None:
     )
     for change in rows:
         try:
-            publish(group_name(change.queue_id), {"type": "inbox.message", **change_message(change)})
+            publisher.send(group_name(change.queue_id), {"type": "inbox.message", **change_message(change)})
         except Exception:  # a lost live message is caught up on reconnect; never fail the commit for it
             logger.exception("Could not publish change %s of queue %s", change.version, change.queue_id)
 

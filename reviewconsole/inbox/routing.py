@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -41,6 +42,27 @@ def triage_queue() -> Queue:
     return queue
 
 
+QUEUES_TTL = 5.0
+"""Seconds a process reuses a queue looked up by slug (every pause routes; queues rarely change).
+A change is seen at once by the process that made it and within this time by others."""
+
+_queues: dict[str, tuple[float, Queue | None]] = {}
+
+
+def _queue_by_slug(slug: str) -> Queue | None:
+    now = time.monotonic()
+    found = _queues.get(slug)
+    if found is None or now - found[0] > QUEUES_TTL:
+        found = (now, Queue.objects.filter(slug=slug).first())
+        _queues[slug] = found
+    return found[1]
+
+
+def forget_queues(**kwargs: Any) -> None:
+    """Drop the cached queues (connected to Queue saves and deletes)."""
+    _queues.clear()
+
+
 def queue_for(workflow: str, metadata: dict[str, Any]) -> Queue:
     """The queue for an interrupt of ``workflow`` with this metadata."""
     slug = metadata.get("queue")
@@ -49,7 +71,7 @@ def queue_for(workflow: str, metadata: dict[str, Any]) -> Queue:
             slug = get(workflow).queue
         except UnknownWorkflowError:
             slug = None
-    queue = Queue.objects.filter(slug=slug).first() if slug else None
+    queue = _queue_by_slug(slug) if slug else None
     if queue is None:
         if slug:
             logger.warning("Queue %r of workflow %s does not exist; routing to triage", slug, workflow)

@@ -23,7 +23,28 @@ from .models import DeliveryAttempt, MessageStatus, OutboundMessage, Subscriptio
 
 logger = logging.getLogger("reviewconsole.outbound")
 
-__all__ = ["backoff_seconds", "event_emit", "message_deliver", "message_redeliver"]
+__all__ = ["backoff_seconds", "enabled_subscriptions", "event_emit", "message_deliver", "message_redeliver"]
+
+SUBSCRIPTIONS_TTL = 5.0
+"""Seconds a process reuses its list of enabled subscriptions (every commit asks; they rarely change).
+A change in the admin is seen at once by the process that made it and within this time by others."""
+
+_subscriptions: tuple[float, list[Subscription]] | None = None
+
+
+def enabled_subscriptions() -> list[Subscription]:
+    """The enabled subscriptions, read at most every :data:`SUBSCRIPTIONS_TTL` seconds."""
+    global _subscriptions
+    now = time.monotonic()
+    if _subscriptions is None or now - _subscriptions[0] > SUBSCRIPTIONS_TTL:
+        _subscriptions = (now, list(Subscription.objects.filter(enabled=True)))
+    return _subscriptions[1]
+
+
+def forget_subscriptions(**kwargs: Any) -> None:
+    """Drop the cached list (connected to Subscription saves and deletes)."""
+    global _subscriptions
+    _subscriptions = None
 
 
 def _conf(name: str) -> Any:
@@ -37,7 +58,7 @@ def backoff_seconds(attempt: int) -> float:
 
 def event_emit(*, event_type: str, workflow: str, data: dict[str, Any]) -> list[OutboundMessage]:
     """Create a message per interested subscription and queue its delivery after commit."""
-    subscriptions = [s for s in Subscription.objects.filter(enabled=True) if s.wants(event_type, workflow)]
+    subscriptions = [s for s in enabled_subscriptions() if s.wants(event_type, workflow)]
     if not subscriptions:
         return []
     payload = {"type": event_type, "timestamp": timezone.now().isoformat(), "data": data}

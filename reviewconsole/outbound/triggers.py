@@ -11,13 +11,15 @@ from typing import Any
 
 from ..inbox.models import Interrupt
 from ..workflow_sessions.models import WorkflowSession
-from .services import event_emit
+from .services import enabled_subscriptions, event_emit
 
 logger = logging.getLogger("reviewconsole.outbound")
 
-__all__ = ["interrupt_data", "session_committed"]
+__all__ = ["SESSION_STATUSES", "interrupt_data", "session_committed"]
 
 _SESSION_EVENTS = {"completed": "session.completed", "failed": "session.failed"}
+SESSION_STATUSES = frozenset(_SESSION_EVENTS)
+"""Session statuses that are announced (a commit with another status announces only interrupts)."""
 
 
 def interrupt_data(row: Interrupt) -> dict[str, Any]:
@@ -40,25 +42,25 @@ def interrupt_data(row: Interrupt) -> dict[str, Any]:
     }
 
 
-def session_committed(
-    *, session_id: str, opened: list[int], resolved: list[int], status: str | None, previous_status: str | None
-) -> None:
+def session_committed(*, session_id: str, opened: list[int], resolved: list[int], status: str | None) -> None:
     """Emit ``interrupt.created`` / ``interrupt.resolved`` for these rows, and ``session.completed`` /
-    ``session.failed`` when the session's status just became one of those."""
+    ``session.failed`` when the commit ended a run that way (only a run's last commit carries those)."""
     try:
-        _emit(session_id, opened, resolved, status, previous_status)
+        _emit(session_id, opened, resolved, status)
     except Exception:
         logger.exception("Could not emit outbound events for session %s", session_id)
 
 
-def _emit(session_id: str, opened: list[int], resolved: list[int], status: str | None, previous: str | None) -> None:
+def _emit(session_id: str, opened: list[int], resolved: list[int], status: str | None) -> None:
+    if not enabled_subscriptions():
+        return
     ids = [i for i in [*opened, *resolved] if i is not None]
     if ids:
         rows = Interrupt.objects.select_related("queue", "session").filter(pk__in=ids).order_by("id")
         for row in rows:
             event = "interrupt.created" if row.pk in opened and row.status == "pending" else "interrupt.resolved"
             event_emit(event_type=event, workflow=row.session.workflow, data=interrupt_data(row))
-    if status in _SESSION_EVENTS and status != previous:
+    if status in _SESSION_EVENTS:
         session = WorkflowSession.objects.filter(pk=session_id).first()
         if session is None:
             return

@@ -19,6 +19,7 @@ transaction commits.
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -33,21 +34,23 @@ from engine import (
     Commit,
     ConcurrencyError,
     InterruptRecord,
+    RunLoad,
     SessionNotFoundError,
     SessionRecord,
     UnknownInterruptError,
+    split_delta,
 )
 from engine import (
     Delivery as EngineDelivery,
 )
-from engine._state import split_delta
 
 from ..inbox import routing, store_hooks
 from ..inbox.models import Interrupt, InterruptStatus
 from ..outbound import triggers as outbound
+from . import store_sql
 from .models import Checkpoint, Delivery, Event, SharedState, WorkflowSession
 
-__all__ = ["OrmStore"]
+__all__ = ["OrmStore", "interrupt_record"]
 
 
 def _record(row: WorkflowSession) -> SessionRecord:
@@ -178,7 +181,7 @@ class OrmStore:
         return await sync_to_async(self.get_session_sync)(session_id)
 
     def get_session_sync(self, session_id: str) -> SessionRecord:
-        row = WorkflowSession.objects.filter(pk=session_id).first()
+        row = store_sql.session_row(session_id)
         if row is None:
             raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id)
         return _record(row)
@@ -208,67 +211,78 @@ class OrmStore:
 
     @transaction.atomic
     def _commit(self, session_id: str, commit: Commit) -> SessionRecord:
-        row = _locked_session(session_id)
-        was = row.status  # for outbound events: announce a status only when it changes
-        if row.version != commit.expected_version:
-            raise ConcurrencyError(
-                f"Session {session_id} is at version {row.version}, not {commit.expected_version}.",
-                session_id=session_id,
-            )
         now = timezone.now()
-        if commit.lease_owner is not None:
-            if row.lease_owner != commit.lease_owner:
-                raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
-            if commit.lease_ttl:
-                row.lease_expires = now + dt.timedelta(seconds=commit.lease_ttl)
+        state = commit.state if commit.state is not None else self._state_after(session_id, commit.events)
+        checkpoint_id = uuid.uuid4().hex if commit.pause and commit.checkpoint is not None else None
+        row = store_sql.update_session(
+            session_id, commit, state=state, now=now, checkpoint_id=checkpoint_id, events=len(commit.events)
+        )
+        store_sql.insert_events(session_id, commit.events, row.last_seq)
         for event in commit.events:
-            session_delta, app_delta, user_delta = split_delta(event.state_delta)
-            row.state.update(session_delta)
+            _, app_delta, user_delta = split_delta(event.state_delta)
             if app_delta:
                 self._update_shared(row.workflow, "", app_delta)
             if user_delta:
                 self._update_shared(row.workflow, row.user_id, user_delta)
-        _append_events(row, commit.events)
-        opened = [self._interrupt_row(row, rec) for rec in commit.opened]
-        Interrupt.objects.bulk_create(opened)
+        opened: list[Interrupt] = []
+        if commit.opened:
+            session = WorkflowSession(id=session_id, workflow=row.workflow, user_id=row.user_id, title=row.title)
+            opened = [routing.interrupt_row(session, rec) for rec in commit.opened]
+            Interrupt.objects.bulk_create(opened)
         cancelled: list[int] = []
         if commit.cancelled:
             targets = Interrupt.objects.filter(
-                session=row, interrupt_id__in=commit.cancelled, status=InterruptStatus.PENDING
+                session_id=session_id, interrupt_id__in=commit.cancelled, status=InterruptStatus.PENDING
             )
             cancelled = list(targets.values_list("pk", flat=True))
             targets.update(status=InterruptStatus.CANCELLED, decided_at=now)
         if commit.consumed:
-            Delivery.objects.filter(session=row, pk__in=commit.consumed).update(applied_at=now)
-        row.status = commit.status
-        row.checkpoint = commit.checkpoint
-        row.invocation_id = commit.invocation_id or row.invocation_id
-        row.version += 1
-        if commit.output is not None:
-            row.output = commit.output
-        row.error = commit.error
-        if commit.pause and commit.checkpoint is not None:
-            pending_ids = Interrupt.objects.filter(session=row, status=InterruptStatus.PENDING)
-            checkpoint = Checkpoint.objects.create(
-                session=row,
+            Delivery.objects.filter(session_id=session_id, pk__in=commit.consumed).update(applied_at=now)
+        if checkpoint_id is not None:
+            pending = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING)
+            Checkpoint.objects.create(
+                id=checkpoint_id,
+                session_id=session_id,
                 data=commit.checkpoint,
                 event_seq=row.last_seq,
-                state=row.state,
-                pending=list(pending_ids.values_list("interrupt_id", flat=True)),
+                state=state,
+                pending=list(pending.values_list("interrupt_id", flat=True)),
             )
-            row.checkpoint_id = checkpoint.pk
-        row.save()
+        if opened or cancelled:
+            # Last of the inbox's work in the transaction: it locks queue rows (see inbox/changes.py).
+            store_hooks.interrupts_committed(opened=opened, cancelled=cancelled)
         opened_ids = [i.pk for i in opened]
-        # Last of the inbox's work in the transaction: it locks queue rows (see inbox/changes.py).
-        store_hooks.interrupts_committed(opened=opened, cancelled=cancelled)
-        status_now = row.status
-        transaction.on_commit(
-            lambda: outbound.session_committed(
-                session_id=session_id, opened=opened_ids, resolved=cancelled, status=status_now, previous_status=was
-            ),
-            robust=True,
+        status_now = commit.status
+        if opened_ids or cancelled or status_now in outbound.SESSION_STATUSES:
+            transaction.on_commit(
+                lambda: outbound.session_committed(
+                    session_id=session_id, opened=opened_ids, resolved=cancelled, status=status_now
+                ),
+                robust=True,
+            )
+        return SessionRecord(
+            id=session_id,
+            app_name=row.workflow,
+            user_id=row.user_id,
+            state=dict(state),
+            status=commit.status,
+            checkpoint=commit.checkpoint,
+            checkpoint_id=row.checkpoint_id or None,
+            version=commit.expected_version + 1,
+            workflow_version=row.workflow_version,
+            invocation_id=row.invocation_id,
+            output=row.output,
+            error=commit.error,
+            metadata=dict(row.metadata),
+            updated_at=now.timestamp(),
         )
-        return _record(row)
+
+    def _state_after(self, session_id: str, events: list[engine.Event]) -> dict[str, Any]:
+        """The stored state with the session keys of ``events``' deltas applied (for writers that do not track it)."""
+        state: dict[str, Any] = WorkflowSession.objects.values_list("state", flat=True).get(pk=session_id)
+        for event in events:
+            state.update(split_delta(event.state_delta)[0])
+        return state
 
     def _update_shared(self, workflow: str, user_id: str, delta: dict[str, Any]) -> None:
         shared, _ = SharedState.objects.select_for_update().get_or_create(workflow=workflow, user_id=user_id)
@@ -284,8 +298,7 @@ class OrmStore:
         return await sync_to_async(self._pending)(session_id)
 
     def _pending(self, session_id: str) -> list[InterruptRecord]:
-        rows = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING).order_by("id")
-        return [interrupt_record(r) for r in rows]
+        return [interrupt_record(r) for r in store_sql.pending_interrupts(session_id)]
 
     async def get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
         return await sync_to_async(self._get_interrupt)(session_id, interrupt_id)
@@ -314,14 +327,16 @@ class OrmStore:
         decided_by: str | None,
         context: dict[str, Any],
     ) -> None:
-        row = _locked_session(session_id)
         now = timezone.now()
+        # Reserving the event's seq locks the session row first: answers to one session queue up.
+        last_seq = store_sql.append_seq(session_id, 1, now)
         resolved: list[int] = []
-        pending_before = sorted(
-            Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING).values_list(
-                "interrupt_id", flat=True
-            )
-        )
+        answered: list[str] = []
+
+        def pending_before() -> list[str]:
+            still = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING)
+            return sorted({*still.values_list("interrupt_id", flat=True), *answered})
+
         for answer in answers:
             if not answer.interrupt_id:
                 continue
@@ -344,20 +359,18 @@ class OrmStore:
                 )
                 if changed != 1:
                     store_hooks.guard_refusal(session_id, answer.interrupt_id, context, now)
-                    self._refuse(session_id, answer.interrupt_id, pending_before)
+                    self._refuse(session_id, answer.interrupt_id, pending_before())
                 resolved.append(pk)  # type: ignore[arg-type]
+                answered.append(answer.interrupt_id)
             elif not pending.exists():
-                self._refuse(session_id, answer.interrupt_id, pending_before)
-        _append_events(row, [event])
-        row.save(update_fields=["last_seq", "updated_at"])
+                self._refuse(session_id, answer.interrupt_id, pending_before())
+        store_sql.insert_events(session_id, [event], last_seq)
         Delivery.objects.bulk_create(
-            Delivery(session=row, interrupt_id=a.interrupt_id, value=a.value, final=a.final) for a in answers
+            Delivery(session_id=session_id, interrupt_id=a.interrupt_id, value=a.value, final=a.final) for a in answers
         )
         store_hooks.interrupts_answered(resolved=resolved, context=context)
         transaction.on_commit(
-            lambda: outbound.session_committed(
-                session_id=session_id, opened=[], resolved=resolved, status=None, previous_status=None
-            ),
+            lambda: outbound.session_committed(session_id=session_id, opened=[], resolved=resolved, status=None),
             robust=True,
         )
 
@@ -405,6 +418,34 @@ class OrmStore:
 
     def release_lease_sync(self, session_id: str, owner: str) -> None:
         WorkflowSession.objects.filter(pk=session_id, lease_owner=owner).update(lease_owner="", lease_expires=None)
+
+    async def open_run(self, session_id: str, owner: str, ttl: float) -> RunLoad | None:
+        return await sync_to_async(self._open_run)(session_id, owner, ttl)
+
+    @transaction.atomic
+    def _open_run(self, session_id: str, owner: str, ttl: float) -> RunLoad | None:
+        columns = store_sql.take_lease(session_id, owner, ttl, timezone.now())
+        if columns is None:
+            if store_sql.session_row(session_id) is None:
+                raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id)
+            return None
+        row = WorkflowSession(**columns)
+        return RunLoad(
+            record=_record(row),
+            pending=[interrupt_record(r) for r in store_sql.pending_interrupts(session_id)],
+            deliveries=[
+                EngineDelivery(d.pk, d.interrupt_id, d.value, d.final)
+                for d in store_sql.unapplied_deliveries(session_id)
+            ],
+            shared_state=store_sql.shared_state(row.workflow, row.user_id),
+        )
+
+    async def close_run(self, session_id: str, owner: str) -> bool:
+        return await sync_to_async(self._close_run)(session_id, owner)
+
+    def _close_run(self, session_id: str, owner: str) -> bool:
+        store_sql.release_lease(session_id, owner)
+        return store_sql.has_unapplied_deliveries(session_id)
 
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
         return await sync_to_async(self._checkpoint)(session_id, checkpoint_id)
