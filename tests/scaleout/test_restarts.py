@@ -175,7 +175,10 @@ def test_decisions_and_webhooks_survive_postgres_and_redis_restarts(healthy):
 
     assert not log.unclean, log.unclean
     assert log.statuses["webhook:202"] == len(log.accepted_hooks) > 10
-    assert any(k.endswith(":503") for k in log.statuses), "the restart was not felt: no 503 answered"
+    # The restart happened under load. Requests that needed the database meanwhile either waited
+    # for the pool to reconnect (and succeeded) or were refused with a 503: both are fine, a 500 is
+    # not (``log.unclean``), and neither loses or repeats anything (checked below).
+    assert pg_away > 0.5, f"PostgreSQL was not away long enough to test anything ({pg_away:.1f} s)"
     # Each accepted webhook-id started one session, and no id two.
     rows = stack.sql(
         "SELECT webhook_id, session_id FROM hooks_webhookdelivery WHERE webhook_id = ANY(%s)", list(log.accepted_hooks)
