@@ -48,7 +48,14 @@ async def keep_lease[T](store: Store, session_id: str, owner: str, ttl: float, w
     """
     task = asyncio.ensure_future(work)
     lost: list[str] = []
-    keeper = asyncio.ensure_future(_renew(store, session_id, owner, ttl, task, lost))
+    keeper: list[asyncio.Future[None]] = []
+
+    def start_keeper() -> None:
+        # Most runs end well before their first renewal is due: they never pay for a keeper task.
+        if not task.done():
+            keeper.append(asyncio.ensure_future(_renew(store, session_id, owner, ttl, task, lost)))
+
+    first_renewal = asyncio.get_running_loop().call_later(ttl / 3, start_keeper)
     try:
         return await task
     except asyncio.CancelledError:
@@ -60,19 +67,26 @@ async def keep_lease[T](store: Store, session_id: str, owner: str, ttl: float, w
             ) from None
         raise
     finally:
-        keeper.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await keeper
+        first_renewal.cancel()
+        for renewing in keeper:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
 
 
 async def _renew(
     store: Store, session_id: str, owner: str, ttl: float, task: asyncio.Future[Any], lost: list[str]
 ) -> None:
+    # Started ``interval`` after the lease was taken (or last renewed by a commit, at the latest):
+    # renew now, then every ``interval``.
     interval = ttl / 3
-    renewed = time.monotonic()
+    renewed = time.monotonic() - interval
+    first = True
     while True:
-        # Wakes when the run ends, else after ``interval`` (no asyncio.sleep, which tests patch).
-        await asyncio.wait({task}, timeout=interval)
+        if not first:
+            # Wakes when the run ends, else after ``interval`` (no asyncio.sleep, which tests patch).
+            await asyncio.wait({task}, timeout=interval)
+        first = False
         if task.done():
             return
         try:

@@ -1,8 +1,9 @@
 """The in-memory :class:`~engine.Store`, for tests, scripts and benchmarks.
 
-Records handed out are copies, so callers cannot change stored data by accident. Pause
-checkpoints (kept for :meth:`InMemoryStore.restore_checkpoint`) are stored as JSON text: compact,
-and nothing outside can reach into them.
+Records handed out are copies, so callers cannot change stored data by accident. Events and
+pause checkpoints (kept for :meth:`InMemoryStore.restore_checkpoint`) are stored as JSON text:
+about a quarter of the memory of the objects (an event of a few hundred bytes of JSON is about
+3 KB as a pydantic object), and nothing outside can reach into them.
 """
 
 from __future__ import annotations
@@ -37,9 +38,15 @@ def _clone[T](obj: T) -> T:
     return copy
 
 
-def _record_copy(record: SessionRecord) -> SessionRecord:
+def _json(event: Event) -> str:
+    return event.model_dump_json(by_alias=True, exclude_none=True, exclude_defaults=True)
+
+
+def _record_copy(record: SessionRecord, checkpoint: Any = None) -> SessionRecord:
+    """A copy of the stored record; its checkpoint is ``checkpoint`` (the stored one is JSON text)."""
     copy = _clone(record)
     copy.state = dict(record.state)
+    copy.checkpoint = checkpoint
     return copy
 
 
@@ -47,18 +54,24 @@ def _record_copy(record: SessionRecord) -> SessionRecord:
 class _MemCheckpoint:
     data: str
     state: str
-    pending: list[InterruptRecord]
+    pending: list[int]
+    """Positions in the session's ``interrupts`` of the interrupts pending at the pause."""
 
 
 @dataclass
 class _MemSession:
     record: SessionRecord
-    events: list[Event] = field(default_factory=list)
+    checkpoint: str = "null"
+    """The latest checkpoint as JSON text (the record's ``checkpoint`` field stays None here)."""
+    events: list[str] = field(default_factory=list)
+    """Each event as JSON (``Event.model_dump_json``)."""
     interrupts: list[InterruptRecord] = field(default_factory=list)
     pending: dict[str, InterruptRecord] = field(default_factory=dict)
     """Pending interrupts by wire id, in creation order (so no call scans the history)."""
     latest: dict[str, InterruptRecord] = field(default_factory=dict)
     """The newest interrupt per wire id."""
+    newest: dict[str, int] = field(default_factory=dict)
+    """Position in ``interrupts`` of the newest interrupt per wire id."""
     deliveries: list[Delivery] = field(default_factory=list)
     next_seq: int = 1
     lease_owner: str | None = None
@@ -108,13 +121,14 @@ class InMemoryStore:
         return _record_copy(record)
 
     async def get_session(self, session_id: str) -> SessionRecord:
-        return _record_copy(self._get(session_id).record)
+        mem = self._get(session_id)
+        return _record_copy(mem.record, json.loads(mem.checkpoint))
 
     async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[Event]:
-        events = self._get(session_id).events[after:]
+        events = [Event.model_validate_json(raw) for raw in self._get(session_id).events[after:]]
         if path is not None:
             events = [e for e in events if e.node_info.path == path]
-        return list(events)
+        return events
 
     async def get_shared_state(self, app_name: str, user_id: str) -> dict[str, Any]:
         return {**self._app_state.get(app_name, {}), **self._user_state.get((app_name, user_id), {})}
@@ -143,9 +157,10 @@ class InMemoryStore:
                 self._user_state.setdefault((record.app_name, record.user_id), {}).update(user_delta)
         if commit.lease_owner is not None and commit.lease_ttl:
             mem.lease_expires = time.monotonic() + commit.lease_ttl
-        mem.events.extend(commit.events)
+        mem.events.extend(_json(event) for event in commit.events)
         for opened in commit.opened:
             rec = _clone(opened)
+            mem.newest[rec.id] = len(mem.interrupts)
             mem.interrupts.append(rec)
             mem.pending[rec.id] = rec
             mem.latest[rec.id] = rec
@@ -157,7 +172,7 @@ class InMemoryStore:
             consumed = set(commit.consumed)
             mem.deliveries = [d for d in mem.deliveries if d.seq not in consumed]
         record.status = commit.status
-        record.checkpoint = commit.checkpoint
+        mem.checkpoint = json.dumps(commit.checkpoint)
         record.invocation_id = commit.invocation_id or record.invocation_id
         record.version += 1
         record.updated_at = time.time()
@@ -167,12 +182,12 @@ class InMemoryStore:
         if commit.pause and commit.checkpoint is not None:
             checkpoint_id = new_id()
             mem.checkpoints[checkpoint_id] = _MemCheckpoint(
-                data=json.dumps(commit.checkpoint),
+                data=mem.checkpoint,
                 state=json.dumps(record.state),
-                pending=[_clone(r) for r in mem.pending.values()],
+                pending=[mem.newest[wire] for wire in mem.pending],
             )
             record.checkpoint_id = checkpoint_id
-        return _record_copy(record)
+        return _record_copy(record, commit.checkpoint)
 
     # -- interrupts and answers --------------------------------------------------------------
 
@@ -211,7 +226,7 @@ class InMemoryStore:
                 rec.decided_at = now
             mem.deliveries.append(Delivery(mem.next_seq, answer.interrupt_id, answer.value, answer.final))
             mem.next_seq += 1
-        mem.events.append(event)
+        mem.events.append(_json(event))
 
     async def take_deliveries(self, session_id: str) -> list[Delivery]:
         return list(self._get(session_id).deliveries)
@@ -239,7 +254,7 @@ class InMemoryStore:
         mem = self._get(session_id)
         record = mem.record
         return RunLoad(
-            record=_record_copy(record),
+            record=_record_copy(record, json.loads(mem.checkpoint)),
             pending=[_clone(r) for r in mem.pending.values()],
             deliveries=list(mem.deliveries),
             shared_state=await self.get_shared_state(record.app_name, record.user_id),
@@ -269,11 +284,16 @@ class InMemoryStore:
         restored_state = json.loads(found.state)
         invocation_id = str(data.get("invocation_id") or record.invocation_id)
         mem.events.append(
-            rewind_event(
-                checkpoint_id=checkpoint_id, invocation_id=invocation_id, current=record.state, restored=restored_state
+            _json(
+                rewind_event(
+                    checkpoint_id=checkpoint_id,
+                    invocation_id=invocation_id,
+                    current=record.state,
+                    restored=restored_state,
+                )
             )
         )
-        wanted = {r.id: r for r in found.pending}
+        wanted = {r.id: r for r in (mem.interrupts[n] for n in found.pending)}
         for wire in [w for w in mem.pending if w not in wanted]:
             mem.pending.pop(wire).status = "cancelled"
         for wire, then in wanted.items():
@@ -281,12 +301,13 @@ class InMemoryStore:
                 reopened = _clone(then)
                 reopened.status, reopened.response = "pending", None
                 reopened.decided_by, reopened.decided_at = None, None
+                mem.newest[wire] = len(mem.interrupts)
                 mem.interrupts.append(reopened)
                 mem.pending[wire] = reopened
                 mem.latest[wire] = reopened
         mem.deliveries = []
         record.state = restored_state
-        record.checkpoint = data
+        mem.checkpoint = found.data
         record.checkpoint_id = checkpoint_id
         record.status = SessionStatus.WAITING
         record.invocation_id = invocation_id
@@ -294,4 +315,4 @@ class InMemoryStore:
         record.error = None
         record.version += 1
         record.updated_at = time.time()
-        return _record_copy(record)
+        return _record_copy(record, data)
