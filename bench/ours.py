@@ -39,7 +39,7 @@ from typing import Any
 if __package__ in (None, ""):  # executed as a script
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.peers import common
+from bench.peers import cli, common, measure
 
 SYSTEM = "reviewconsole"
 DB_NAME = "reviewconsole.sqlite3"
@@ -283,11 +283,11 @@ def main(argv: list[str]) -> int:
     if "--storage-breakdown" in argv:
         loops = int(argv[argv.index("--storage-breakdown") + 1])
         driver = OursDriver("orm")
-        emitter = common.Emitter(SYSTEM, "orm", driver.versions(), driver.notes())
+        emitter = measure.Emitter(SYSTEM, "orm", driver.versions(), driver.notes())
         rec = emitter.emit("storage_breakdown", **storage_breakdown(loops))
         print(json.dumps(rec["tables_bytes_per_loop"], indent=1), file=sys.stderr)
         return 0
-    return common.run_cli(SYSTEM, {"memory": OursDriver, "orm": OursDriver}, argv)
+    return cli.run_cli(SYSTEM, {"memory": OursDriver, "orm": OursDriver}, argv)
 
 
 if __name__ == "__main__":

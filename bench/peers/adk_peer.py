@@ -39,7 +39,7 @@ from google.adk.sessions.base_session_service import BaseSessionService
 from google.adk.sessions.sqlite_session_service import SqliteSessionService
 from google.genai import types
 
-from bench.peers import common
+from bench.peers import cli, common
 
 APP_NAME = "email_review"
 USER_ID = "bench-user"
@@ -199,7 +199,7 @@ VARIANTS = {"memory": AdkDriver, "sqlite": AdkDriver}
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point (see ``--help``)."""
-    return common.run_cli(AdkDriver.system, VARIANTS, argv)
+    return cli.run_cli(AdkDriver.system, VARIANTS, argv)
 
 
 if __name__ == "__main__":

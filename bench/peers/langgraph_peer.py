@@ -30,7 +30,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 
-from bench.peers import common
+from bench.peers import cli, common
 
 
 class ReviewState(TypedDict, total=False):
@@ -173,7 +173,7 @@ VARIANTS = {"memory": LangGraphDriver, "sqlite": LangGraphDriver}
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point (see ``--help``)."""
-    return common.run_cli(LangGraphDriver.system, VARIANTS, argv)
+    return cli.run_cli(LangGraphDriver.system, VARIANTS, argv)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ from agent_framework import (
     response_handler,
 )
 
-from bench.peers import common
+from bench.peers import cli, common
 
 WORKFLOW_NAME = "email_review"
 
@@ -294,7 +294,7 @@ VARIANTS = {"live": MafDriver, "checkpoint": MafDriver, "file": MafDriver}
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point (see ``--help``)."""
-    return common.run_cli(MafDriver.system, VARIANTS, argv)
+    return cli.run_cli(MafDriver.system, VARIANTS, argv)
 
 
 if __name__ == "__main__":
