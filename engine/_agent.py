@@ -30,7 +30,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ._agent_calls import FINISH_TASK, NOT_FINISHED, TRANSFER_TO_AGENT, AgentRun, Batch, ToolCalls
+from ._agent_calls import FINISH_TASK, NOT_FINISHED, TRANSFER_TO_AGENT, ToolCalls
+from ._agent_run import AgentRun, Batch
 from ._compaction import Compaction
 from ._context import Context, Outcome
 from ._errors import ConfigurationError, WorkflowDataError

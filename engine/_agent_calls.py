@@ -11,9 +11,9 @@ A declined confirmation is enforced here: the tool does not run and the model ge
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ._agent_run import AgentRun, Batch, Pending
 from ._context import Context
 from ._errors import WorkflowDataError
 from ._events import (
@@ -42,9 +42,9 @@ from ._tools import (
 )
 
 if TYPE_CHECKING:
-    from ._agent import LlmAgent
+    pass
 
-__all__ = ["FINISH_TASK", "NOT_FINISHED", "TASK_COMPLETED", "TRANSFER_TO_AGENT", "AgentRun", "Batch", "ToolCalls"]
+__all__ = ["FINISH_TASK", "NOT_FINISHED", "TASK_COMPLETED", "TRANSFER_TO_AGENT", "ToolCalls"]
 
 TRANSFER_TO_AGENT = "transfer_to_agent"
 """The tool an agent with ``handoffs`` calls to hand the conversation to another agent (ADK's name)."""
@@ -65,112 +65,6 @@ def _confirmation_hint(tool: BaseTool) -> str:
         f"Please approve or reject the tool call {tool.name}() by responding with a FunctionResponse "
         "with an expected ToolConfirmation payload."
     )
-
-
-@dataclass
-class Pending:
-    """A tool call waiting: on a confirmation, an answer, a long-running result or a child node."""
-
-    kind: str
-    call: FunctionCall
-    interrupt: str = ""
-    slot: Slot | None = None
-
-    def to_json(self, tool: BaseTool | None) -> dict[str, Any]:
-        data: dict[str, Any] = {"kind": self.kind, "call": self.call.model_dump(exclude_none=True)}
-        if self.interrupt:
-            data["interrupt"] = self.interrupt
-        if self.slot is not None and isinstance(tool, NodeTool):
-            data["slot"] = self.slot.to_json(tool.node)
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Pending:
-        slot = Slot.from_json(data["slot"]) if "slot" in data else None
-        return cls(data["kind"], FunctionCall.model_validate(data["call"]), data.get("interrupt", ""), slot)
-
-    def interrupt_ids(self) -> list[str]:
-        if self.slot is not None:
-            return list(self.slot.interrupts)
-        return [self.interrupt]
-
-
-@dataclass
-class Batch:
-    """Responses gathered while a model turn's calls run (kept across a crash)."""
-
-    todo: list[FunctionCall] = field(default_factory=list)
-    responses: list[Part] = field(default_factory=list)
-    confirmations: list[Part] = field(default_factory=list)
-    requested: dict[str, Any] = field(default_factory=dict)
-    state: dict[str, Any] = field(default_factory=dict)
-    skip: bool = False
-    finished: Any = None
-    has_finished: bool = False
-    transfer: str | None = None
-
-
-@dataclass
-class AgentRun:
-    transcript: list[Content] | None
-    pending: dict[str, Pending] = field(default_factory=dict)
-    batch: Batch | None = None
-    awaiting_message: bool = False
-    transfer: str | None = None
-    """The agent the model handed the conversation to (applied once no call is pending)."""
-
-    def to_json(self, agent: LlmAgent) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        if self.transcript is not None:
-            data["transcript"] = [c.model_dump(exclude_none=True) for c in self.transcript]
-        if self.pending:
-            data["pending"] = {cid: p.to_json(agent.tool(p.call.name)) for cid, p in self.pending.items()}
-        if self.batch is not None:
-            b = self.batch
-            data["batch"] = {
-                "todo": [c.model_dump(exclude_none=True) for c in b.todo],
-                "responses": [p.model_dump(exclude_none=True) for p in b.responses],
-                "confirmations": [p.model_dump(exclude_none=True) for p in b.confirmations],
-                "requested": b.requested,
-                "state": b.state,
-                "skip": b.skip,
-                "finished": b.finished,
-                "has_finished": b.has_finished,
-            }
-            if b.transfer:
-                data["batch"]["transfer"] = b.transfer
-        if self.awaiting_message:
-            data["awaiting_message"] = True
-        if self.transfer:
-            data["transfer"] = self.transfer
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> AgentRun:
-        transcript = data.get("transcript")
-        run = cls(
-            transcript=[Content.model_validate(c) for c in transcript] if transcript is not None else None,
-            pending={cid: Pending.from_json(p) for cid, p in data.get("pending", {}).items()},
-            awaiting_message=data.get("awaiting_message", False),
-            transfer=data.get("transfer"),
-        )
-        if "batch" in data:
-            b = data["batch"]
-            run.batch = Batch(
-                todo=[FunctionCall.model_validate(c) for c in b["todo"]],
-                responses=[Part.model_validate(p) for p in b["responses"]],
-                confirmations=[Part.model_validate(p) for p in b["confirmations"]],
-                requested=b["requested"],
-                state=b["state"],
-                skip=b["skip"],
-                finished=b["finished"],
-                has_finished=b["has_finished"],
-                transfer=b.get("transfer"),
-            )
-        return run
-
-    def interrupt_ids(self) -> list[str]:
-        return [wire for p in self.pending.values() for wire in p.interrupt_ids()]
 
 
 class ToolCalls:
