@@ -11,7 +11,6 @@ are marked applied so that no run applies them. Reviewers' screens are told afte
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -22,6 +21,7 @@ from engine import ConcurrencyError, SessionRecord, SessionStatus, rewind_event
 from ..inbox import live, store_hooks
 from ..inbox.models import Interrupt, InterruptStatus
 from .models import Checkpoint, Delivery, Event, WorkflowSession
+from .store_rows import append_events, locked_session, session_record
 
 __all__ = ["restore_checkpoint"]
 
@@ -55,13 +55,9 @@ def _reopen(row: WorkflowSession, wire: str, now: dt.datetime) -> Interrupt | No
 
 
 @transaction.atomic
-def restore_checkpoint(
-    session_id: str, checkpoint_id: str, *, lease_owner: str | None, record: Callable[[WorkflowSession], SessionRecord]
-) -> SessionRecord | None:
-    """See :meth:`engine.Store.restore_checkpoint`; ``record`` turns the row into a SessionRecord."""
-    from .store import _append_events, _locked_session
-
-    row = _locked_session(session_id)
+def restore_checkpoint(session_id: str, checkpoint_id: str, *, lease_owner: str | None) -> SessionRecord | None:
+    """See :meth:`engine.Store.restore_checkpoint`."""
+    row = locked_session(session_id)
     checkpoint = Checkpoint.objects.filter(session=row, pk=checkpoint_id).first()
     if checkpoint is None:
         return None
@@ -70,7 +66,7 @@ def restore_checkpoint(
     now = timezone.now()
     restored = _state_at(row, checkpoint)
     invocation_id = str(checkpoint.data.get("invocation_id") or row.invocation_id)
-    _append_events(
+    append_events(
         row,
         [rewind_event(checkpoint_id=checkpoint.pk, invocation_id=invocation_id, current=row.state, restored=restored)],
     )
@@ -94,4 +90,4 @@ def restore_checkpoint(
     row.save()
     created = [i.pk for i in reopened if i is not None]
     transaction.on_commit(lambda: live.interrupts_changed(created=created, resolved=cancelled), robust=True)
-    return record(row)
+    return session_record(row)

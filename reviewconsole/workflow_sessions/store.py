@@ -49,81 +49,9 @@ from ..inbox.models import Interrupt, InterruptStatus
 from ..outbound import triggers as outbound
 from . import store_sql
 from .models import Checkpoint, Delivery, Event, SharedState, WorkflowSession
+from .store_rows import interrupt_record, session_record
 
-__all__ = ["OrmStore", "interrupt_record"]
-
-
-def _record(row: WorkflowSession) -> SessionRecord:
-    return SessionRecord(
-        id=row.id,
-        app_name=row.workflow,
-        user_id=row.user_id,
-        state=dict(row.state),
-        status=row.status,
-        checkpoint=row.checkpoint,
-        checkpoint_id=row.checkpoint_id or None,
-        version=row.version,
-        workflow_version=row.workflow_version,
-        invocation_id=row.invocation_id,
-        output=row.output,
-        error=row.error,
-        metadata=dict(row.metadata),
-        created_at=row.created_at.timestamp() if row.created_at else 0.0,
-        updated_at=row.updated_at.timestamp() if row.updated_at else 0.0,
-    )
-
-
-def interrupt_record(row: Interrupt) -> InterruptRecord:
-    """The engine's view of an interrupt row."""
-    return InterruptRecord(
-        id=row.interrupt_id,
-        session_id=row.session_id,
-        kind=row.kind,
-        path=row.node_path,
-        local_id=row.local_id,
-        function_name=row.function_name,
-        branch=row.branch or None,
-        message=row.message or None,
-        payload=row.payload,
-        response_schema=row.response_schema,
-        tool_call=row.tool_call,
-        metadata=dict(row.metadata),
-        invocation_id=row.invocation_id,
-        status=row.status,
-        response=row.response,
-        decided_by=row.decided_by_label or None,
-        decided_at=row.decided_at.timestamp() if row.decided_at else None,
-        created_at=row.created_at.timestamp() if row.created_at else 0.0,
-    )
-
-
-def _locked_session(session_id: str) -> WorkflowSession:
-    row = WorkflowSession.objects.select_for_update().filter(pk=session_id).first()
-    if row is None:
-        raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id)
-    return row
-
-
-def _append_events(row: WorkflowSession, events: list[engine.Event]) -> None:
-    last = row.last_seq
-    rows = []
-    for event in events:
-        last += 1
-        rows.append(
-            Event(
-                session=row,
-                seq=last,
-                event_id=event.id,
-                invocation_id=event.invocation_id,
-                author=event.author,
-                node_path=event.node_info.path,
-                branch=event.branch or "",
-                timestamp=event.timestamp,
-                data=event.to_json(),
-            )
-        )
-    Event.objects.bulk_create(rows)
-    row.last_seq = last
+__all__ = ["OrmStore"]
 
 
 class OrmStore:
@@ -175,7 +103,7 @@ class OrmStore:
                 )
         except IntegrityError as exc:
             raise ConcurrencyError(f"Session {session_id!r} already exists.", session_id=session_id) from exc
-        return _record(row)
+        return session_record(row)
 
     async def get_session(self, session_id: str) -> SessionRecord:
         return await sync_to_async(self.get_session_sync)(session_id)
@@ -184,7 +112,7 @@ class OrmStore:
         row = store_sql.session_row(session_id)
         if row is None:
             raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id)
-        return _record(row)
+        return session_record(row)
 
     async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[engine.Event]:
         return await sync_to_async(self._list_events)(session_id, path, after)
@@ -431,7 +359,7 @@ class OrmStore:
             return None
         row = WorkflowSession(**columns)
         return RunLoad(
-            record=_record(row),
+            record=session_record(row),
             pending=[interrupt_record(r) for r in store_sql.pending_interrupts(session_id)],
             deliveries=[
                 EngineDelivery(d.pk, d.interrupt_id, d.value, d.final)
@@ -460,6 +388,4 @@ class OrmStore:
         """See :meth:`engine.Store.restore_checkpoint` (done in :mod:`.restore`)."""
         from .restore import restore_checkpoint
 
-        return await sync_to_async(restore_checkpoint)(
-            session_id, checkpoint_id, lease_owner=lease_owner, record=_record
-        )
+        return await sync_to_async(restore_checkpoint)(session_id, checkpoint_id, lease_owner=lease_owner)

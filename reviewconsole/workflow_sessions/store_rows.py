@@ -1,0 +1,97 @@
+"""Rows to the engine's records and back: sessions, interrupts, events.
+
+Shared by the ORM store (:mod:`.store`) and checkpoint restore (:mod:`.restore`), which write
+events and read sessions the same way.
+"""
+
+from __future__ import annotations
+
+import engine
+from engine import InterruptRecord, SessionNotFoundError, SessionRecord
+
+from ..inbox.models import Interrupt
+from .models import Event, WorkflowSession
+
+__all__ = ["append_events", "interrupt_record", "locked_session", "session_record"]
+
+
+def session_record(row: WorkflowSession) -> SessionRecord:
+    """The engine's view of a session row."""
+    return SessionRecord(
+        id=row.id,
+        app_name=row.workflow,
+        user_id=row.user_id,
+        state=dict(row.state),
+        status=row.status,
+        checkpoint=row.checkpoint,
+        checkpoint_id=row.checkpoint_id or None,
+        version=row.version,
+        workflow_version=row.workflow_version,
+        invocation_id=row.invocation_id,
+        output=row.output,
+        error=row.error,
+        metadata=dict(row.metadata),
+        created_at=row.created_at.timestamp() if row.created_at else 0.0,
+        updated_at=row.updated_at.timestamp() if row.updated_at else 0.0,
+    )
+
+
+def interrupt_record(row: Interrupt) -> InterruptRecord:
+    """The engine's view of an interrupt row."""
+    return InterruptRecord(
+        id=row.interrupt_id,
+        session_id=row.session_id,
+        kind=row.kind,
+        path=row.node_path,
+        local_id=row.local_id,
+        function_name=row.function_name,
+        branch=row.branch or None,
+        message=row.message or None,
+        payload=row.payload,
+        response_schema=row.response_schema,
+        tool_call=row.tool_call,
+        metadata=dict(row.metadata),
+        invocation_id=row.invocation_id,
+        status=row.status,
+        response=row.response,
+        decided_by=row.decided_by_label or None,
+        decided_at=row.decided_at.timestamp() if row.decided_at else None,
+        created_at=row.created_at.timestamp() if row.created_at else 0.0,
+    )
+
+
+def locked_session(session_id: str) -> WorkflowSession:
+    """The session row, locked for this transaction (``SELECT ... FOR UPDATE``).
+
+    Raises :class:`engine.SessionNotFoundError` when there is none.
+    """
+    row = WorkflowSession.objects.select_for_update().filter(pk=session_id).first()
+    if row is None:
+        raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id)
+    return row
+
+
+def append_events(row: WorkflowSession, events: list[engine.Event]) -> None:
+    """Store ``events`` after the session's last one, with consecutive ``seq`` numbers.
+
+    Advances ``row.last_seq``; the caller saves the row in the same transaction.
+    """
+    last = row.last_seq
+    rows = []
+    for event in events:
+        last += 1
+        rows.append(
+            Event(
+                session=row,
+                seq=last,
+                event_id=event.id,
+                invocation_id=event.invocation_id,
+                author=event.author,
+                node_path=event.node_info.path,
+                branch=event.branch or "",
+                timestamp=event.timestamp,
+                data=event.to_json(),
+            )
+        )
+    Event.objects.bulk_create(rows)
+    row.last_seq = last
