@@ -13,7 +13,8 @@ import httpx
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from tests.scaleout.stack import PASSWORD, Stack
+from tests.scaleout.stack import Stack
+from tests.scaleout.stack_parts import PASSWORD
 
 
 class Reviewer:

@@ -14,7 +14,6 @@ could fill up); :meth:`Stack.kill` sends SIGKILL, as ``kill -9`` does.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import json
 import os
 import secrets
@@ -26,7 +25,6 @@ import sys
 import time
 import uuid
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -35,73 +33,25 @@ import httpx
 import psycopg
 from psycopg.rows import dict_row
 
+from tests.scaleout.stack_parts import (
+    API_TOKEN,
+    PASSWORD,
+    SECRET,
+    Proc,
+    free_port,
+    sign,
+    wait_for,
+    write_nginx_conf,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
-PASSWORD = "scaleout-pass-0123456789"  # a throwaway test password
-SECRET = "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="  # the demo webhook secret
-API_TOKEN = "rc_scaleout-test-token-0123456789abcdefghijklmnop"  # the demo API client's token
 START_DEADLINE = 60.0  # seconds a process may take to come up
 DAPHNE = [sys.executable, "-m", "daphne"]
-OPENSSL = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"]
-OPENSSL += ["-addext", "subjectAltName=IP:127.0.0.1"]
-
-
-def sign(body: str, webhook_id: str) -> dict[str, str]:
-    """Standard Webhooks headers for ``body`` signed with the demo secret (no Django needed)."""
-    from standardwebhooks.webhooks import Webhook
-
-    now = dt.datetime.now(tz=dt.UTC)
-    return {
-        "webhook-id": webhook_id,
-        "webhook-timestamp": str(int(now.timestamp())),
-        "webhook-signature": Webhook(SECRET).sign(webhook_id, now, body),
-    }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for(condition: Any, timeout: float, what: str, interval: float = 0.05) -> Any:
-    """Poll ``condition()`` until it returns something truthy; fail with ``what`` after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            value = condition()
-        except Exception:
-            value = None
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what}: not within {timeout:.0f} s")
-        time.sleep(interval)
 
 
 def _with_db(url: str, name: str) -> str:
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, parts.fragment))
-
-
-@dataclass
-class Proc:
-    """One process of the stack, restartable with the same command and log file."""
-
-    name: str
-    args: list[str]
-    log: Path
-    ready: str | None = None  # a line the log shows once it is up (else: the port answers)
-    port: int | None = None
-    process: subprocess.Popen[bytes] | None = None
-    history: list[int] = field(default_factory=list)
-
-    @property
-    def pid(self) -> int:
-        assert self.process is not None
-        return self.process.pid
-
-    def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
 
 
 class Stack:
@@ -286,51 +236,7 @@ class Stack:
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         prefix = self.dir / "nginx"
         prefix.mkdir(exist_ok=True)
-        cert, key = prefix / "cert.pem", prefix / "key.pem"
-        subprocess.run(
-            [*OPENSSL, "-keyout", str(key), "-out", str(cert)],
-            check=True,
-            capture_output=True,
-        )
-        upstreams = "\n".join(f"    server 127.0.0.1:{p.port} max_fails=0;" for p in self.webs)
-        temp = "\n".join(f"  {n}_temp_path {prefix}/{n};" for n in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-        conf = prefix / "nginx.conf"
-        conf.write_text(
-            f"""{"user root;" if os.geteuid() == 0 else ""}
-worker_processes 1;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-{temp}
-  map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
-  upstream daphne {{
-{upstreams}
-  }}
-  server {{
-    listen 127.0.0.1:{self.port} ssl;
-    ssl_certificate {cert};
-    ssl_certificate_key {key};
-    client_max_body_size 2m;
-    location /static/ {{ alias {self.static_root}/; }}
-    location / {{
-      proxy_pass http://daphne;
-      proxy_http_version 1.1;
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-Proto https;
-      proxy_set_header X-Forwarded-For $remote_addr;
-      proxy_set_header Upgrade $http_upgrade;
-      proxy_set_header Connection $connection_upgrade;
-      proxy_read_timeout 3600s;
-      proxy_next_upstream error timeout;
-      proxy_connect_timeout 2s;
-    }}
-  }}
-}}
-""",
-            encoding="utf-8",
-        )
+        conf = write_nginx_conf(prefix, self.port, self.webs, self.static_root)
         self.nginx = Proc("nginx", [nginx, "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"], prefix / "out.log")
         self.nginx.port = self.port
         self.launch(self.nginx)

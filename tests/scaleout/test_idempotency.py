@@ -16,7 +16,7 @@ from collections import Counter
 import httpx
 import pytest
 
-from tests.scaleout.stack import API_TOKEN, sign
+from tests.scaleout.stack_parts import API_TOKEN, sign
 
 pytestmark = pytest.mark.scaleout
 

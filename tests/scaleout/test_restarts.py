@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 from tests.scaleout.clients import InboxSocket, Reviewer
-from tests.scaleout.stack import wait_for
+from tests.scaleout.stack_parts import wait_for
 
 pytestmark = pytest.mark.scaleout
 

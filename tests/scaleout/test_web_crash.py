@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from tests.scaleout.clients import Reviewer
-from tests.scaleout.stack import wait_for
+from tests.scaleout.stack_parts import wait_for
 
 pytestmark = pytest.mark.scaleout
 
