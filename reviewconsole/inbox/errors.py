@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ClaimConflictError", "DecisionError", "ExpiredError", "InboxConflict", "SupersededError"]
+__all__ = ["ClaimConflictError", "DecisionError", "ExpiredError", "InboxConflict", "MovedError", "SupersededError"]
 
 
 class DecisionError(ValueError):
@@ -56,3 +56,9 @@ class SupersededError(InboxConflict):
     """The session moved on: the interrupt was cancelled or the session ended."""
 
     code = "superseded"
+
+
+class MovedError(InboxConflict):
+    """A manager moved the item to another queue after the caller's permission check."""
+
+    code = "moved"

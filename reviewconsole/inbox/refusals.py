@@ -12,10 +12,10 @@ from django.utils import timezone
 
 from engine import AlreadyDecidedError
 
-from .errors import ClaimConflictError, ExpiredError, SupersededError
+from .errors import ClaimConflictError, ExpiredError, MovedError, SupersededError
 from .models import Interrupt, InterruptStatus, OnExpiry
 
-__all__ = ["claimed_conflict", "expired_conflict", "refusal_for"]
+__all__ = ["claimed_conflict", "expired_conflict", "moved_conflict", "refusal_for"]
 
 
 def _utc(at: dt.datetime | None) -> str:
@@ -45,6 +45,13 @@ def expired_conflict(row: Interrupt) -> ExpiredError:
     else:
         message = f"This request expired{_utc(at)}: the workflow went on with a timeout; nothing was recorded."
     return ExpiredError(message, expired_at=(at or timezone.now()).isoformat())
+
+
+def moved_conflict(row: Interrupt) -> MovedError:
+    """The 409 for an item a manager moved to another queue while the caller was deciding it.
+
+    It does not name the queue: the caller may not be one of its reviewers."""
+    return MovedError("This request was moved to another queue; nothing was recorded.")
 
 
 _DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}

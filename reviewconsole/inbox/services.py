@@ -7,8 +7,8 @@ Free-text interrupts (the email review) resume with ``{"result": "approve" | "re
 form's value, validated against the schema (DESIGN.md, resume payloads).
 
 Who may decide: a reviewer or manager of the item's queue; when someone else holds an unexpired
-claim, only a queue manager. The store's conditional UPDATE re-checks claim and due time, so the
-first decision wins even against a claim or an expiry landing at the same moment.
+claim, only a queue manager. The store's conditional UPDATE re-checks the queue, claim and due
+time, so the first decision wins even against a claim, a move or an expiry landing at the same moment.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ def interrupt_decide(
                 context={
                     "user_id": user.pk,
                     "decision": action,
-                    "guard": {"user_id": user.pk, "override_claim": override},
+                    "guard": {"user_id": user.pk, "override_claim": override, "queue_id": interrupt.queue_id},
                 },
             )
             Interrupt.objects.filter(pk=interrupt.pk).update(reason=reason.strip(), edit_diff=diff)

@@ -4,9 +4,9 @@
   changes now, and after the commit schedule each due item's expiry and email its queue.
 - :func:`interrupts_answered`: answers resolved interrupts: log the changes.
 - :func:`decision_guard` / :func:`guard_refusal`: the extra conditions a reviewer's decision
-  adds to the store's conditional UPDATE (claim held by someone else, expired), and the 409 that
-  says which one refused it. Only decisions that carry ``context["guard"]`` (the inbox's) are
-  guarded; systems resuming through the API are not.
+  adds to the store's conditional UPDATE (still in the queue the permission check saw, claim held
+  by someone else, expired), and the 409 that says which one refused it. Only decisions that
+  carry ``context["guard"]`` (the inbox's) are guarded; systems resuming through the API are not.
 """
 
 from __future__ import annotations
@@ -62,10 +62,17 @@ def interrupts_answered(*, resolved: list[int], context: dict[str, Any]) -> None
 
 
 def decision_guard(context: dict[str, Any], now: dt.datetime) -> Q:
-    """Conditions a guarded decision adds to ``status='pending'`` (``Q()`` when unguarded)."""
+    """Conditions a guarded decision adds to ``status='pending'`` (``Q()`` when unguarded).
+
+    ``guard["queue_id"]`` is the queue the decider's permission check saw: an item moved since
+    (reassigned, or escalated) is refused, also in the "escalated: decided in its new queue" branch.
+    """
     guard = context.get("guard")
     if not guard:
         return Q()
+    # The race this guards: a manager moves the item to a queue the decider is not in between
+    # the decider's membership check and this UPDATE.
+    same_queue = Q(queue_id=guard["queue_id"])
     not_expired = (
         Q(due_at__isnull=True)
         | Q(due_at__gt=now)
@@ -73,17 +80,19 @@ def decision_guard(context: dict[str, Any], now: dt.datetime) -> Q:
         | Q(on_expiry=OnExpiry.ESCALATE, expired_at__isnull=False)  # escalated: decided in its new queue
     )
     if guard.get("override_claim"):
-        return not_expired
+        return same_queue & not_expired
     free = Q(claimed_by__isnull=True) | Q(claimed_by_id=guard["user_id"]) | Q(claim_expires_at__lte=now)
-    return not_expired & free
+    return same_queue & not_expired & free
 
 
 def guard_refusal(session_id: str, interrupt_id: str, context: dict[str, Any], now: dt.datetime) -> None:
     """Raise the 409 for a guarded decision whose UPDATE changed nothing, if the guard refused it.
 
     Raises:
+        MovedError: a manager moved the item to another queue since the permission check.
         ClaimConflictError: someone else holds the claim.
-        ExpiredError: the due time passed and the item expires (escalates or times out).
+        ExpiredError: the due time passed and the item expires (escalates or times out), or it
+            escalated away from the queue the decider saw.
     """
     guard = context.get("guard")
     if not guard:
@@ -95,8 +104,12 @@ def guard_refusal(session_id: str, interrupt_id: str, context: dict[str, Any], n
     )
     if row is None:
         return
-    from .refusals import claimed_conflict, expired_conflict
+    from .refusals import claimed_conflict, expired_conflict, moved_conflict
 
+    if row.queue_id != guard["queue_id"]:
+        if row.expired_at is not None and row.escalated_from_id == guard["queue_id"]:
+            raise expired_conflict(row)
+        raise moved_conflict(row)
     holder = row.claim_holder(now)
     if holder and holder != guard["user_id"] and not guard.get("override_claim"):
         raise claimed_conflict(row)

@@ -3,19 +3,21 @@
 Refusals (``refusal``): a decision or claim the item does not take is answered with the detail
 page again, the reason at the top, and the status code that says what happened: 400 incomplete
 (nothing stored), 403 not allowed, 409 conflict (decided first, claimed by someone else,
-expired, superseded, workflow gone). JSON callers (``Accept: application/json``) get
-``{"error", "message", …}`` with the same code.
+expired, superseded, moved, workflow gone). JSON callers (``Accept: application/json``) get
+``{"error", "message", …}`` with the same code. An item moved to a queue the user is not in is
+not shown again: the page goes back to the inbox with the reason.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 
 from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
@@ -24,7 +26,7 @@ from ..workflows import UnknownWorkflowError, get
 from .actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
 from .conf import inbox_setting
 from .drafts import parse_unified
-from .errors import DecisionError, InboxConflict
+from .errors import DecisionError, InboxConflict, MovedError
 from .kinds import detail_parts
 from .live import status_sentence
 from .models import Interrupt, Queue
@@ -112,6 +114,9 @@ def refusal(request: HttpRequest, item: Interrupt, exc: Exception, **extra: Any)
     if wants_json(request):
         return JsonResponse({"error": key, "message": message, **details}, status=status)
     item.refresh_from_db()
+    if isinstance(exc, MovedError) and not queues_for(request.user).filter(pk=item.queue_id).exists():
+        messages.error(request, message)
+        return redirect("inbox:index")
     # "conflict": the item's state refused it (someone, or time, got there first); "error": the
     # request or the workflow is at fault.
     conflict = status == 409 and key not in ("workflow_gone",) and isinstance(exc, InboxConflict | AlreadyDecidedError)

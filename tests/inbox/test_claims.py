@@ -11,7 +11,7 @@ from django.utils import timezone
 from engine import AlreadyDecidedError
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.claims import interrupt_claim, interrupt_reassign, interrupt_take_over, interrupt_unclaim
-from reviewconsole.inbox.errors import ClaimConflictError, DecisionError
+from reviewconsole.inbox.errors import ClaimConflictError, DecisionError, MovedError
 from reviewconsole.inbox.models import Interrupt, Queue, QueueChange
 from reviewconsole.inbox.services import interrupt_decide
 from reviewconsole.workflow_sessions.models import Delivery
@@ -174,6 +174,58 @@ def test_the_database_guard_refuses_a_decision_against_a_fresh_claim(item, perso
         interrupt_decide(interrupt=stale, user=second, action="approve")
     assert Interrupt.objects.get(pk=item.pk).status == "pending"
     assert Delivery.objects.count() == 0
+
+
+@pytest.fixture
+def moved_after_check(monkeypatch, personas):
+    """The race of a decision and a move, in order: the decider's permission check passes, then
+    a manager moves the item to ``finance`` (the reviewer is not in it), then the decision's
+    conditional UPDATE runs."""
+    from reviewconsole.inbox import services
+
+    check = services._check_may_decide
+
+    def check_then_move(interrupt, user):
+        override = check(interrupt, user)
+        finance = Queue.objects.get(slug="finance")
+        interrupt_reassign(interrupt=Interrupt.objects.get(pk=interrupt.pk), user=personas.admin, to_queue=finance)
+        return override
+
+    monkeypatch.setattr(services, "_check_may_decide", check_then_move)
+
+
+@pytest.mark.parametrize("decider", ["reviewer", "queue_manager"])
+def test_a_decision_loses_to_a_move_after_its_permission_check(item, personas, moved_after_check, decider):
+    """The reviewer (or the support manager, who overrides claims) checked membership of
+    ``support``; the UPDATE also requires ``support``, so the move wins and nothing is stored."""
+    with pytest.raises(MovedError) as caught:
+        interrupt_decide(interrupt=item, user=getattr(personas, decider), action="approve")
+    assert caught.value.message == "This request was moved to another queue; nothing was recorded."
+    row = Interrupt.objects.get(pk=item.pk)
+    assert (row.status, row.queue.slug, row.decided_by_id) == ("pending", "finance", None)
+    assert Delivery.objects.count() == 0
+    assert _audits(item, "interrupt.decide") == []
+
+
+def test_the_decide_page_answers_409_moved_when_a_move_wins(client, item, personas, moved_after_check):
+    client.force_login(personas.reviewer)
+    url = f"/inbox/items/{item.pk}/decide/"
+    response = client.post(url, {"action": "approve"}, headers={"Accept": "application/json"})
+    assert response.status_code == 409
+    assert response.json() == {
+        "error": "moved",
+        "message": "This request was moved to another queue; nothing was recorded.",
+    }
+    assert Interrupt.objects.get(pk=item.pk).status == "pending"
+
+
+def test_the_decide_form_goes_back_to_the_inbox_when_a_move_wins(client, item, personas, moved_after_check):
+    """The page of an item now in a queue the reviewer is not in is not shown again."""
+    client.force_login(personas.reviewer)
+    response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"}, follow=True)
+    assert response.redirect_chain == [("/inbox/", 302)]
+    assert "This request was moved to another queue; nothing was recorded." in response.content.decode()
+    assert Interrupt.objects.get(pk=item.pk).status == "pending"
 
 
 def test_a_manager_reassigns_to_a_reviewer_or_a_queue(item, personas):

@@ -101,6 +101,28 @@ def test_an_item_escalates_once_and_the_old_queue_gets_a_readable_409(start_revi
     assert decided.status == "resolved"
 
 
+def test_a_decision_loses_to_an_escalation_after_its_permission_check(start_review, personas, monkeypatch):
+    """The support reviewer's check passes, then the item escalates to support-leads, then the
+    decision's UPDATE runs: the escalated branch of the guard ("decided in its new queue") must
+    not let a reviewer of the old queue decide it."""
+    from reviewconsole.inbox import services
+
+    _, item = start_review()
+    check = services._check_may_decide
+
+    def check_then_escalate(interrupt, user):
+        override = check(interrupt, user)
+        assert interrupt_expire(pk=interrupt.pk, now=_after_due(interrupt)) == "escalated"
+        return override
+
+    monkeypatch.setattr(services, "_check_may_decide", check_then_escalate)
+    with pytest.raises(ExpiredError) as caught:
+        interrupt_decide(interrupt=item, user=personas.reviewer, action="approve")
+    assert caught.value.message.endswith("and was escalated to Support Leads; nothing was recorded.")
+    row = Interrupt.objects.get(pk=item.pk)
+    assert (row.status, row.queue.slug, Delivery.objects.count()) == ("pending", "support-leads", 0)
+
+
 def test_a_timeout_resumes_the_workflow_once(start_session, personas, on_commit):
     """H17: the item expires, the workflow goes on with the timeout, a late decision gets 409."""
     session, [item] = start_session("vip-discount", {"customer_id": "c123"})
