@@ -7,7 +7,8 @@ or tracebacks; the details go to the server log.
 | code | when |
 |---|---|
 | ``input_missing`` | a new thread's request has no user message to start the workflow with |
-| ``input_invalid`` | the user message does not fit the workflow's input schema |
+| ``input_invalid`` | the user message does not fit the workflow's input schema, or the input holds a NUL or a |
+|  | non-finite number |
 | ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` |
 | ``resume_incomplete`` | ``resume`` leaves a pending interrupt of the thread unanswered |
 | ``interrupt_unknown`` | ``resume`` names an interrupt this thread never had |
@@ -41,9 +42,9 @@ MESSAGES = {
 
 
 class Refusal(Exception):
-    """End the run with RUN_ERROR ``code`` (a key of :data:`MESSAGES`) and its generic message."""
+    """End the run with RUN_ERROR ``code`` (a key of :data:`MESSAGES`) and its generic message (or ``message``)."""
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, code: str, message: str | None = None) -> None:
         super().__init__(code)
         self.code = code
-        self.message = MESSAGES[code]
+        self.message = message or MESSAGES[code]

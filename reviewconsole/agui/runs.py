@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -43,6 +42,7 @@ from django.utils import timezone
 
 from engine import Runner, RunResult, SessionStatus, UnknownCheckpointError, VersionMismatchError, WorkflowDataError
 
+from .. import json_input
 from ..api.models import ApiClient
 from ..workflow_sessions.runners import runner_for
 from ..workflows import WorkflowSpec
@@ -56,6 +56,9 @@ from .resume import apply_resume
 __all__ = ["stream_run"]
 
 logger = logging.getLogger("reviewconsole.agui")
+
+UNSTORABLE = "The input holds a NUL character or a number out of range, which cannot be stored."
+
 _running: set[asyncio.Task[Any]] = set()  # live runs outlive a disconnected client; keep them referenced
 
 
@@ -88,7 +91,9 @@ def _last_user_message(run: RunAgentInput) -> tuple[str, Any] | None:
         if not isinstance(content, str):
             content = "".join(getattr(part, "text", "") or "" for part in content)
         try:
-            data = json.loads(content)
+            data = json_input.loads(content)
+        except json_input.UnstorableValueError:
+            raise Refusal("input_invalid", UNSTORABLE) from None
         except ValueError:
             data = content
         return message.id, data if isinstance(data, dict) else content
@@ -101,6 +106,10 @@ def _metadata(run: RunAgentInput, props: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _run(client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> AsyncIterator[BaseEvent]:
+    try:  # before anything reads or writes the database with it
+        json_input.check_storable(run.model_dump())
+    except json_input.UnstorableValueError:
+        raise Refusal("input_invalid", UNSTORABLE) from None
     runner = runner_for(spec.name)
     raw = run.forwarded_props if isinstance(run.forwarded_props, dict) else {}
     props = {k: v for k, v in raw.items() if k != "checkpointId"}

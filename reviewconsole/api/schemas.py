@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from ninja import Field, Schema
-from pydantic import ConfigDict, JsonValue
+from pydantic import ConfigDict, JsonValue, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
+
+from ..json_input import UnstorableValueError, check_storable
 
 __all__ = [
     "CancelIn",
@@ -23,6 +26,16 @@ __all__ = [
 
 class _In(Schema):
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*")
+    @classmethod
+    def _storable(cls, value: Any, info: ValidationInfo) -> Any:
+        """No NUL characters, unpaired surrogates or non-finite numbers anywhere (see ``json_input``)."""
+        try:
+            check_storable(value, [info.field_name] if info.field_name else [])
+        except UnstorableValueError as exc:
+            raise PydanticCustomError("unstorable", "{message}", {"message": exc.message}) from None
+        return value
 
 
 class StartIn(_In):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from standardwebhooks.webhooks import Webhook
 
 from engine import WorkflowDataError
 
+from .. import json_input
 from ..audit.services import audit_record
 from ..workflow_sessions.services import session_start
 from ..workflows import UnknownWorkflowError
@@ -69,7 +69,8 @@ def _audit(endpoint: WebhookEndpoint, webhook_id: str, result: WebhookResult, ou
 
 
 def _kept(body: bytes) -> tuple[str, bool]:
-    if len(body) > int(settings.REVIEWCONSOLE["WEBHOOK_KEEP_BYTES"]):
+    # A raw NUL byte (never valid JSON) cannot be stored in a PostgreSQL text column: keep nothing.
+    if len(body) > int(settings.REVIEWCONSOLE["WEBHOOK_KEEP_BYTES"]) or b"\x00" in body:
         return "", False
     return body.decode("utf-8", errors="replace"), True
 
@@ -91,7 +92,9 @@ def webhook_receive(
 
     Answers: 202 ``{"session_id", "url"}``; 400 ``invalid_json`` (not strict JSON: also NaN,
     Infinity, or nesting too deep to parse); 400 ``invalid_body`` with ``errors`` (``path`` and
-    ``message`` per field) when the body does not fit the workflow's input schema; 503
+    ``message`` per field) when the body does not fit the workflow's input schema, or holds a
+    value no database column can (a NUL character, a number like ``1e400``: see
+    :mod:`reviewconsole.json_input`); 503
     ``endpoint_unavailable`` when the endpoint names a workflow that is not registered.
     """
     previous = WebhookDelivery.objects.filter(endpoint=endpoint, webhook_id=webhook_id).first()
@@ -99,7 +102,12 @@ def webhook_receive(
         return _duplicate(endpoint, previous, request)
     text, kept = _kept(body)
     try:
-        data = json.loads(body, parse_constant=_refuse_constant)
+        data = json_input.loads(body)
+    except json_input.UnstorableValueError as exc:
+        message = "The body holds a value that cannot be stored (a NUL character or a number out of range)."
+        result = WebhookResult(400, {"error": "invalid_body", "message": message, "errors": exc.errors})
+        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
+        return result
     except (ValueError, RecursionError):
         result = WebhookResult(400, {"error": "invalid_json", "message": "The body is not valid JSON."})
         _record_refusal(endpoint, webhook_id, result, "invalid JSON", text, kept, replay_of, request)
@@ -151,10 +159,6 @@ def _duplicate(endpoint: WebhookEndpoint, previous: WebhookDelivery, request: An
     return result
 
 
-def _refuse_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _record_refusal(
     endpoint: WebhookEndpoint,
     webhook_id: str,
@@ -195,7 +199,7 @@ def webhook_replay(
         ValueError: the body was not kept (over the cap) or the endpoint is disabled.
     """
     if not delivery.body_kept:
-        raise ValueError("The body of this delivery was not kept (it was over the size cap).")
+        raise ValueError("The body of this delivery was not kept (it was over the size cap, or held a NUL byte).")
     endpoint = delivery.endpoint
     if not endpoint.enabled:
         raise ValueError("The endpoint is disabled.")

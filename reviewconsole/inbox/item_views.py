@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
 from ..audit.services import audit_record
+from ..json_input import UnstorableValueError, check_storable
 from ..workflows import UnknownWorkflowError
 from . import claims
 from .drafts import revisions
@@ -73,21 +74,32 @@ def _form_data(request: HttpRequest) -> dict[str, str]:
     return {key: request.POST.get(key, "") for key in request.POST if key == "f" or key.startswith("f.")}
 
 
+def _check_posted(request: HttpRequest) -> None:
+    """Refuse a posted field (feedback, reason, draft, form answer) holding a NUL character."""
+    try:
+        check_storable(dict(request.POST.lists()))
+    except UnstorableValueError as exc:
+        field = exc.path[0] if exc.path else "a field"
+        message = f"Remove the NUL character from {field}: it cannot be stored; nothing was recorded."
+        raise DecisionError(message) from None
+
+
 @login_required
 @require_POST
 @allow_picture_styles
 def decide(request: HttpRequest, pk: int) -> HttpResponse:
     """Approve, reject (with a reason), send feedback, or answer the generated form.
 
-    404 outside the user's queues; 400 for an incomplete decision or an answer that fails the
-    schema (the form comes back with its errors); 409 when someone decided first, someone else
-    holds the claim, the item expired or was superseded, or the workflow is gone. Nothing is
-    stored on any refusal.
+    404 outside the user's queues; 400 for an incomplete decision, an answer that fails the
+    schema (the form comes back with its errors) or a field holding a NUL character; 409 when
+    someone decided first, someone else holds the claim, the item expired or was superseded, or
+    the workflow is gone. Nothing is stored on any refusal.
     """
     item = item_for(request.user, pk)
     action = request.POST.get("action", "")
     edited = request.POST.get("draft") if request.POST.get("edit_draft") else None
     try:
+        _check_posted(request)
         interrupt_decide(
             interrupt=item,
             user=request.user,

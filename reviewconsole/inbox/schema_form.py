@@ -14,12 +14,14 @@ point at fields (``[{"path": [...], "message": str}]``) and nothing is stored.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import jsonschema
 
+from .. import json_input
 from .errors import DecisionError
 
 __all__ = ["FormField", "form_fields", "parse_form", "validate_value"]
@@ -217,6 +219,8 @@ def _find(node: FormField, path: list[Any]) -> FormField | None:
 
 def _number(raw: str, kind: str) -> Any:
     value = float(raw)
+    if not math.isfinite(value):  # "nan", "inf", "1e400": no JSON number, nothing a database stores
+        raise ValueError("not a finite number")
     if kind == "integer":
         if not value.is_integer():
             raise ValueError("not an integer")
@@ -246,7 +250,10 @@ def _parse(node: FormField, data: dict[str, Any], errors: list[dict[str, Any]]) 
         if node.kind in ("number", "integer"):
             return _number(raw.strip(), node.kind)
         if node.kind in ("enum", "json"):
-            return json.loads(raw)
+            return json_input.loads(raw)
+    except json_input.UnstorableValueError:
+        errors.append({"path": node.path, "message": "Enter JSON without NUL characters or numbers out of range."})
+        return None
     except ValueError:
         message = {"integer": "Enter a whole number.", "number": "Enter a number."}.get(node.kind, "Enter valid JSON.")
         errors.append({"path": node.path, "message": message})
