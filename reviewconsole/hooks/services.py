@@ -26,10 +26,23 @@ from .models import DeliveryOutcome, WebhookDelivery, WebhookEndpoint
 
 logger = logging.getLogger("reviewconsole.hooks")
 
-__all__ = ["MAX_WEBHOOK_ID", "WebhookResult", "sign", "verify", "webhook_receive", "webhook_replay"]
+__all__ = [
+    "AUDITED_DUPLICATES",
+    "MAX_WEBHOOK_ID",
+    "WebhookResult",
+    "sign",
+    "verify",
+    "webhook_receive",
+    "webhook_repeat",
+    "webhook_replay",
+]
 
 MAX_WEBHOOK_ID = WebhookDelivery._meta.get_field("webhook_id").max_length or 200
 """The longest ``webhook-id`` accepted, in characters (the column's width)."""
+
+AUDITED_DUPLICATES = 100
+"""Copies of one delivery audited one by one (``webhook.delivery``, outcome ``duplicate``); later
+copies are only counted on the delivery (``duplicates``, ``last_duplicate_at``)."""
 
 
 @dataclass
@@ -87,7 +100,8 @@ def webhook_receive(
 
     A repeated id returns the first delivery's response and starts nothing, also when two copies
     arrive at the same moment (the unique constraint decides which one records the delivery); the
-    first delivery counts the copies. Every outcome is audited (``webhook.delivery``). The body is
+    first delivery counts the copies. Every outcome is audited (``webhook.delivery``; copies of a
+    delivery up to :data:`AUDITED_DUPLICATES`). The body is
     kept on the delivery for replay when it is under ``WEBHOOK_KEEP_BYTES``.
 
     Answers: 202 ``{"session_id", "url"}``; 400 ``invalid_json`` (not strict JSON: also NaN,
@@ -97,9 +111,9 @@ def webhook_receive(
     :mod:`reviewconsole.json_input`); 503
     ``endpoint_unavailable`` when the endpoint names a workflow that is not registered.
     """
-    previous = WebhookDelivery.objects.filter(endpoint=endpoint, webhook_id=webhook_id).first()
-    if previous is not None:
-        return _duplicate(endpoint, previous, request)
+    repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, request=request)
+    if repeated is not None:
+        return repeated
     text, kept = _kept(body)
     try:
         data = json_input.loads(body)
@@ -150,12 +164,28 @@ def webhook_receive(
         return _duplicate(endpoint, previous, request)
 
 
+def webhook_repeat(
+    *, endpoint: WebhookEndpoint, webhook_id: str, request: HttpRequest | None = None
+) -> WebhookResult | None:
+    """The stored answer when ``webhook_id`` was delivered to ``endpoint`` before, else None.
+
+    The view asks this after verifying the signature and before counting the rate limit, so a
+    replayed copy of a signed request is answered (and counted on its delivery) without using
+    up the limit the sender's new deliveries need.
+    """
+    previous = WebhookDelivery.objects.filter(endpoint=endpoint, webhook_id=webhook_id).first()
+    return _duplicate(endpoint, previous, request) if previous is not None else None
+
+
 def _duplicate(endpoint: WebhookEndpoint, previous: WebhookDelivery, request: Any) -> WebhookResult:
     WebhookDelivery.objects.filter(pk=previous.pk).update(
         duplicates=F("duplicates") + 1, last_duplicate_at=timezone.now()
     )
     result = WebhookResult(previous.status_code, previous.response)
-    _audit(endpoint, previous.webhook_id, result, DeliveryOutcome.DUPLICATE, request)
+    # Copies are not rate limited: audit the first ones only, so that replaying one captured
+    # request cannot grow the append-only audit log without bound (the delivery counts them all).
+    if previous.duplicates < AUDITED_DUPLICATES:
+        _audit(endpoint, previous.webhook_id, result, DeliveryOutcome.DUPLICATE, request)
     return result
 
 

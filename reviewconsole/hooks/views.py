@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 
 from .models import WebhookEndpoint
 from .ratelimit import rate_limit_check
-from .services import MAX_WEBHOOK_ID, max_body_bytes, verify, webhook_receive
+from .services import MAX_WEBHOOK_ID, max_body_bytes, verify, webhook_receive, webhook_repeat
 
 logger = logging.getLogger("reviewconsole.hooks")
 
@@ -27,6 +27,8 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     Refusals, checked in this order: 404 unknown or disabled endpoint, 413 body over the limit,
     400 body not UTF-8, 401 missing or bad signature (or a timestamp outside the window), 415 not
     JSON, 400 ``webhook-id`` too long, 429 over the endpoint's rate limit (with ``Retry-After``).
+    A ``webhook-id`` delivered before gets its first answer before the rate limit is counted: a
+    replayed copy of a signed request must not use up the limit of the sender's new deliveries.
     Hostile input gets one of these, never a 500. Refusals before the signature is verified are
     logged, not stored: unsigned noise must not be able to fill the database.
     """
@@ -52,6 +54,9 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     webhook_id = request.headers["webhook-id"]
     if len(webhook_id) > MAX_WEBHOOK_ID:
         return _error(400, "invalid_webhook_id", f"The webhook-id exceeds {MAX_WEBHOOK_ID} characters.")
+    repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, request=request)
+    if repeated is not None:  # a verified copy: its first answer, without using up the rate limit
+        return JsonResponse(repeated.body, status=repeated.status)
     retry_after = rate_limit_check(endpoint=endpoint)
     if retry_after is not None:
         response = _error(429, "rate_limited", "Too many deliveries to this endpoint; retry later.")

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from reviewconsole.hooks.models import RateWindow, WebhookEndpoint
+import json
+
+from reviewconsole.audit.models import AuditEntry
+from reviewconsole.hooks import services
+from reviewconsole.hooks.models import RateWindow, WebhookDelivery, WebhookEndpoint
 from reviewconsole.workflow_sessions.models import WorkflowSession
-from tests.conftest import COMPLAINT, post_webhook
+from tests.conftest import COMPLAINT, post_webhook, signed_headers
+
+URL = "/hooks/email-review/"
 
 
 def test_over_the_limit_answers_429_with_retry_after(demo, client, on_commit):
@@ -43,6 +49,43 @@ def test_unsigned_requests_do_not_use_up_the_limit(demo, client, on_commit):
         client.post("/hooks/email-review/", "{}", content_type="application/json")
     with on_commit():
         assert post_webhook(client, {"complaint": COMPLAINT}).status_code == 202
+
+
+def test_replayed_copies_get_their_answer_without_using_up_the_limit(demo, client, on_commit):
+    WebhookEndpoint.objects.filter(slug="email-review").update(rate_limit=2)
+    body = json.dumps({"complaint": COMPLAINT})
+    captured = signed_headers(body, webhook_id="msg_captured")
+    with on_commit():
+        first = client.post(URL, body, content_type="application/json", headers=captured)
+        copies = [client.post(URL, body, content_type="application/json", headers=captured) for _ in range(5)]
+        fresh = post_webhook(client, {"complaint": f"{COMPLAINT} again"})
+    assert first.status_code == 202
+    assert {(c.status_code, c.content) for c in copies} == {(202, first.content)}
+    assert fresh.status_code == 202  # the sender's next delivery is not refused
+    assert RateWindow.objects.get().count == 2
+    assert WebhookDelivery.objects.get(webhook_id="msg_captured").duplicates == 5
+    assert WorkflowSession.objects.count() == 2
+    assert post_webhook(client, {"complaint": COMPLAINT}).status_code == 429  # new deliveries still counted
+
+
+def test_a_copy_with_a_bad_signature_is_refused_before_the_stored_answer(demo, client, on_commit):
+    with on_commit():
+        assert post_webhook(client, {"complaint": COMPLAINT}, webhook_id="msg_first").status_code == 202
+    body = json.dumps({"complaint": COMPLAINT})
+    forged = {**signed_headers(body, webhook_id="msg_first"), "webhook-signature": "v1,AAAA"}
+    response = client.post(URL, body, content_type="application/json", headers=forged)
+    assert response.status_code == 401
+    assert WebhookDelivery.objects.get(webhook_id="msg_first").duplicates == 0
+
+
+def test_copies_are_counted_but_audited_only_up_to_a_cap(demo, client, on_commit, monkeypatch):
+    monkeypatch.setattr(services, "AUDITED_DUPLICATES", 2)
+    with on_commit():
+        for _ in range(5):
+            post_webhook(client, {"complaint": COMPLAINT}, webhook_id="msg_flood")
+    assert WebhookDelivery.objects.get(webhook_id="msg_flood").duplicates == 4
+    outcomes = [e.after["outcome"] for e in AuditEntry.objects.filter(action="webhook.delivery").order_by("id")]
+    assert outcomes == ["accepted", "duplicate", "duplicate"]
 
 
 def test_a_mapping_builds_the_input_from_the_body(demo, client, on_commit):
