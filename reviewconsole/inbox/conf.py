@@ -5,6 +5,7 @@
 | ``CLAIM_TTL`` | 1800 | seconds a claim lasts (a queue may set its own) |
 | ``PAGE_SIZE`` | 50 | items per inbox page |
 | ``HEARTBEAT_SECONDS`` | 10 | the inbox socket's ping interval; silent for 2× that means dead |
+| ``ACCESS_RECHECK_SECONDS`` | 2 | how long an inbox socket trusts its last check of the login and queues |
 | ``REJECT_REASON_REQUIRED`` | true | a rejection needs a reason unless the interrupt says otherwise |
 | ``BASE_URL`` | ``http://127.0.0.1:8000`` | the console's address, for links in emails |
 | ``NOTIFY_EMAIL`` | true | email queue members about new items |
@@ -26,6 +27,7 @@ _DEFAULTS: dict[str, Any] = {
     "CLAIM_TTL": 1800,
     "PAGE_SIZE": 50,
     "HEARTBEAT_SECONDS": 10.0,
+    "ACCESS_RECHECK_SECONDS": 2.0,
     "REJECT_REASON_REQUIRED": True,
     "BASE_URL": "http://127.0.0.1:8000",
     "NOTIFY_EMAIL": True,

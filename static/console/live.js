@@ -6,7 +6,8 @@
 // /inbox/changes.json for exactly what it missed (or, when told to reset, takes a fresh
 // snapshot). A ping every `heartbeat` seconds is answered at once; silence for two of them means
 // the socket is dead even without a close frame (checked four times a heartbeat, so it is noticed
-// within 2.25 heartbeats: 22.5 s with the default 10 s): it is dropped and reopened.
+// within 2.25 heartbeats: 22.5 s with the default 10 s): it is dropped and reopened. A close
+// with 4401 (the login ended) or 4403 (no queue left) is final: the status says so.
 (function () {
   "use strict";
 
@@ -131,11 +132,13 @@
           /* a malformed message is ignored; the next catch-up covers it */
         }
       };
-      ws.onclose = () => {
-        if (socket === ws) {
-          socket = null;
-          reconnectSoon();
-        }
+      ws.onclose = (event) => {
+        if (socket !== ws) return;
+        socket = null;
+        // The server closed it because access ended: reconnecting would not bring it back.
+        if (event.code === 4401) status("signed out: log in again", false);
+        else if (event.code === 4403) status("no access to these queues any more", false);
+        else reconnectSoon();
       };
     }
 

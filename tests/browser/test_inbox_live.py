@@ -183,3 +183,23 @@ def test_h7_h21_a_dead_socket_is_noticed_and_the_page_catches_up(console, browse
     assert noticed < HEARTBEAT_SECONDS * 2250 + 500  # 2.25 heartbeats, and a little for the browser
     for c in (context, other_context, reloaded_context):
         c.close()
+
+
+def test_an_inbox_open_while_its_session_logs_out_says_so_and_stops(console, browser):
+    """Logging out in another tab closes the socket with 4401: the page says to log in again and
+    does not reconnect (it would be refused), nor hear of new items."""
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "reviewer")
+    _live(page)
+    sockets: list[object] = []
+    page.on("websocket", lambda ws: sockets.append(ws))
+    other = context.new_page()
+    other.goto("/inbox/")
+    other.click("header form[action='/accounts/logout/'] button")
+    expect(page.locator("#live-status")).to_have_text("signed out: log in again")
+    assert page.evaluate("document.documentElement.dataset.inboxLive") == "down"
+    page.wait_for_timeout(HEARTBEAT_SECONDS * 2000)
+    expect(page.locator("#live-status")).to_have_text("signed out: log in again")
+    assert sockets == []  # no reconnect
+    context.close()

@@ -1,6 +1,7 @@
 """The inbox websocket, through the real ASGI stack: session cookie → AuthMiddlewareStack → consumer.
 
-A new interrupt reaches the members of its queue and nobody else; a decision removes it live.
+A new interrupt reaches the members of its queue and nobody else; a decision removes it live; an
+open socket stops hearing of a queue once its user's access ends (logout, deactivation, removal).
 """
 
 from __future__ import annotations
@@ -138,3 +139,127 @@ async def test_a_pong_carries_the_queue_versions_so_an_idle_page_notices_a_lost_
     queue = str(created["queue"])
     assert pong["event"] == "pong"
     assert pong["versions"][queue] == created["version"] > hello["versions"][queue]
+
+
+# -- access that ends while the socket is open ---------------------------------------------------
+
+
+@pytest.fixture
+def recheck_every_message(settings):
+    """Check access again before every message (the default trusts a check for 2 s)."""
+    settings.REVIEWCONSOLE = {**settings.REVIEWCONSOLE, "ACCESS_RECHECK_SECONDS": 0}
+
+
+def _login(also=()):
+    """The ``reviewer`` persona (``support``; also the groups ``also``) and a logged-in client:
+    its cookie opens the socket, its ``logout()`` ends the session."""
+    from django.contrib.auth.models import Group
+
+    from tests.personas import persona_user
+
+    user = persona_user("reviewer")
+    user.groups.add(*Group.objects.filter(name__in=also))
+    client = Client()
+    client.force_login(user)
+    return user, client, f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
+async def _watching(connect, cookie):
+    socket, (ok, _) = await connect(cookie)
+    assert ok
+    assert (await socket.receive_json_from(timeout=TIMEOUT))["event"] == "hello"
+    return socket
+
+
+def _logout(user, client):
+    client.logout()
+
+
+def _deactivate(user, client):
+    user.is_active = False
+    user.save(update_fields=["is_active"])
+
+
+def _change_password(user, client):
+    user.set_password("a-new-password-4321")
+    user.save()
+
+
+@pytest.mark.parametrize("revoke", [_logout, _deactivate, _change_password])
+async def test_a_socket_whose_login_ended_is_closed_4401_and_hears_nothing(
+    demo_tx, connect, recheck_every_message, revoke
+):
+    user, client, cookie = await database_sync_to_async(_login)()
+    socket = await _watching(connect, cookie)
+    await database_sync_to_async(revoke)(user, client)
+
+    await _start_review()
+
+    assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4401}
+    assert await socket.receive_nothing()
+    layer = get_channel_layer()
+    support = await database_sync_to_async(Queue.objects.get)(slug="support")
+    assert not layer.groups.get(f"queue.{support.pk}")  # left the group, not just silent
+
+
+async def test_logging_out_closes_the_sessions_sockets_at_once(demo_tx, connect):
+    """No waiting for the next access check (trusted for 2 s by default): the logout tells the
+    session's sockets, and only that session's."""
+    _, client, cookie = await database_sync_to_async(_login)()
+    _, _, other_cookie = await database_sync_to_async(_login)()  # the same reviewer on another device
+    socket = await _watching(connect, cookie)
+    other = await _watching(connect, other_cookie)
+    await database_sync_to_async(client.logout)()
+    assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4401}
+    session = await _start_review()
+    message = await other.receive_json_from(timeout=TIMEOUT)
+    assert (message["event"], message["item"]["session_id"]) == ("interrupt.created", session.id)
+
+
+async def test_a_ping_after_logout_closes_an_idle_socket(demo_tx, connect, recheck_every_message):
+    _, client, cookie = await database_sync_to_async(_login)()
+    socket = await _watching(connect, cookie)
+    await database_sync_to_async(client.logout)()
+    await socket.send_json_to({"type": "ping"})
+    assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4401}
+
+
+async def test_a_reviewer_removed_from_a_queue_stops_hearing_of_it(cookies, connect, recheck_every_message):
+    """Still a member of ``finance``: the socket stays open and leaves ``support`` only."""
+    from django.contrib.auth.models import Group
+
+    user, _, cookie = await database_sync_to_async(_login)(also=["queue:finance"])
+    socket = await _watching(connect, cookie)
+    witness = await _watching(connect, cookies["manager"])
+    support = await database_sync_to_async(Group.objects.get)(name="queue:support")
+    await database_sync_to_async(user.groups.remove)(support)
+
+    session = await _start_review()
+
+    created = await witness.receive_json_from(timeout=TIMEOUT)  # the message was sent
+    assert (created["event"], created["item"]["session_id"]) == ("interrupt.created", session.id)
+    assert await _is_quiet(socket)  # and did not reach the socket before the pong
+    support_queue = await database_sync_to_async(Queue.objects.get)(slug="support")
+    assert len(get_channel_layer().groups[f"queue.{support_queue.pk}"]) == 1  # the witness only
+
+
+async def test_a_reviewer_left_with_no_queue_is_closed_4403(demo_tx, connect, recheck_every_message):
+    from django.contrib.auth.models import Group
+
+    user, _, cookie = await database_sync_to_async(_login)()
+    socket = await _watching(connect, cookie)
+    support = await database_sync_to_async(Group.objects.get)(name="queue:support")
+    await database_sync_to_async(user.groups.remove)(support)
+
+    await _start_review()
+
+    assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4403}
+
+
+async def test_a_member_whose_access_holds_still_hears(demo_tx, connect, recheck_every_message):
+    """The check itself drops nothing for a user still logged in and in the queue."""
+    _, _, cookie = await database_sync_to_async(_login)()
+    socket = await _watching(connect, cookie)
+    session = await _start_review()
+    message = await socket.receive_json_from(timeout=TIMEOUT)
+    assert (message["event"], message["item"]["session_id"]) == ("interrupt.created", session.id)
