@@ -25,8 +25,9 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     """Verify, validate and start a session; see :func:`.services.webhook_receive` for the answers.
 
     Refusals, checked in this order: 404 unknown or disabled endpoint, 413 body over the limit,
-    400 body not UTF-8, 401 missing or bad signature (or a timestamp outside the window), 415 not
-    JSON, 400 ``webhook-id`` too long, 429 over the endpoint's rate limit (with ``Retry-After``).
+    400 body not UTF-8, 401 missing or bad signature (or a missing or empty signature header, or a
+    timestamp outside the window), 415 not JSON, 400 ``webhook-id`` blank, with control characters
+    or too long, 429 over the endpoint's rate limit (with ``Retry-After``).
     A ``webhook-id`` delivered before gets its first answer before the rate limit is counted: a
     replayed copy of a signed request must not use up the limit of the sender's new deliveries.
     Hostile input gets one of these, never a 500. Refusals before the signature is verified are
@@ -52,8 +53,10 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     if content_type != "application/json":
         return _error(415, "unsupported_media_type", "Send the body as application/json.")
     webhook_id = request.headers["webhook-id"]
-    if len(webhook_id) > MAX_WEBHOOK_ID:
-        return _error(400, "invalid_webhook_id", f"The webhook-id exceeds {MAX_WEBHOOK_ID} characters.")
+    if not webhook_id.strip() or not webhook_id.isprintable() or len(webhook_id) > MAX_WEBHOOK_ID:
+        # Blank ids would all be copies of one another; control characters have no place in an id.
+        message = f"Send a webhook-id of 1 to {MAX_WEBHOOK_ID} printable characters, not only spaces."
+        return _error(400, "invalid_webhook_id", message)
     repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, request=request)
     if repeated is not None:  # a verified copy: its first answer, without using up the rate limit
         return JsonResponse(repeated.body, status=repeated.status)

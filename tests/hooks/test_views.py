@@ -9,9 +9,10 @@ import time
 import pytest
 
 from reviewconsole.hooks.models import WebhookDelivery, WebhookEndpoint, WebhookSecret
+from reviewconsole.hooks.services import sign
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.workflow_sessions.models import WorkflowSession
-from tests.conftest import COMPLAINT, post_webhook, signed_headers
+from tests.conftest import COMPLAINT, DEMO_SECRET, post_webhook, signed_headers
 
 URL = "/hooks/email-review/"
 
@@ -228,6 +229,29 @@ def test_it_refuses_an_overlong_webhook_id(demo, client):
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_webhook_id"
     assert WorkflowSession.objects.count() == 0
+
+
+def _signed_with_id(body, webhook_id):
+    timestamp = int(time.time())
+    signature = sign(DEMO_SECRET, webhook_id, timestamp, body)
+    return {"webhook-id": webhook_id, "webhook-timestamp": str(timestamp), "webhook-signature": signature}
+
+
+@pytest.mark.parametrize("webhook_id", [" ", "   ", "\t", "msg\x00one", "msg\x1bone", "x" * 201])
+def test_it_refuses_a_signed_blank_control_or_overlong_webhook_id(demo, client, webhook_id):
+    body = json.dumps({"complaint": COMPLAINT})
+    response = _post(client, body, _signed_with_id(body, webhook_id))
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_webhook_id"
+    assert WorkflowSession.objects.count() == 0
+    assert WebhookDelivery.objects.count() == 0
+
+
+def test_an_empty_webhook_id_is_a_missing_signature_header(demo, client):
+    body = json.dumps({"complaint": COMPLAINT})
+    response = _post(client, body, _signed_with_id(body, ""))
+    assert (response.status_code, response.json()["error"]) == (401, "bad_signature")
+    assert WebhookDelivery.objects.count() == 0
 
 
 def test_it_never_echoes_the_secret(demo, client):
