@@ -120,9 +120,9 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             lost = [pk for pk in self.queue_ids if pk not in allowed]
             if lost:
                 await self._leave(lost)
-            if not self.queue_ids:
-                await self._close(NO_ACCESS)
-                return False
+                if not self.queue_ids:  # (a user who never had a queue keeps an idle socket)
+                    await self._close(NO_ACCESS)
+                    return False
         return queue_id is None or queue_id in self.queue_ids
 
     def _queues_now(self) -> set[int] | None:

@@ -256,6 +256,21 @@ async def test_a_reviewer_left_with_no_queue_is_closed_4403(demo_tx, connect, re
     assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4403}
 
 
+async def test_a_user_who_never_had_a_queue_keeps_an_idle_socket(demo_tx, connect, recheck_every_message):
+    from django.contrib.auth.models import User
+
+    def auditor_cookie():
+        client = Client()
+        client.force_login(User.objects.get(username="auditor"))
+        return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+    socket, (ok, _) = await connect(await database_sync_to_async(auditor_cookie)())
+    assert ok
+    assert (await socket.receive_json_from(timeout=TIMEOUT))["queues"] == 0
+    await socket.send_json_to({"type": "ping"})
+    assert (await socket.receive_json_from(timeout=TIMEOUT))["event"] == "pong"
+
+
 async def test_a_member_whose_access_holds_still_hears(demo_tx, connect, recheck_every_message):
     """The check itself drops nothing for a user still logged in and in the queue."""
     _, _, cookie = await database_sync_to_async(_login)()
