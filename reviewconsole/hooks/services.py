@@ -54,7 +54,14 @@ class WebhookResult:
 
 
 def verify(endpoint: WebhookEndpoint, body: bytes, headers: dict[str, str]) -> bool:
-    """True when any of the endpoint's secrets signed ``body`` (Standard Webhooks, v1, 5 min window)."""
+    """True when any of the endpoint's secrets signed ``body`` (Standard Webhooks, v1, 5 min window).
+
+    ``webhook-timestamp`` must be Unix seconds in ASCII digits: the library parses it with
+    ``float()``, which would also take ``T.0``, ``+T`` or ``Te0`` for the signed ``T``.
+    """
+    timestamp = next((value for name, value in headers.items() if name.lower() == "webhook-timestamp"), "")
+    if not (timestamp.isascii() and timestamp.isdigit()):
+        return False
     for secret in endpoint.secrets.values_list("secret", flat=True):
         try:
             Webhook(secret).verify(body, headers, json_parse=False)

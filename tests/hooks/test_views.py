@@ -207,6 +207,27 @@ def test_it_answers_401_to_a_malformed_timestamp(demo, client, timestamp):
     assert WorkflowSession.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        lambda t: f"{t}.0",
+        lambda t: f"+{t}",
+        lambda t: f"{t}e0",
+        lambda t: f"0{t}.5",
+        lambda t: f" {t}",
+        lambda t: str(t).translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")),
+    ],
+    ids=["T.0", "+T", "Te0", "0T.5", "space T", "Arabic-Indic digits"],
+)
+def test_it_answers_401_to_another_spelling_of_the_signed_timestamp(demo, client, spelling):
+    body = json.dumps({"complaint": COMPLAINT})
+    headers = signed_headers(body)  # signed over the timestamp's digits
+    headers["webhook-timestamp"] = spelling(int(headers["webhook-timestamp"]))
+    response = _post(client, body, headers)
+    assert (response.status_code, response.json()["error"]) == (401, "bad_signature")
+    assert WorkflowSession.objects.count() == 0
+
+
 def test_it_survives_deeply_nested_json(demo, client):
     body = "[" * 100_000 + "]" * 100_000
     response = _post(client, body, signed_headers(body))
