@@ -98,15 +98,27 @@ def build(model: Model | None = None, *, name: str = "email_review") -> Workflow
     )
 
 
-def _between(text: str, start: str, end: str | None) -> str:
-    tail = text.split(start, 1)[1] if start in text else ""
-    return (tail.split(end, 1)[0] if end and end in tail else tail).strip()
+COMPLAINT_HEADING = "Customer complaint:\n"
+FEEDBACK_HEADING = "\n\nReviewer feedback on the previous draft (apply it if present):\n"
+
+
+def _sections(instruction: str) -> tuple[str, str]:
+    """``(complaint, feedback)`` from the drafting instruction (:data:`INSTRUCTION`, filled in).
+
+    The feedback section starts at the *last* copy of its heading: the complaint comes before it
+    and is the customer's text, so a complaint quoting the heading cannot pose as reviewer
+    feedback (the first copy would be inside the complaint).
+    """
+    head, found, feedback = instruction.rpartition(FEEDBACK_HEADING)
+    if not found:
+        head, feedback = instruction, ""
+    complaint = head.split(COMPLAINT_HEADING, 1)[1] if COMPLAINT_HEADING in head else ""
+    return complaint.strip(), feedback.strip()
 
 
 def offline_draft(request: LlmRequest) -> str:
     """The offline draft model's reply: deterministic, and it visibly applies the feedback."""
-    complaint = _between(request.instruction, "Customer complaint:\n", "\n\nReviewer feedback")
-    feedback = _between(request.instruction, "(apply it if present):\n", None)
+    complaint, feedback = _sections(request.instruction)
     topic = re.sub(r"\s+", " ", complaint)[:80].rstrip(" .!?") or "your message"
     lower = feedback.lower()
     greeting = "Dear Customer," if "formal" in lower else "Hello,"
