@@ -13,7 +13,12 @@ __all__ = ["audit_record", "client_ip"]
 
 
 def client_ip(request: HttpRequest | None) -> str | None:
-    """The caller's address as the server saw it (``REMOTE_ADDR``; proxies are not trusted)."""
+    """The caller's address as the server saw it (``REMOTE_ADDR``).
+
+    Django trusts no forwarding header itself; behind a balancer, ``daphne --proxy-headers`` sets
+    ``REMOTE_ADDR`` from the first ``X-Forwarded-For`` address, so the balancer must overwrite
+    that header with the client's address (README, "Scale out": the nginx block).
+    """
     if request is None:
         return None
     return request.META.get("REMOTE_ADDR") or None
