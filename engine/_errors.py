@@ -12,6 +12,7 @@
 | ``interrupt_not_ready`` | :class:`InterruptNotReadyError` | an answer came while its run goes on (retryable) |
 | ``session_not_found`` | :class:`SessionNotFoundError` | no session with that id |
 | ``checkpoint_unknown`` | :class:`UnknownCheckpointError` | no pause checkpoint with that id in that session |
+| ``checkpoint_decided`` | :class:`CheckpointDecidedError` | a rewind would reopen an interrupt someone else decided |
 | ``session_busy`` | :class:`SessionBusyError` | another run holds the session's lease (retryable) |
 | ``session_conflict`` | :class:`ConcurrencyError` | the session changed under a writer (retryable) |
 | ``session_closed`` | :class:`SessionClosedError` | the session is completed, failed or cancelled |
@@ -30,6 +31,7 @@ __all__ = [
     "AlreadyDecidedError",
     "AmbiguousAnswerError",
     "AnswerInvalidError",
+    "CheckpointDecidedError",
     "ConcurrencyError",
     "ConfigurationError",
     "EngineError",
@@ -137,6 +139,32 @@ class UnknownCheckpointError(EngineError, LookupError):
     """No pause checkpoint with that id belongs to the session (another session's is unknown too)."""
 
     code = "checkpoint_unknown"
+
+
+class CheckpointDecidedError(EngineError):
+    """A rewind would reopen an interrupt decided by someone other than the rewinder (final).
+
+    ``details`` holds ``interrupt_id``, ``decided_by`` and ``decided_at`` (ISO 8601) of that decision.
+    """
+
+    code = "checkpoint_decided"
+
+    @classmethod
+    def for_interrupt(
+        cls, interrupt_id: str, decided_by: str | None, decided_at: float | None
+    ) -> CheckpointDecidedError:
+        """The error for ``interrupt_id``, decided by ``decided_by`` at ``decided_at`` (seconds since the epoch)."""
+        when = (
+            datetime.datetime.fromtimestamp(decided_at, tz=datetime.UTC).isoformat() if decided_at is not None else None
+        )
+        return cls(
+            f"Interrupt {interrupt_id} was decided by {decided_by or 'someone else'}"
+            + (f" at {when}" if when else "")
+            + "; a rewind cannot reopen it.",
+            interrupt_id=interrupt_id,
+            decided_by=decided_by,
+            decided_at=when,
+        )
 
 
 class SessionBusyError(EngineError):

@@ -14,7 +14,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import AlreadyDecidedError, ConcurrencyError, SessionNotFoundError, UnknownInterruptError
+from ._errors import (
+    AlreadyDecidedError,
+    CheckpointDecidedError,
+    ConcurrencyError,
+    SessionClosedError,
+    SessionNotFoundError,
+    UnknownInterruptError,
+)
 from ._events import Event, new_id
 from ._state import split_delta
 from ._store import (
@@ -271,8 +278,14 @@ class InMemoryStore:
         return json.loads(found.data) if found is not None else None
 
     async def restore_checkpoint(
-        self, session_id: str, checkpoint_id: str, *, lease_owner: str | None = None
+        self,
+        session_id: str,
+        checkpoint_id: str,
+        *,
+        lease_owner: str | None = None,
+        decided_by: str | None = None,
     ) -> SessionRecord | None:
+        """See :meth:`engine.Store.restore_checkpoint` (closed sessions and others' decisions refused)."""
         mem = self._get(session_id)
         found = mem.checkpoints.get(checkpoint_id)
         if found is None:
@@ -280,6 +293,16 @@ class InMemoryStore:
         if lease_owner is not None and mem.lease_owner != lease_owner:
             raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
         record = mem.record
+        if record.status in SessionStatus.CLOSED:
+            raise SessionClosedError(
+                f"Session {session_id} is {record.status}; it cannot be rewound.",
+                session_id=session_id,
+                status=record.status,
+            )
+        for wire in (mem.interrupts[n].id for n in found.pending):
+            newest = mem.latest[wire]
+            if wire not in mem.pending and newest.status == "resolved" and newest.decided_by != decided_by:
+                raise CheckpointDecidedError.for_interrupt(wire, newest.decided_by, newest.decided_at)
         data = json.loads(found.data)
         restored_state = json.loads(found.state)
         invocation_id = str(data.get("invocation_id") or record.invocation_id)

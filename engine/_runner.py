@@ -138,12 +138,20 @@ class Runner:
         When a task-mode agent waits for the user's next message, the message goes to it instead
         and the invocation continues.
 
+        A cancelled session takes no new message (nothing runs again); a completed or failed one
+        starts a new invocation.
+
         Raises:
             WorkflowDataError: the message does not fit the root node's ``input_schema``.
             InterruptsPendingError: the session waits on interrupts; answer them first.
             SessionBusyError: an invocation is still running.
+            SessionClosedError: the session was cancelled; nothing is stored.
         """
         record = await self.store.get_session(session_id)
+        if record.status == SessionStatus.CANCELLED:
+            raise SessionClosedError(
+                f"Session {session_id} was cancelled; nothing runs again.", session_id=session_id, status=record.status
+            )
         if record.status == SessionStatus.WAITING:
             root = (record.checkpoint or {}).get("root", {})
             if root.get("awaiting_message"):
@@ -396,24 +404,38 @@ class Runner:
         detail["exception"] = repr(error)
         return await session.finish(events, status=SessionStatus.FAILED, error=detail)
 
-    async def restore_checkpoint(self, session_id: str, checkpoint_id: str) -> SessionRecord:
-        """Rewind the session to one of its pause checkpoints (time travel; nothing is deleted).
+    async def restore_checkpoint(
+        self, session_id: str, checkpoint_id: str, *, decided_by: str | None = None
+    ) -> SessionRecord:
+        """Rewind an open session to one of its pause checkpoints (time travel; nothing is deleted).
 
         The session then waits where it waited at that pause: same state, same pending
         interrupts (same wire ids, re-opened if decided since), later interrupts cancelled,
         unapplied answers dropped; a rewind event is appended (see
         :meth:`engine.Store.restore_checkpoint`). Answer the interrupts as usual to go on.
 
+        A closed session stays closed, and a decision is final for everyone but its decider:
+        ``decided_by`` names the rewinder as its answers were submitted (:meth:`submit`'s
+        ``decided_by``); an interrupt to re-open that was resolved under another ``decided_by``
+        (a reviewer, another client, an expiry) refuses the rewind. Interrupts the rewinder
+        answered itself, and cancelled ones, are re-opened.
+
         Raises:
             UnknownCheckpointError: the session has no pause checkpoint with that id (a
                 checkpoint of another session is unknown too).
+            SessionClosedError: the session is completed, failed or cancelled; nothing changed.
+            CheckpointDecidedError: the rewind would re-open an interrupt decided by someone
+                other than ``decided_by`` (``details``: ``interrupt_id``, ``decided_by``,
+                ``decided_at``); nothing changed.
             SessionBusyError: a run holds the lease; try again.
         """
         owner = f"{self.owner}:{new_id()[:8]}"
         if not await self.store.acquire_lease(session_id, owner, self.lease_ttl):
             raise SessionBusyError("The session is running; try again.", session_id=session_id)
         try:
-            record = await self.store.restore_checkpoint(session_id, checkpoint_id, lease_owner=owner)
+            record = await self.store.restore_checkpoint(
+                session_id, checkpoint_id, lease_owner=owner, decided_by=decided_by
+            )
         finally:
             await self.store.release_lease(session_id, owner)
         if record is None:

@@ -14,8 +14,9 @@ Guarantees every implementation gives (tests run the same suite over each):
 - ``acquire_lease`` (and ``open_run``, which also reads what a run needs) gives at most one live
   run per session; a lease expires after ``ttl`` seconds so that a crashed worker's session can
   be picked up again.
-- ``restore_checkpoint`` rewinds a session to one of its pause checkpoints without deleting
-  anything: the events stay, a rewind event (:func:`rewind_event`) is appended.
+- ``restore_checkpoint`` rewinds an open session to one of its pause checkpoints without deleting
+  anything: the events stay, a rewind event (:func:`rewind_event`) is appended. It never revives
+  a closed session nor re-opens an interrupt decided by anyone but the rewinder.
 """
 
 from __future__ import annotations
@@ -229,7 +230,12 @@ class Store(Protocol):
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None: ...
 
     async def restore_checkpoint(
-        self, session_id: str, checkpoint_id: str, *, lease_owner: str | None = None
+        self,
+        session_id: str,
+        checkpoint_id: str,
+        *,
+        lease_owner: str | None = None,
+        decided_by: str | None = None,
     ) -> SessionRecord | None:
         """Rewind the session to the pause checkpoint ``checkpoint_id``, atomically.
 
@@ -240,9 +246,20 @@ class Store(Protocol):
         Nothing is deleted: a :func:`rewind_event` carrying the state changes is appended.
         Returns None (and changes nothing) when the session has no such checkpoint.
 
+        Only an open session can be rewound, and a decision is final for everyone but its own
+        decider: an interrupt to re-open whose newest record is ``resolved`` must have been decided
+        by ``decided_by`` (the rewinder, compared with the ``decided_by`` its answers were
+        submitted under; None matches answers stored without one). One ``cancelled`` (by the
+        engine or an earlier rewind: nobody decided it) may always be re-opened. Both checks are
+        made in the rewind's own transaction, before anything changes.
+
         Raises:
             SessionNotFoundError: no such session.
             ConcurrencyError: ``lease_owner`` is given and does not hold the lease.
+            SessionClosedError: the session is completed, failed or cancelled; nothing changed.
+            CheckpointDecidedError: an interrupt to re-open was decided by someone other than
+                ``decided_by`` (``details``: ``interrupt_id``, ``decided_by``, ``decided_at``);
+                nothing changed.
         """
         ...
 

@@ -15,6 +15,10 @@ or tracebacks; the details go to the server log.
 | ``answer_invalid`` | a ``resolved`` payload is missing or does not fit the interrupt's schema |
 | ``interrupt_expired`` | a ``resolved`` entry answers an interrupt past its ``expiresAt`` |
 | ``checkpoint_unknown`` | ``forwardedProps.checkpointId`` names no pause of this thread |
+| ``checkpoint_decided`` | the rewind would reopen an interrupt decided outside this thread (a reviewer in |
+|  | the inbox, an API client, an expiry): that decision is final; the message names the interrupt and decider |
+| ``session_closed`` | ``forwardedProps.checkpointId`` on a completed, failed or cancelled session, or a new |
+|  | message to a cancelled one: none is revived |
 | ``session_busy`` | another run held the session longer than the bounded wait |
 | ``version_retired`` | the thread's session runs on a workflow version no longer deployed |
 | ``run_failed`` | the workflow failed (a node raised) |
@@ -34,6 +38,8 @@ MESSAGES = {
     "answer_invalid": "The answer does not fit the interrupt's response schema.",
     "interrupt_expired": "The interrupt has expired; cancel it instead.",
     "checkpoint_unknown": "Unknown checkpoint.",
+    "checkpoint_decided": "An interrupt of that checkpoint was decided outside this thread; that decision is final.",
+    "session_closed": "The session has ended; it cannot be rewound, and a cancelled one takes no new message.",
     "session_busy": "The session is busy; try again.",
     "version_retired": "This thread's workflow version is no longer deployed.",
     "run_failed": "The workflow run failed.",

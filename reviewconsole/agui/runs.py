@@ -1,8 +1,9 @@
 """One AG-UI run of a workflow session, as the stream of AG-UI events it sends (AG-UI 1.0 §Runs).
 
 Order of a run: RUN_STARTED (``protocolVersion`` 1.0); then, for a known thread, the bounded wait
-for another run's lease, a checkpoint restore (``forwardedProps.checkpointId``), the ``resume``
-entries or the new user message; the events stored since the client's last run (what a
+for another run's lease, a checkpoint restore (``forwardedProps.checkpointId``: never of a closed
+session, never reopening an interrupt decided outside the thread), the ``resume`` entries or the
+new user message; the events stored since the client's last run (what a
 reviewer's decision in the inbox led to), each node path as a step; STATE_SNAPSHOT; the live run
 (``Runner.run_pending`` with an :class:`~.mapping.EventMapper` as its listener, so text streams
 delta by delta); CUSTOM ``request_info`` per pending interrupt, CUSTOM ``workflow_output`` when
@@ -40,7 +41,16 @@ from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
-from engine import Runner, RunResult, SessionStatus, UnknownCheckpointError, VersionMismatchError, WorkflowDataError
+from engine import (
+    CheckpointDecidedError,
+    Runner,
+    RunResult,
+    SessionClosedError,
+    SessionStatus,
+    UnknownCheckpointError,
+    VersionMismatchError,
+    WorkflowDataError,
+)
 
 from .. import json_input
 from ..api.models import ApiClient
@@ -175,6 +185,21 @@ async def _wait_for_lease(session_id: str) -> None:
         await asyncio.sleep(0.1)
 
 
+def _decider(client: ApiClient) -> str:
+    """Who the thread's answers are stored as (``decided_by``); a rewind may re-open only these."""
+    return f"agui:{client.name}"
+
+
+def _decided_message(exc: CheckpointDecidedError) -> str:
+    """The refusal's message: which interrupt blocks the rewind, and who decided it when."""
+    when = exc.details.get("decided_at")
+    return (
+        f"Interrupt {exc.details.get('interrupt_id')} was decided by {exc.details.get('decided_by') or 'someone else'}"
+        + (f" at {when}" if when else "")
+        + "; a decision made outside this thread is final, so the thread cannot be rewound to that checkpoint."
+    )
+
+
 async def _continue_thread(
     runner: Runner,
     client: ApiClient,
@@ -188,9 +213,13 @@ async def _continue_thread(
         record = await runner.store.get_session(session_id)
         if not (record.status == SessionStatus.WAITING and record.checkpoint_id == checkpoint_id):
             try:
-                await runner.restore_checkpoint(session_id, str(checkpoint_id))
+                await runner.restore_checkpoint(session_id, str(checkpoint_id), decided_by=_decider(client))
             except UnknownCheckpointError:
                 raise Refusal("checkpoint_unknown") from None
+            except SessionClosedError:
+                raise Refusal("session_closed") from None
+            except CheckpointDecidedError as exc:
+                raise Refusal("checkpoint_decided", _decided_message(exc)) from None
     pending = await runner.store.pending_interrupts(session_id)
     if run.resume:
         due = await sync_to_async(services.due_times)(session_id, pending)
@@ -200,7 +229,7 @@ async def _continue_thread(
             run.resume,
             pending=pending,
             due=due,
-            decided_by=f"agui:{client.name}",
+            decided_by=_decider(client),
             now=timezone.now(),
         )
     elif pending:
@@ -210,6 +239,8 @@ async def _continue_thread(
             await runner.start(session_id, message[1])
         except WorkflowDataError:
             raise Refusal("input_invalid") from None
+        except SessionClosedError:  # cancelled: nothing runs again
+            raise Refusal("session_closed") from None
     if message is not None:
         await sync_to_async(services.thread_update)(thread, message_id=message[0])
 

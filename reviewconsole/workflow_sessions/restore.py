@@ -6,6 +6,13 @@ state stored with the checkpoint. Interrupts pending at that pause are pending a
 same wire ids — a decided one is re-opened as a new row copied from the newest one with that id
 (rows keep their decisions) — interrupts opened later are cancelled, and answers not yet applied
 are marked applied so that no run applies them. Reviewers' screens are told after the commit.
+
+Refused before anything changes: a closed session (completed, failed, cancelled: it never runs
+again), and a rewind that would re-open an interrupt decided by someone other than the rewinder.
+The rule: a resolved interrupt may be re-opened only when it was decided under the rewinder's
+own ``decided_by`` label (an AG-UI thread's ``agui:<client>``, which only that session's thread
+writes) and not by a user account; a reviewer's, an API client's (``client:<name>``) or the
+expiry's decision is final. Cancelled interrupts (nobody decided them) are re-opened.
 """
 
 from __future__ import annotations
@@ -16,7 +23,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from engine import ConcurrencyError, SessionRecord, SessionStatus, rewind_event
+from engine import (
+    CheckpointDecidedError,
+    ConcurrencyError,
+    SessionClosedError,
+    SessionRecord,
+    SessionStatus,
+    rewind_event,
+)
 
 from ..inbox import live, store_hooks
 from ..inbox.models import Interrupt, InterruptStatus
@@ -38,8 +52,24 @@ def _state_at(row: WorkflowSession, checkpoint: Checkpoint) -> dict[str, Any]:
     return state
 
 
+def _newest(row: WorkflowSession, wire: str) -> Interrupt | None:
+    return Interrupt.objects.filter(session=row, interrupt_id=wire).order_by("-id").first()
+
+
+def _refuse_others_decisions(row: WorkflowSession, wires: list[str], decided_by: str | None) -> None:
+    """Raise CheckpointDecidedError for the first of ``wires`` (to re-open) that someone else decided."""
+    for wire in wires:
+        newest = _newest(row, wire)
+        if newest is None or newest.status != InterruptStatus.RESOLVED:
+            continue
+        label = newest.decided_by_label or None
+        if newest.decided_by_id is not None or label != decided_by:
+            when = newest.decided_at.timestamp() if newest.decided_at else None
+            raise CheckpointDecidedError.for_interrupt(wire, label, when)
+
+
 def _reopen(row: WorkflowSession, wire: str, now: dt.datetime) -> Interrupt | None:
-    newest = Interrupt.objects.filter(session=row, interrupt_id=wire).order_by("-id").first()
+    newest = _newest(row, wire)
     if newest is None:
         return None
     newest.pk = None
@@ -55,14 +85,35 @@ def _reopen(row: WorkflowSession, wire: str, now: dt.datetime) -> Interrupt | No
 
 
 @transaction.atomic
-def restore_checkpoint(session_id: str, checkpoint_id: str, *, lease_owner: str | None) -> SessionRecord | None:
-    """See :meth:`engine.Store.restore_checkpoint`."""
+def restore_checkpoint(
+    session_id: str, checkpoint_id: str, *, lease_owner: str | None, decided_by: str | None = None
+) -> SessionRecord | None:
+    """See :meth:`engine.Store.restore_checkpoint`; ``decided_by`` is the rewinder's label.
+
+    Raises:
+        SessionNotFoundError: no such session.
+        ConcurrencyError: ``lease_owner`` does not hold the lease.
+        SessionClosedError: the session is completed, failed or cancelled; nothing changed.
+        CheckpointDecidedError: an interrupt to re-open was decided by someone else (see the
+            module docstring for the rule); nothing changed.
+    """
     row = locked_session(session_id)
     checkpoint = Checkpoint.objects.filter(session=row, pk=checkpoint_id).first()
     if checkpoint is None:
         return None
     if lease_owner is not None and row.lease_owner != lease_owner:
         raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
+    if row.status in SessionStatus.CLOSED:
+        raise SessionClosedError(
+            f"Session {session_id} is {row.status}; it cannot be rewound.", session_id=session_id, status=row.status
+        )
+    wanted = list(checkpoint.pending or [])
+    still_pending = set(
+        Interrupt.objects.filter(session=row, status=InterruptStatus.PENDING, interrupt_id__in=wanted).values_list(
+            "interrupt_id", flat=True
+        )
+    )
+    _refuse_others_decisions(row, [wire for wire in wanted if wire not in still_pending], decided_by)
     now = timezone.now()
     restored = _state_at(row, checkpoint)
     invocation_id = str(checkpoint.data.get("invocation_id") or row.invocation_id)
@@ -70,7 +121,6 @@ def restore_checkpoint(session_id: str, checkpoint_id: str, *, lease_owner: str 
         row,
         [rewind_event(checkpoint_id=checkpoint.pk, invocation_id=invocation_id, current=row.state, restored=restored)],
     )
-    wanted = list(checkpoint.pending or [])
     later = Interrupt.objects.filter(session=row, status=InterruptStatus.PENDING).exclude(interrupt_id__in=wanted)
     cancelled = list(later.values_list("pk", flat=True))
     later.update(status=InterruptStatus.CANCELLED, decided_at=now)

@@ -383,9 +383,16 @@ class OrmStore:
         return row.data if row is not None else None
 
     async def restore_checkpoint(
-        self, session_id: str, checkpoint_id: str, *, lease_owner: str | None = None
+        self,
+        session_id: str,
+        checkpoint_id: str,
+        *,
+        lease_owner: str | None = None,
+        decided_by: str | None = None,
     ) -> SessionRecord | None:
-        """See :meth:`engine.Store.restore_checkpoint` (done in :mod:`.restore`)."""
+        """See :meth:`engine.Store.restore_checkpoint` (done in :mod:`.restore`, which states the rule)."""
         from .restore import restore_checkpoint
 
-        return await sync_to_async(restore_checkpoint)(session_id, checkpoint_id, lease_owner=lease_owner)
+        return await sync_to_async(restore_checkpoint)(
+            session_id, checkpoint_id, lease_owner=lease_owner, decided_by=decided_by
+        )

@@ -253,3 +253,17 @@ async def test_cancel_closes_pending_interrupts_and_later_answers_are_refused():
         await runner.submit(sid, {"q": "late"})
     with pytest.raises(SessionClosedError):
         await runner.cancel(sid)
+
+
+async def test_a_cancelled_session_takes_no_new_message():
+    def ask():
+        return RequestInput(interrupt_id="q")
+
+    runner, sid, _ = await start(Workflow("wf", edges=[(START, ask)]))
+    cancelled = await runner.cancel(sid)
+    events = len(await runner.store.list_events(sid))
+    with pytest.raises(SessionClosedError):
+        await runner.start(sid, "once more")
+    after = await runner.store.get_session(sid)
+    assert (after.status, after.version) == (SessionStatus.CANCELLED, cancelled.version)
+    assert len(await runner.store.list_events(sid)) == events

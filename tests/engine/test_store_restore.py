@@ -7,10 +7,12 @@ import pytest
 from engine import (
     START,
     Answer,
+    CheckpointDecidedError,
     Event,
     NodeInfo,
     RequestInput,
     Runner,
+    SessionClosedError,
     SessionStatus,
     UnknownCheckpointError,
     Workflow,
@@ -54,7 +56,7 @@ async def test_it_rewinds_state_checkpoint_and_interrupts_and_appends_a_rewind_e
     assert second.checkpoint_id != first.checkpoint_id
     events_before = len(await store.list_events(session.id))
 
-    restored = await store.restore_checkpoint(session.id, first.checkpoint_id)
+    restored = await store.restore_checkpoint(session.id, first.checkpoint_id, decided_by="ada")
 
     assert restored.status == SessionStatus.WAITING
     assert restored.checkpoint_id == first.checkpoint_id
@@ -75,7 +77,7 @@ async def test_unapplied_answers_are_dropped(store):
     session = await new_session(store)
     first = await pause(store, session, "a")
     await store.submit_answers(session.id, [Answer("a", "yes")], Event(author="user"), decided_by="ada")
-    await store.restore_checkpoint(session.id, first.checkpoint_id)
+    await store.restore_checkpoint(session.id, first.checkpoint_id, decided_by="ada")
     assert await store.take_deliveries(session.id) == []
     assert [r.id for r in await store.pending_interrupts(session.id)] == ["a"]
 
@@ -95,19 +97,109 @@ def ask():
     return RequestInput(interrupt_id="go", message="Go?")
 
 
+def check(node_input: str):
+    return RequestInput(interrupt_id="sure", message=f"Sure about {node_input}?")
+
+
 def echo(node_input: str) -> str:
     return f"answer: {node_input}"
 
 
+def finish(node_input: str) -> str:
+    return f"done: {node_input}"
+
+
+def two_pauses(store=None) -> Runner:
+    """go? then sure?, then the output: a session still open after its first answer."""
+    return Runner(Workflow("twice", edges=[(START, ask, echo, check, finish)]), store)
+
+
 async def test_the_runner_resumes_from_an_earlier_pause_with_another_answer():
-    flow = Workflow("loop", edges=[(START, ask, echo)])
-    runner = Runner(flow)
+    runner = two_pauses()
     session = await runner.create_session()
     paused = await runner.run(session.id, "x")
-    done = await runner.resume(session.id, {"go": "first"})
-    assert done.output == "answer: first"
+    later = await runner.resume(session.id, {"go": "first"})
+    assert [r.id for r in later.interrupts] == ["sure"] and later.session.state == {}
     await runner.restore_checkpoint(session.id, paused.session.checkpoint_id)
     again = await runner.resume(session.id, {"go": "second"})
-    assert again.output == "answer: second"
+    assert [r.message for r in again.interrupts] == ["Sure about answer: second?"]
+    done = await runner.resume(session.id, {"sure": "yes"})
+    assert done.output == "done: yes"
     with pytest.raises(UnknownCheckpointError):
         await runner.restore_checkpoint(session.id, "unknown")
+
+
+def explode(node_input: str) -> str:
+    raise RuntimeError("boom")
+
+
+async def closed_session(store, how: str):
+    """A session that paused once (its checkpoint returned) and then ended ``how``."""
+    edges = [(START, ask, explode if how == SessionStatus.FAILED else echo)]
+    runner = Runner(Workflow("closing", edges=edges), store)
+    session = await runner.create_session()
+    paused = await runner.run(session.id, "x")
+    if how == SessionStatus.CANCELLED:
+        await runner.cancel(session.id)
+    else:
+        await runner.resume(session.id, {"go": "yes"}, decided_by="ada")
+    return runner, session.id, paused.session.checkpoint_id
+
+
+@pytest.mark.parametrize("how", [SessionStatus.COMPLETED, SessionStatus.FAILED, SessionStatus.CANCELLED])
+async def test_a_closed_session_cannot_be_rewound(store, how):
+    runner, session_id, checkpoint_id = await closed_session(store, how)
+    before = await store.get_session(session_id)
+    assert before.status == how
+    events = len(await store.list_events(session_id))
+
+    with pytest.raises(SessionClosedError) as refused:
+        await runner.restore_checkpoint(session_id, checkpoint_id, decided_by="ada")
+
+    assert refused.value.code == "session_closed" and refused.value.details["status"] == how
+    after = await store.get_session(session_id)
+    assert (after.status, after.version, after.checkpoint_id) == (how, before.version, before.checkpoint_id)
+    assert (after.output, after.state) == (before.output, before.state)
+    assert len(await store.list_events(session_id)) == events
+    assert await store.pending_interrupts(session_id) == []
+    assert await store.take_deliveries(session_id) == []
+    assert (await store.get_interrupt(session_id, "go")).status != "pending"
+
+
+async def test_a_rewind_never_reopens_an_interrupt_someone_else_decided(store):
+    runner = two_pauses(store)
+    session = await runner.create_session()
+    first = await runner.run(session.id, "x")
+    await runner.resume(session.id, {"go": "first"}, decided_by="reviewer")
+    before = await store.get_session(session.id)
+    events = len(await store.list_events(session.id))
+
+    with pytest.raises(CheckpointDecidedError) as refused:
+        await runner.restore_checkpoint(session.id, first.session.checkpoint_id, decided_by="client")
+
+    assert refused.value.code == "checkpoint_decided"
+    assert refused.value.details["interrupt_id"] == "go" and refused.value.details["decided_by"] == "reviewer"
+    assert "go" in refused.value.message and "reviewer" in refused.value.message
+    after = await store.get_session(session.id)
+    assert (after.version, after.checkpoint_id, after.status) == (before.version, before.checkpoint_id, "waiting")
+    assert len(await store.list_events(session.id)) == events
+    assert [r.id for r in await store.pending_interrupts(session.id)] == ["sure"]
+    decided = await store.get_interrupt(session.id, "go")
+    assert (decided.status, decided.decided_by, decided.response) == ("resolved", "reviewer", "first")
+    with pytest.raises(CheckpointDecidedError):  # an answer stored without a decider is not the client's either
+        await runner.restore_checkpoint(session.id, first.session.checkpoint_id)
+
+
+async def test_a_rewind_reopens_the_rewinders_own_answer(store):
+    runner = two_pauses(store)
+    session = await runner.create_session()
+    first = await runner.run(session.id, "x")
+    await runner.resume(session.id, {"go": "first"}, decided_by="client")
+
+    restored = await runner.restore_checkpoint(session.id, first.session.checkpoint_id, decided_by="client")
+
+    assert restored.checkpoint_id == first.session.checkpoint_id
+    assert [r.id for r in await store.pending_interrupts(session.id)] == ["go"]
+    assert (await store.get_interrupt(session.id, "sure")).status == "cancelled"
+    again = await runner.resume(session.id, {"go": "second"}, decided_by="client")
+    assert [r.message for r in again.interrupts] == ["Sure about answer: second?"]
