@@ -45,6 +45,7 @@ from engine import (
     CheckpointDecidedError,
     Runner,
     RunResult,
+    SessionBusyError,
     SessionClosedError,
     SessionStatus,
     UnknownCheckpointError,
@@ -161,19 +162,9 @@ async def _start_thread(
         runner.app.validate_input(data)
     except WorkflowDataError:
         raise Refusal("input_invalid") from None
-    record = await runner.create_session(
-        user_id=f"agui:{client.name}", metadata={"source": "agui", "thread_id": run.thread_id}
+    return await sync_to_async(services.thread_start)(
+        runner=runner, client=client, workflow=spec.name, thread_id=run.thread_id, data=data, message_id=message_id
     )
-    thread = await sync_to_async(services.thread_start)(
-        client=client,
-        workflow=spec.name,
-        thread_id=run.thread_id,
-        session_id=record.id,
-        data=data,
-        message_id=message_id,
-    )
-    await runner.start(record.id, data)
-    return thread
 
 
 async def _wait_for_lease(session_id: str) -> None:
@@ -239,6 +230,8 @@ async def _continue_thread(
             await runner.start(session_id, message[1])
         except WorkflowDataError:
             raise Refusal("input_invalid") from None
+        except SessionBusyError:  # the thread's first run has not taken the session yet
+            raise Refusal("session_busy") from None
         except SessionClosedError:  # cancelled: nothing runs again
             raise Refusal("session_closed") from None
     if message is not None:

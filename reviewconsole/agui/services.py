@@ -1,7 +1,8 @@
 """Threads and sessions for the AG-UI door (sync ORM work; the stream calls these via ``sync_to_async``).
 
 A thread is a workflow session (AG-UI ``threadId``): :func:`thread_get` finds the session of
-``(client, workflow, threadId)``; :func:`thread_start` makes one for a new thread.
+``(client, workflow, threadId)``; :func:`thread_start` makes one for a new thread (the session,
+the thread and the first message in one transaction).
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ import datetime as dt
 import json
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from engine import InterruptRecord
+from engine import InterruptRecord, Runner
 
 from ..api.models import ApiClient
 from ..inbox.models import Interrupt, InterruptStatus
@@ -35,19 +37,30 @@ def _title(data: Any) -> str:
 
 
 def thread_start(
-    *, client: ApiClient, workflow: str, thread_id: str, session_id: str, data: Any, message_id: str
+    *, runner: Runner, client: ApiClient, workflow: str, thread_id: str, data: Any, message_id: str
 ) -> AguiThread:
-    """Record a new thread for the just-created ``session_id``.
+    """Create a new thread's session, bind the thread to it and store ``data`` as its first message.
+
+    One transaction: when a concurrent first request of the same thread got there first, the
+    thread's unique key refuses this one and everything rolls back, so the loser leaves no
+    session behind. ``runner`` is the workflow's runner (on the ORM store; ``data`` already
+    validated against its input).
 
     Raises:
-        Refusal: ``session_busy`` when the same thread was started by a concurrent request.
+        Refusal: ``session_busy`` when the same thread was started by a concurrent request;
+            nothing was stored.
     """
     try:
         with transaction.atomic():
-            WorkflowSession.objects.filter(pk=session_id).update(title=_title(data))
-            return AguiThread.objects.create(
-                client=client, workflow=workflow, thread_id=thread_id, session_id=session_id, last_message_id=message_id
+            record = async_to_sync(runner.create_session)(
+                user_id=f"agui:{client.name}", metadata={"source": "agui", "thread_id": thread_id}
             )
+            WorkflowSession.objects.filter(pk=record.id).update(title=_title(data))
+            thread = AguiThread.objects.create(
+                client=client, workflow=workflow, thread_id=thread_id, session_id=record.id, last_message_id=message_id
+            )
+            async_to_sync(runner.start)(record.id, data)
+            return thread
     except IntegrityError:  # two first requests of one thread raced: the other one owns it
         raise Refusal("session_busy") from None
 
