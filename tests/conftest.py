@@ -153,7 +153,8 @@ def start_review(demo, client, on_commit):
 def personas(demo):
     """The personas of ``tests/personas.py`` as users, one attribute each: ``reviewer`` (the
     ``support`` queue), ``other_reviewer`` (``finance`` only), ``queue_manager`` (``support``'s
-    manager and member), ``auditor`` (reads the admin, no queue) and ``admin`` (a superuser)."""
+    manager and member), ``auditor`` (reads the admin, no queue), ``staff`` (staff with no
+    permissions, no queue) and ``admin`` (a superuser)."""
     from types import SimpleNamespace
 
     from tests.personas import USERS, persona_user

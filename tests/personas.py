@@ -9,6 +9,7 @@ Each persona is a name and a way to make a Django test client acting as it:
 | ``other_reviewer`` | a member of the ``finance`` queue only |
 | ``queue_manager`` | a manager of the ``support`` queue (its ``managers`` group) and a member |
 | ``auditor`` | the demo auditor: staff, view permissions only |
+| ``staff`` | staff (may open the admin) with no permissions and no queue |
 | ``client`` | an API client scoped to ``email-review`` (bearer token) |
 | ``client_unscoped`` | an API client scoped to ``vip-discount`` only |
 | ``admin`` | a superuser |
@@ -31,11 +32,12 @@ PERSONAS = (
     "other_reviewer",
     "queue_manager",
     "auditor",
+    "staff",
     "client",
     "client_unscoped",
     "admin",
 )
-USERS = ("reviewer", "other_reviewer", "queue_manager", "auditor", "admin")
+USERS = ("reviewer", "other_reviewer", "queue_manager", "auditor", "staff", "admin")
 API_CLIENTS = ("client", "client_unscoped")
 
 
@@ -65,6 +67,8 @@ def persona_user(name: str):
         return _user("p-manager", ["queue:support", "managers:support"])
     if name == "auditor":
         return get_user_model().objects.get(username="auditor")
+    if name == "staff":
+        return _user("p-staff", [], is_staff=True)
     if name == "admin":
         return get_user_model().objects.filter(username="p-admin").first() or get_user_model().objects.create_superuser(
             "p-admin", "admin@example.com", PASSWORD

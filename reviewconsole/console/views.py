@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_GET
 
+from ..audit.services import audit_record
 from ..inbox.models import Interrupt
 from ..workflow_sessions.models import WorkflowSession
 
@@ -18,8 +21,15 @@ def home(request: HttpRequest) -> HttpResponse:
 @staff_member_required
 @require_GET
 def session_json(request: HttpRequest, session_id: str) -> JsonResponse:
-    """Status, state, interrupts and events (ADK JSON) of one session."""
+    """Status, state, interrupts and events (ADK JSON) of one session.
+
+    Who may read it: whoever may open the session's admin page (view permission on sessions);
+    a staff user without it gets 403, as there. Each read is audited as ``session.view``.
+    """
+    if not admin.site.get_model_admin(WorkflowSession).has_view_permission(request):
+        raise PermissionDenied
     session = get_object_or_404(WorkflowSession, pk=session_id)
+    audit_record(action="session.view", user=request.user, target=session, request=request, detail={"as": "json"})
     interrupts = Interrupt.objects.filter(session=session).order_by("id")
     return JsonResponse(
         {

@@ -1,9 +1,11 @@
-"""``GET /api/sessions/<id>/``: staff only; status, state, interrupts and the events in ADK JSON."""
+"""``GET /api/sessions/<id>/``: whoever may open the session's admin page (view permission on
+sessions); status, state, interrupts and the events in ADK JSON; every read audited."""
 
 from __future__ import annotations
 
 import pytest
 
+from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.services import interrupt_decide
 
 
@@ -33,6 +35,29 @@ def test_it_requires_staff(client, manager, decided):
     response = client.get(f"/api/sessions/{session.id}/")
     assert response.status_code == 302
     assert response["Location"].startswith("/admin/login/")
+
+
+def test_staff_without_view_permission_get_403_as_on_the_admin_page(client, personas, decided):
+    session, _, _ = decided
+    client.force_login(personas.staff)
+    assert client.get(f"/admin/workflow_sessions/workflowsession/{session.id}/change/").status_code == 403
+    response = client.get(f"/api/sessions/{session.id}/")
+    assert response.status_code == 403
+    assert session.id.encode() not in response.content
+    assert not AuditEntry.objects.filter(action="session.view").exists()
+
+
+def test_a_read_is_audited_as_session_view(client, auditor, decided):
+    session, _, _ = decided
+    client.force_login(auditor)
+    assert client.get(f"/api/sessions/{session.id}/", headers={"User-Agent": "probe/1"}).status_code == 200
+    entry = AuditEntry.objects.get(action="session.view")
+    assert (entry.actor, entry.target_type, entry.target_id) == (
+        "user:auditor",
+        "workflow_sessions.workflowsession",
+        session.id,
+    )
+    assert (entry.user_agent, entry.detail) == ("probe/1", {"as": "json"})
 
 
 def test_it_404s_for_an_unknown_session(client, auditor):

@@ -1,8 +1,9 @@
 """The inbox websocket in the authorisation matrix: who may connect, and who hears of a new item.
 
 A new email review goes to ``support``: its members, its manager and superusers hear of it; a
-reviewer of another queue and the auditor (no queue) do not; without a session (anonymous, or an
-API client's bearer token, which opens no page session) the socket is refused.
+reviewer of another queue, the auditor and staff without permissions (no queue) do not; without a
+session (anonymous, or an API client's bearer token, which opens no page session) the socket is
+refused.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from tests.personas import PERSONAS, persona_token, persona_user
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIMEOUT = 5
-HEARS = {"reviewer": True, "other_reviewer": False, "queue_manager": True, "auditor": False, "admin": True}
+HEARS = {
+    "reviewer": True,
+    "other_reviewer": False,
+    "queue_manager": True,
+    "auditor": False,
+    "staff": False,
+    "admin": True,
+}
 
 
 def _headers(persona):
