@@ -7,8 +7,8 @@ or tracebacks; the details go to the server log.
 | code | when |
 |---|---|
 | ``input_missing`` | a new thread's request has no user message to start the workflow with |
-| ``input_invalid`` | the user message does not fit the workflow's input schema, or the input holds a NUL or a |
-|  | non-finite number |
+| ``input_invalid`` | the user message does not fit the workflow's input, the input holds a NUL or a non-finite |
+|  | number, or ``resume`` has two entries for one interrupt id (the message names it) |
 | ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` |
 | ``resume_incomplete`` | ``resume`` leaves a pending interrupt of the thread unanswered |
 | ``interrupt_unknown`` | ``resume`` names an interrupt this thread never had |

@@ -2,6 +2,8 @@
 
 AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
 
+- each interrupt has at most one entry (two for one id, e.g. one ``resolved`` and one
+  ``cancelled``, are ``input_invalid``, naming the id: no entry silently wins);
 - every pending interrupt of the thread must have an entry (else ``resume_incomplete``);
 - an entry for an id the thread never had is ``interrupt_unknown``; an entry for an interrupt
   already decided (a replay of the same answer, or an answer that lost to a reviewer in the inbox:
@@ -60,10 +62,16 @@ async def apply_resume(
     """Check and apply ``entries``; returns :data:`SUBMITTED`, :data:`CANCELLED` or :data:`UNCHANGED`.
 
     Raises:
-        Refusal: ``resume_incomplete``, ``interrupt_unknown``, ``answer_invalid`` or
-            ``interrupt_expired``; nothing was stored.
+        Refusal: ``input_invalid`` (two entries for one interrupt id), ``resume_incomplete``,
+            ``interrupt_unknown``, ``answer_invalid`` or ``interrupt_expired``; nothing was stored.
     """
-    by_id = {entry.interrupt_id: entry for entry in entries}
+    by_id: dict[str, ResumeEntry] = {}
+    for entry in entries:
+        if entry.interrupt_id in by_id:
+            raise Refusal(
+                "input_invalid", f"The resume array has more than one entry for interrupt {entry.interrupt_id[:200]}."
+            )
+        by_id[entry.interrupt_id] = entry
     open_ = {record.id: record for record in pending}
     if any(wire not in by_id for wire in open_):
         raise Refusal("resume_incomplete")
