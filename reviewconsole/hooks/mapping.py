@@ -19,7 +19,7 @@ def _lookup(data: Any, path: str) -> Any:
     for part in path.split("."):
         if isinstance(data, dict) and part in data:
             data = data[part]
-        elif isinstance(data, list) and part.isdigit() and int(part) < len(data):
+        elif isinstance(data, list) and part.isascii() and part.isdigit() and int(part) < len(data):
             data = data[int(part)]
         else:
             return MISSING

@@ -37,7 +37,7 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     if endpoint is None:
         return _error(404, "unknown_endpoint", "No such webhook endpoint.")
     length = request.headers.get("Content-Length", "0")
-    if not length.isdigit() or int(length) > max_body_bytes():
+    if not (length.isascii() and length.isdigit()) or int(length) > max_body_bytes():  # not "²": int() refuses it
         return _error(413, "body_too_large", f"The body exceeds {max_body_bytes()} bytes.")
     body = request.body
     if len(body) > max_body_bytes():

@@ -117,7 +117,9 @@ def _list_rows(data: dict[str, Any], name: str) -> list[int]:
     for key in data:
         if key.startswith(prefix):
             head = key[len(prefix) :].split(".", 1)[0]
-            if head.isdigit() and int(head) < _MAX_ITEMS:
+            # Row numbers in ASCII digits only ("²".isdigit() is true, int() refuses it): any
+            # other key is not a field of this form and is ignored, like every unknown name.
+            if head.isascii() and head.isdigit() and int(head) < _MAX_ITEMS:
                 found.add(int(head))
     return sorted(found)
 

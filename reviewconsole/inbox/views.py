@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -105,12 +105,17 @@ def items_json(request: HttpRequest) -> JsonResponse:
     )
 
 
+def _number(text: str) -> bool:
+    """Whole number in ASCII digits (``str.isdigit`` also takes "²", which ``int`` refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def _since(raw: str) -> dict[int, int]:
     """``"3:17,4:2"`` → ``{3: 17, 4: 2}``; malformed pairs are dropped (they mean "snapshot")."""
     found: dict[int, int] = {}
     for pair in raw.split(","):
-        queue, _, version = pair.partition(":")
-        if queue.strip().isdigit() and version.strip().isdigit():
+        queue, _, version = (part.strip() for part in pair.partition(":"))
+        if _number(queue) and _number(version):
             found[int(queue)] = int(version)
     return found
 
@@ -145,7 +150,10 @@ def bulk(request: HttpRequest) -> HttpResponse:
     from .claims import interrupt_claim, interrupt_unclaim
 
     action = request.POST.get("action", "")
-    ids = [int(i) for i in request.POST.getlist("ids") if i.isdigit()][:BULK_LIMIT]
+    raw_ids = request.POST.getlist("ids")
+    if not all(_number(i) for i in raw_ids):
+        return HttpResponseBadRequest("Item ids are whole numbers; nothing was done.", content_type="text/plain")
+    ids = [int(i) for i in raw_ids][:BULK_LIMIT]
     if action not in ("claim", "unclaim", "approve") or not ids:
         messages.error(request, "Select items and an action.")
         return redirect(_back(request))

@@ -101,3 +101,11 @@ def test_a_mapping_that_finds_nothing_names_the_field(demo, client):
     response = post_webhook(client, {"ticket": "not an object"})
     assert response.status_code == 400
     assert response.json()["errors"] == [{"path": ["complaint"], "message": "Field required"}]
+
+
+def test_a_mapping_index_in_other_digits_finds_nothing(demo, client):
+    """`str.isdigit` takes "²", which `int` refuses: no such list index, so the field is missing."""
+    WebhookEndpoint.objects.filter(slug="email-review").update(input_mapping={"complaint": "messages.\u00b2"})
+    response = post_webhook(client, {"messages": ["a", "b", COMPLAINT]})
+    assert response.status_code == 400
+    assert response.json()["errors"] == [{"path": ["complaint"], "message": "Field required"}]

@@ -166,6 +166,14 @@ def test_it_rejects_a_body_over_the_limit(demo, client, settings):
     assert WorkflowSession.objects.count() == 0
 
 
+def test_a_content_length_in_other_digits_is_a_413_not_a_500(demo, client):
+    """`str.isdigit` takes "²", which `int` refuses."""
+    body = json.dumps({"complaint": COMPLAINT})
+    response = client.post(URL, body, content_type="application/json", headers=signed_headers(body), CONTENT_LENGTH="²")
+    assert response.status_code == 413
+    assert WorkflowSession.objects.count() == 0
+
+
 def test_it_answers_a_misconfigured_endpoint_without_a_500(demo, client):
     WebhookEndpoint.objects.filter(slug="email-review").update(workflow="no-such-workflow")
     response = post_webhook(client, {"complaint": COMPLAINT})

@@ -90,7 +90,7 @@ def test_a_reviewer_only_ever_reads_changes_of_their_queues(client, outsider, ma
     assert answer == {"changes": [], "versions": {str(finance): 0}, "reset": False}
 
 
-@pytest.mark.parametrize("since", ["", "garbage", "3:x"])
+@pytest.mark.parametrize("since", ["", "garbage", "3:x", "1:\u00b2", "\u00b2:1", "\u0663:1"])  # ², Arabic-Indic 3
 def test_an_unreadable_since_asks_for_a_snapshot(client, manager, start_review, since):
     start_review()
     client.force_login(manager)

@@ -118,6 +118,15 @@ def test_the_list_page_renders_filters_counts_and_the_next_page(client, manager,
     assert (len(snapshot["items"]), snapshot["counts"][str(queues["support"].pk)]) == (2, 3)
 
 
+@pytest.mark.parametrize("ids", [["\u00b2"], ["1", "x"], ["\u0661"]])  # ², a digit int() reads but not ASCII
+def test_bulk_with_ids_that_are_not_numbers_is_a_400_and_does_nothing(client, manager, start_review, ids):
+    _, email = start_review()
+    client.force_login(manager)
+    response = client.post("/inbox/bulk/", {"action": "claim", "ids": [*ids, email.pk]})
+    assert (response.status_code, response.content) == (400, b"Item ids are whole numbers; nothing was done.")
+    assert not Interrupt.objects.filter(claimed_by__isnull=False).exists()
+
+
 def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, start_review, start_session):
     _, email = start_review()
     _, [vip] = start_session("vip-discount", {"customer_id": "c123"})

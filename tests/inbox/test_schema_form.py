@@ -62,6 +62,22 @@ def test_a_post_becomes_the_value_and_empty_optionals_are_left_out():
     }
 
 
+def test_a_list_row_numbered_with_other_digits_is_not_a_row():
+    """`str.isdigit` takes "²", which `int` refuses: like any name the form does not have, ignored."""
+    data = {
+        "f.severity": '"low"',
+        "f.summary": "Typo on the help page",
+        "f.affected_customers": "0",
+        "f.components.\u00b2": "x",
+        "f.components.1\u0663": "y",
+        "f.components.0": "docs",
+        "f.contact.name": "Ann",
+    }
+    assert validate_value(SCHEMA, data)["components"] == ["docs"]
+    components = next(f for f in _flat(form_fields(SCHEMA, data)) if f.name == "f.components")
+    assert [row.name for row in components.children] == ["f.components.0"]
+
+
 def test_a_whole_number_field_refuses_a_fraction():
     value, errors = parse_form({"type": "integer"}, {"f": "2.5"})
     assert (value, errors) == (None, [{"path": [], "message": "Enter a whole number."}])
