@@ -28,8 +28,9 @@ async def run(request: HttpRequest, workflow: str) -> HttpResponseBase:
     """Run ``workflow`` for the token's client; answers ``text/event-stream`` (see :mod:`.runs`).
 
     Refused before any event, as JSON: 401 missing or unknown token, 404 unknown workflow, 403
-    token not scoped to the workflow, 413 body over 1 MiB, 400 body not a RunAgentInput. Every
-    later refusal is a RUN_ERROR event in the stream (:mod:`.errors`).
+    token not scoped to the workflow, 413 body over 1 MiB, 400 body not a RunAgentInput (also one
+    nested too deeply to parse). Every later refusal is a RUN_ERROR event in the stream
+    (:mod:`.errors`).
     """
     client = await sync_to_async(client_for_request)(request)
     if client is None:
@@ -45,6 +46,8 @@ async def run(request: HttpRequest, workflow: str) -> HttpResponseBase:
     try:
         body = json.loads(request.body)
         run_input = RunAgentInput.model_validate(body)
+    except RecursionError:  # json.loads of nesting deeper than the interpreter's recursion limit
+        return _error(400, "invalid_input", "The body is nested too deeply to be an AG-UI RunAgentInput.")
     except (ValueError, ValidationError):
         return _error(400, "invalid_input", "The body is not an AG-UI RunAgentInput.")
     response = StreamingHttpResponse(

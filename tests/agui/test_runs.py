@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 
@@ -240,3 +241,17 @@ async def test_http_refusals(agui, token):
     assert (await agui("email-review", None, raw='{"threadId": "t"}')).status == 400
     assert (await agui("vip-discount", body("t-bad", "not json"))).last["code"] == "input_invalid"
     assert (await agui("email-review", body("t-empty"))).last["code"] == "input_missing"
+
+
+@pytest.mark.parametrize("where", ["body", "state"])
+async def test_a_body_nested_too_deeply_to_parse_is_a_400(agui, where):
+    deep = "[" * 50_000 + "]" * 50_000
+    raw = (
+        deep if where == "body" else json.dumps(body("t-deep", "x")).replace('"state": {}', f'"state": {{"x": {deep}}}')
+    )
+    run = await agui("email-review", None, raw=raw)
+    assert run.status == 400
+    assert json.loads(run.text) == {
+        "error": "invalid_input",
+        "message": "The body is nested too deeply to be an AG-UI RunAgentInput.",
+    }
