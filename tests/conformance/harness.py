@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,12 +34,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine import BaseNode, Content, Event, InMemoryStore, Runner, ScriptedModel
 
-__all__ = ["SHARED", "Trace", "assert_matches", "load_trace", "normalize", "replay", "scripted_responses"]
+__all__ = [
+    "REQUIRED_ENV",
+    "SHARED",
+    "TRACES",
+    "Trace",
+    "assert_matches",
+    "load_trace",
+    "normalize",
+    "replay",
+    "require_traces",
+    "scripted_responses",
+]
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 TRACES = SHARED / "conformance" / "adk"
+REQUIRED_ENV = "REVIEWCONSOLE_CONFORMANCE_REQUIRED"
+"""Set to ``1`` (``.ci/run`` does) and missing traces fail the run instead of skipping."""
 
 _EXCLUDED = {
     "id",
@@ -73,6 +89,21 @@ class Trace:
     @property
     def expected(self) -> list[dict[str, Any]]:
         return self.events[1:]
+
+
+def require_traces(traces: Path = TRACES) -> None:
+    """Skip the calling test when the ADK traces are not checked out beside the clone
+    (``../shared/conformance/adk``), naming the folder; with ``REVIEWCONSOLE_CONFORMANCE_REQUIRED=1``
+    fail instead, so that CI, which always has ``../shared``, proves the traces replay."""
+    if traces.is_dir():
+        return
+    reason = (
+        f"ADK conformance traces not found: {traces} is missing (they come from the sibling folder "
+        f"../shared/ beside the clone; {REQUIRED_ENV}=1 makes this a failure)"
+    )
+    if os.environ.get(REQUIRED_ENV) == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)
 
 
 def load_trace(path: Path | str) -> Trace:

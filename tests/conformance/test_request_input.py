@@ -5,6 +5,8 @@ import pytest
 from reviewconsole.workflows import email_review
 from tests.conformance.harness import assert_matches, load_trace, replay
 
+pytestmark = pytest.mark.usefixtures("adk_traces")  # skipped, naming the folder, without ../shared
+
 
 @pytest.mark.parametrize("name", ["request_input/phone_broke.json", "request_input/phone_broke_reject.json"])
 async def test_email_review_replays_request_input_trace(name):
