@@ -14,6 +14,7 @@ Every refusal is ``{"error": {"code": str, "message": str, ...details}}`` with a
 | 409 | ``session_closed`` / ``session_busy`` / ``interrupt_not_ready`` | the session cannot take it now |
 | 409 | ``workflow_unavailable`` / ``version_mismatch`` | the workflow cannot resume it |
 | 409 | ``idempotency_in_flight`` | the same key is being processed right now |
+| 413 | ``body_too_large`` | the body is over Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (2.5 MiB); nothing was read |
 | 422 | ``idempotency_key_reused`` | the key was used for a different request |
 | 409 | ``busy`` | a row lock or a deadlock made the write give up; nothing was stored (retry) |
 | 503 | ``database_unavailable`` | the database cannot be reached right now; nothing was stored (retry) |
@@ -27,6 +28,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -79,6 +82,9 @@ def error_for(exc: BaseException) -> ApiError | None:
             if k in ("errors", "pending", "interrupt_id", "decided_by", "decided_at", "status", "session_id")
         }
         return ApiError(status, exc.code, exc.message, **details)
+    if isinstance(exc, RequestDataTooBig):  # raised by the first read of request.body
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return ApiError(413, "body_too_large", f"The body exceeds {limit} bytes.", max_bytes=limit)
     if isinstance(exc, UnknownWorkflowError):
         return ApiError(409, "workflow_unavailable", "The session's workflow is not available any more.")
     kind = classify(exc)

@@ -140,6 +140,18 @@ def test_it_refuses_input_that_does_not_fit_with_field_errors(client, token):
     assert WorkflowSession.objects.count() == 0
 
 
+def test_a_body_over_djangos_upload_limit_is_a_413_in_the_api_format(client, token, settings, caplog):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    data = {"workflow": "email-review", "input": {"complaint": "x" * 2000}}
+    response = post(client, "/api/v1/sessions", data, token, "too-big-1")
+    assert response.status_code == 413
+    assert response.json() == {
+        "error": {"code": "body_too_large", "message": "The body exceeds 1000 bytes.", "max_bytes": 1000}
+    }
+    assert WorkflowSession.objects.count() == 0
+    assert "internal_error" not in caplog.text and not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
 def test_it_404s_an_unknown_workflow(client, token):
     response = post(client, "/api/v1/sessions", {"workflow": "nope", "input": {}}, token)
     assert response.status_code == 404
