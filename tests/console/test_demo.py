@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import re
+import stat
 
+import pytest
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import Group, User
 from django.core.management import call_command
@@ -49,16 +51,76 @@ def test_the_auditor_may_only_view(auditor):
     assert "hooks.view_webhooksecret" not in perms
 
 
-def test_it_generates_and_prints_a_password_when_none_is_set(db, monkeypatch):
-    monkeypatch.delenv("DEMO_PASSWORD", raising=False)
-    monkeypatch.delenv("DEMO_WEBHOOK_SECRET", raising=False)
+def _demo_output() -> str:
     out = io.StringIO()
     call_command("demo", stdout=out)
-    password = re.search(r"Password for both: (\S+)", out.getvalue()).group(1)
+    return out.getvalue()
+
+
+def _printed_password(output: str) -> str:
+    return re.search(r"Password for all of them: (\S+)", output).group(1)
+
+
+def _hashes() -> dict[str, str]:
+    return dict(
+        User.objects.filter(username__in=["manager", "reviewer", "auditor"]).values_list("username", "password")
+    )
+
+
+@pytest.fixture
+def no_demo_env(db, monkeypatch, settings, tmp_path):
+    """No DEMO_PASSWORD nor DEMO_WEBHOOK_SECRET, and a var dir of the test's own."""
+    monkeypatch.delenv("DEMO_PASSWORD", raising=False)
+    monkeypatch.delenv("DEMO_WEBHOOK_SECRET", raising=False)
+    settings.VAR_DIR = tmp_path
+    return tmp_path
+
+
+def test_it_generates_and_prints_a_password_when_none_is_set(no_demo_env):
+    output = _demo_output()
+    password = _printed_password(output)
     assert authenticate(username="manager", password=password) is not None
     secret = WebhookSecret.objects.get(endpoint__slug="email-review").secret
     assert secret.startswith("whsec_")
-    assert secret not in out.getvalue()
+    assert secret not in output
+
+
+def test_the_generated_password_is_kept_in_the_var_dir_and_reused(no_demo_env):
+    first = _printed_password(_demo_output())
+    kept = no_demo_env / "demo_password"
+    assert kept.read_text(encoding="utf-8").strip() == first
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    hashes = _hashes()
+    second_output = _demo_output()
+    assert _printed_password(second_output) == first
+    assert str(kept) in second_output
+    assert _hashes() == hashes  # not set again: the same hash, so sessions survive
+
+
+def test_a_restart_keeps_people_logged_in(no_demo_env, client):
+    password = _printed_password(_demo_output())
+    assert client.login(username="manager", password=password)
+    assert client.get("/inbox/").status_code == 200
+    _demo_output()  # ./run again
+    assert client.get("/inbox/").status_code == 200
+
+
+def test_demo_password_is_printed_and_only_set_when_it_changed(no_demo_env, monkeypatch, client):
+    monkeypatch.setenv("DEMO_PASSWORD", "first-choice-123")
+    output = _demo_output()
+    assert "$DEMO_PASSWORD" not in output
+    assert _printed_password(output) == "first-choice-123"
+    assert not (no_demo_env / "demo_password").exists()
+    assert client.login(username="reviewer", password="first-choice-123")
+    hashes = _hashes()
+    _demo_output()
+    assert _hashes() == hashes
+    assert client.get("/inbox/").status_code == 200
+    monkeypatch.setenv("DEMO_PASSWORD", "second-choice-456")
+    assert _printed_password(_demo_output()) == "second-choice-456"
+    assert all(hashes[name] != new for name, new in _hashes().items())
+    assert authenticate(username="auditor", password="second-choice-456") is not None
+    assert client.get("/inbox/").status_code == 302  # a new password ends the old sessions
 
 
 def test_a_new_webhook_secret_replaces_the_old_demo_secret(demo, monkeypatch):

@@ -2,7 +2,10 @@
 
 Users ``manager`` (reviewer and manager of every demo queue), ``reviewer`` (the support queue
 only) and ``auditor`` (reads everything in the admin, changes nothing). Their password is
-``$DEMO_PASSWORD`` when set, else one is generated and printed.
+``$DEMO_PASSWORD`` when set, else one generated on the first run and kept in
+``var/demo_password`` (``$REVIEWCONSOLE_VAR_DIR``, mode 0600) for the next runs; it is printed
+either way. A user's password is only set when it does not match already, so a restart of
+``./run`` (which runs this command) keeps everyone logged in.
 The ``email-review`` webhook endpoint's secret is ``$DEMO_WEBHOOK_SECRET`` (``whsec_…``) when set.
 The API client ``demo`` may use every workflow; its token is ``$DEMO_API_TOKEN`` when set (else it
 is created without a usable token: make one in the admin).
@@ -13,8 +16,10 @@ from __future__ import annotations
 import base64
 import os
 import secrets
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.core.management.base import BaseCommand
@@ -52,6 +57,38 @@ def auditor_group() -> Group:
     return group
 
 
+PASSWORD_FILE = "demo_password"  # noqa: S105 (a file name, not a password)
+"""The generated demo password's file in ``settings.VAR_DIR`` (beside the SQLite database)."""
+
+
+def demo_password() -> tuple[str, str]:
+    """The demo users' password and where it comes from: ``$DEMO_PASSWORD`` when set, else the one
+    kept in ``VAR_DIR/demo_password``, generated (and written, mode 0600) on the first run."""
+    chosen = os.environ.get("DEMO_PASSWORD")
+    if chosen:
+        return chosen, "from DEMO_PASSWORD"
+    path = Path(settings.VAR_DIR) / PASSWORD_FILE
+    try:
+        kept = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        kept = ""
+    if not kept:
+        kept = secrets.token_urlsafe(12)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(kept + "\n")
+    path.chmod(0o600)  # also when an older file was readable by others
+    return kept, f"kept in {path}; set DEMO_PASSWORD to choose one"
+
+
+def _keep_password(user: Any, password: str) -> None:
+    """Set ``password`` only when it is not the user's already: a new hash (new salt) would end
+    every session of the user, so each restart of ``./run`` would log everybody out."""
+    if not user.check_password(password):
+        user.set_password(password)
+
+
 def _demo_api_client() -> None:
     """The ``demo`` API client (every workflow); its token is ``$DEMO_API_TOKEN`` when set."""
     from reviewconsole.api.models import ApiClient
@@ -72,8 +109,7 @@ class Command(BaseCommand):
 
     @transaction.atomic
     def handle(self, *args: Any, **options: Any) -> None:
-        password = os.environ.get("DEMO_PASSWORD") or secrets.token_urlsafe(9)
-        generated = not os.environ.get("DEMO_PASSWORD")
+        password, origin = demo_password()
         users = get_user_model()
 
         reviewers, _ = Group.objects.get_or_create(name=REVIEWERS)
@@ -91,7 +127,7 @@ class Command(BaseCommand):
                 queue.save(update_fields=["managers"])
 
         manager, _ = users.objects.get_or_create(username="manager", defaults={"email": "manager@example.com"})
-        manager.set_password(password)
+        _keep_password(manager, password)
         manager.is_staff = False
         manager.save()
         manager.groups.add(
@@ -100,12 +136,12 @@ class Command(BaseCommand):
 
         # A second reviewer, of the support queue only: two people racing on one email review.
         reviewer, _ = users.objects.get_or_create(username="reviewer", defaults={"email": "reviewer@example.com"})
-        reviewer.set_password(password)
+        _keep_password(reviewer, password)
         reviewer.save()
         reviewer.groups.add(reviewers, Group.objects.get(name="queue:support"))
 
         auditor, _ = users.objects.get_or_create(username="auditor", defaults={"email": "auditor@example.com"})
-        auditor.set_password(password)
+        _keep_password(auditor, password)
         auditor.is_staff = True
         auditor.is_superuser = False
         auditor.save()
@@ -127,10 +163,7 @@ class Command(BaseCommand):
         self.stdout.write("  Reviewer: manager  (every queue, and their manager; inbox at /inbox/)")
         self.stdout.write("  Reviewer: reviewer (the support queue only)")
         self.stdout.write("  Auditor:  auditor  (admin at /admin/)")
-        if generated:
-            self.stdout.write(f"  Password for both: {password}   (set DEMO_PASSWORD to choose one)")
-        else:
-            self.stdout.write("  Password for both: $DEMO_PASSWORD")
+        self.stdout.write(f"  Password for all of them: {password}   ({origin})")
         for endpoint in WebhookEndpoint.objects.all():
             self.stdout.write(f"  Webhook: POST /hooks/{endpoint.slug}/  (workflow {endpoint.workflow})")
         self.stdout.write('  Send one: python manage.py send_webhook email-review --data \'{"complaint": "..."}\'')
