@@ -147,6 +147,9 @@ LOGGING = {
         "engine": {"handlers": ["console"], "level": "INFO"},
         "reviewconsole": {"handlers": ["console"], "level": "INFO"},
         "django_tasks_db": {"handlers": ["console"], "level": "WARNING"},
+        # Unhandled errors in views (500s) with their traceback, also with DEBUG off (Django's
+        # own console handler only logs with DEBUG on); the page stays generic.
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
     },
 }
 

@@ -47,6 +47,34 @@ def test_a_page_bug_answers_djangos_plain_500(client, auditor, monkeypatch, path
     assert b"RuntimeError" not in response.content
 
 
+def test_a_page_bug_is_logged_with_its_traceback_on_the_console_with_debug_off(client, auditor, monkeypatch, settings):
+    """Django's own console handler logs only with DEBUG on; ours (stderr) logs every 500."""
+    import io
+
+    from reviewconsole.console import views
+
+    def boom(*args, **kwargs):
+        raise RuntimeError(SECRET_DETAIL)
+
+    settings.DEBUG = False
+    monkeypatch.setattr(views, "get_object_or_404", boom)
+    client.raise_request_exception = False
+    client.force_login(auditor)
+    [console] = [h for h in logging.getLogger("django.request").handlers if h.name == "console"]
+    log = io.StringIO()
+    stderr = console.setStream(log)
+    try:
+        response = client.get("/api/sessions/x/")
+    finally:
+        console.setStream(stderr)
+    assert response.status_code == 500
+    assert b"hunter2" not in response.content
+    written = log.getvalue()
+    assert "ERROR django.request: Internal Server Error: /api/sessions/x/" in written
+    assert "Traceback (most recent call last)" in written
+    assert f"RuntimeError: {SECRET_DETAIL}" in written
+
+
 def test_an_unknown_api_path_is_a_json_404(client, demo):
     response = client.get("/api/v1/no/such/thing")
     assert response.status_code == 404
