@@ -63,6 +63,8 @@ class _MemCheckpoint:
     state: str
     pending: list[int]
     """Positions in the session's ``interrupts`` of the interrupts pending at the pause."""
+    opened: int
+    """How many interrupts the session had opened by the pause (later ones follow in ``interrupts``)."""
 
 
 @dataclass
@@ -192,6 +194,7 @@ class InMemoryStore:
                 data=mem.checkpoint,
                 state=json.dumps(record.state),
                 pending=[mem.newest[wire] for wire in mem.pending],
+                opened=len(mem.interrupts),
             )
             record.checkpoint_id = checkpoint_id
         return _record_copy(record, commit.checkpoint)
@@ -303,6 +306,9 @@ class InMemoryStore:
             newest = mem.latest[wire]
             if wire not in mem.pending and newest.status == "resolved" and newest.decided_by != decided_by:
                 raise CheckpointDecidedError.for_interrupt(wire, newest.decided_by, newest.decided_at)
+        for later in mem.interrupts[found.opened :]:
+            if later.status == "resolved" and later.decided_by != decided_by:
+                raise CheckpointDecidedError.for_interrupt(later.id, later.decided_by, later.decided_at)
         data = json.loads(found.data)
         restored_state = json.loads(found.state)
         invocation_id = str(data.get("invocation_id") or record.invocation_id)

@@ -424,8 +424,8 @@ class Runner:
             UnknownCheckpointError: the session has no pause checkpoint with that id (a
                 checkpoint of another session is unknown too).
             SessionClosedError: the session is completed, failed or cancelled; nothing changed.
-            CheckpointDecidedError: the rewind would re-open an interrupt decided by someone
-                other than ``decided_by`` (``details``: ``interrupt_id``, ``decided_by``,
+            CheckpointDecidedError: the rewind would re-open, or go back past, an interrupt
+                decided by someone other than ``decided_by`` (``details``: ``interrupt_id``, ``decided_by``,
                 ``decided_at``); nothing changed.
             SessionBusyError: a run holds the lease; try again.
         """

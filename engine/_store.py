@@ -249,17 +249,18 @@ class Store(Protocol):
         Only an open session can be rewound, and a decision is final for everyone but its own
         decider: an interrupt to re-open whose newest record is ``resolved`` must have been decided
         by ``decided_by`` (the rewinder, compared with the ``decided_by`` its answers were
-        submitted under; None matches answers stored without one). One ``cancelled`` (by the
-        engine or an earlier rewind: nobody decided it) may always be re-opened. Both checks are
-        made in the rewind's own transaction, before anything changes.
+        submitted under; None matches answers stored without one), and no interrupt opened after the
+        checkpoint may have been decided by anyone else (going back past it would undo it). One
+        ``cancelled`` (by the engine or an earlier rewind: nobody decided it) may always be
+        re-opened. The checks are made in the rewind's own transaction, before anything changes.
 
         Raises:
             SessionNotFoundError: no such session.
             ConcurrencyError: ``lease_owner`` is given and does not hold the lease.
             SessionClosedError: the session is completed, failed or cancelled; nothing changed.
-            CheckpointDecidedError: an interrupt to re-open was decided by someone other than
-                ``decided_by`` (``details``: ``interrupt_id``, ``decided_by``, ``decided_at``);
-                nothing changed.
+            CheckpointDecidedError: an interrupt to re-open, or one opened after the checkpoint,
+                was decided by someone other than ``decided_by`` (``details``: ``interrupt_id``,
+                ``decided_by``, ``decided_at``); nothing changed.
         """
         ...
 

@@ -12,7 +12,8 @@ again), and a rewind that would re-open an interrupt decided by someone other th
 The rule: a resolved interrupt may be re-opened only when it was decided under the rewinder's
 own ``decided_by`` label (an AG-UI thread's ``agui:<client>``, which only that session's thread
 writes) and not by a user account; a reviewer's, an API client's (``client:<name>``) or the
-expiry's decision is final. Cancelled interrupts (nobody decided them) are re-opened.
+expiry's decision is final. Cancelled interrupts (nobody decided them) are re-opened. Nor may a
+rewind go back past such a decision made after the checkpoint (on an interrupt opened later).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import datetime as dt
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from engine import (
@@ -66,6 +68,24 @@ def _refuse_others_decisions(row: WorkflowSession, wires: list[str], decided_by:
         if newest.decided_by_id is not None or label != decided_by:
             when = newest.decided_at.timestamp() if newest.decided_at else None
             raise CheckpointDecidedError.for_interrupt(wire, label, when)
+
+
+def _refuse_later_decisions(row: WorkflowSession, checkpoint: Checkpoint, decided_by: str | None) -> None:
+    """Raise CheckpointDecidedError when someone else decided an interrupt after the checkpoint.
+
+    Going back past such a decision would undo it even though it is not re-opened (an interrupt
+    opened after the pause, e.g. a reviewer's approval the rewinder could then answer itself).
+    """
+    others = Q(decided_by__isnull=False) | ~Q(decided_by_label=decided_by or "")
+    later = (
+        Interrupt.objects.filter(session=row, status=InterruptStatus.RESOLVED, decided_at__gt=checkpoint.created_at)
+        .filter(others)
+        .order_by("decided_at")
+        .first()
+    )
+    if later is not None:
+        when = later.decided_at.timestamp() if later.decided_at else None
+        raise CheckpointDecidedError.for_interrupt(later.interrupt_id, later.decided_by_label or None, when)
 
 
 def _reopen(row: WorkflowSession, wire: str, now: dt.datetime) -> Interrupt | None:
@@ -114,6 +134,7 @@ def restore_checkpoint(
         )
     )
     _refuse_others_decisions(row, [wire for wire in wanted if wire not in still_pending], decided_by)
+    _refuse_later_decisions(row, checkpoint, decided_by)
     now = timezone.now()
     restored = _state_at(row, checkpoint)
     invocation_id = str(checkpoint.data.get("invocation_id") or row.invocation_id)

@@ -190,6 +190,33 @@ async def test_a_rewind_never_reopens_an_interrupt_someone_else_decided(store):
         await runner.restore_checkpoint(session.id, first.session.checkpoint_id)
 
 
+def last(node_input: str):
+    return RequestInput(interrupt_id="last", message=f"Last word on {node_input}?")
+
+
+async def test_a_rewind_never_goes_back_past_a_decision_someone_else_made_later(store):
+    """The client answered go; a reviewer answered sure, opened after go's pause; the session waits
+    on last. Rewinding to go's pause would re-open only the client's own answer, but it would undo
+    the reviewer's decision: refused, nothing changed."""
+    runner = Runner(Workflow("thrice", edges=[(START, ask, echo, check, last, finish)]), store)
+    session = await runner.create_session()
+    first = await runner.run(session.id, "x")
+    await runner.resume(session.id, {"go": "first"}, decided_by="client")
+    waiting = await runner.resume(session.id, {"sure": "yes"}, decided_by="reviewer")
+    assert [r.id for r in waiting.interrupts] == ["last"]
+    before = await store.get_session(session.id)
+
+    with pytest.raises(CheckpointDecidedError) as refused:
+        await runner.restore_checkpoint(session.id, first.session.checkpoint_id, decided_by="client")
+
+    assert refused.value.details["interrupt_id"] == "sure" and refused.value.details["decided_by"] == "reviewer"
+    after = await store.get_session(session.id)
+    assert (after.version, after.checkpoint_id) == (before.version, before.checkpoint_id)
+    assert [r.id for r in await store.pending_interrupts(session.id)] == ["last"]
+    mine = await runner.restore_checkpoint(session.id, waiting.session.checkpoint_id, decided_by="client")
+    assert mine.checkpoint_id == waiting.session.checkpoint_id  # no later decision: allowed
+
+
 async def test_a_rewind_reopens_the_rewinders_own_answer(store):
     runner = two_pauses(store)
     session = await runner.create_session()
