@@ -89,6 +89,7 @@ class FormField:
     template: FormField | None = None  # a list's empty row, for "Add"
     errors: list[str] = field(default_factory=list)
     step: str = "any"
+    nullable: bool = False  # the schema also takes null (pydantic's ``X | None``)
 
     @property
     def id(self) -> str:
@@ -104,6 +105,18 @@ def _label(name: Any, schema: dict[str, Any]) -> str:
     if isinstance(title, str) and title:
         return title
     return str(name).replace("_", " ").capitalize() if name != ROOT else "Answer"
+
+
+def _shown(value: Any) -> str:
+    """A value as a field shows it: text as it is, other JSON values as JSON, null as nothing."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _nullable(schema: dict[str, Any]) -> bool:
+    kind = schema.get("type")
+    return bool(schema.get("nullable")) or (isinstance(kind, list) and "null" in kind)
 
 
 def _enum_choices(schema: dict[str, Any]) -> list[tuple[str, str]]:
@@ -143,7 +156,10 @@ def _build(
         kind=kind,
         required=required,
         description=str(schema.get("description") or ""),
+        nullable=_nullable(schema),
     )
+    if initial is None:  # the schema's default starts the field (a null default: an empty one)
+        initial = schema.get("default")
     if kind == "object":
         props = schema.get("properties") or {}
         needed = set(schema.get("required") or [])
@@ -179,14 +195,9 @@ def _build(
         node.choices = _enum_choices(schema)
         node.value = raw if raw is not None else (json.dumps(initial) if initial is not None else "")
     elif kind == "boolean":
-        node.checked = (raw is not None and raw != "") if data else bool(initial)
+        node.checked = (raw is not None and raw != "") if data else initial is True
     else:
-        if raw is not None:
-            node.value = str(raw)
-        elif initial is not None:
-            node.value = initial if isinstance(initial, str) else json.dumps(initial)
-        elif "default" in schema and kind != "json":
-            node.value = str(schema["default"])
+        node.value = str(raw) if raw is not None else _shown(initial)
         fmt = schema.get("format")
         node.input_type = {"date": "date", "date-time": "datetime-local", "email": "email"}.get(str(fmt), "text")
         if kind in ("number", "integer"):
@@ -238,6 +249,8 @@ def _parse(node: FormField, data: dict[str, Any], errors: list[dict[str, Any]]) 
             value = _parse(child, data, errors)
             if value is not None:
                 found[child.path[-1]] = value
+            elif child.required and child.nullable and not child.is_group:
+                found[child.path[-1]] = None  # left empty where the schema wants the key: null
         return found if (found or node.required) else None
     if node.kind == "list":
         values = [_parse(child, data, errors) for child in node.children]
