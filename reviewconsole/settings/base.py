@@ -34,6 +34,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A NUL in the URL or a header is a 400 here, not a 500 at the database (PostgreSQL).
+    "reviewconsole.console.request_guard.RefuseNulMiddleware",
     # A view's database outage or lock wait becomes a 503 / 409 with Retry-After, not a 500.
     "reviewconsole.console.unavailable.DatabaseErrorMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",

@@ -50,3 +50,13 @@ def test_inbox_feedback_with_a_nul_gets_400(postgres, manager, start_review, cli
     response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "revise", "feedback": "short\x00er"})
     assert response.status_code == 400
     assert (Interrupt.objects.get(pk=item.pk).status, Delivery.objects.count()) == ("pending", 0)
+
+
+def test_a_nul_in_a_search_or_an_api_header_gets_400(postgres, manager, client):
+    client.force_login(manager)
+    assert client.get("/inbox/?q=a%00b").status_code == 400
+    _, token = make_api_client()
+    body = json.dumps({"workflow": "email-review", "input": {"complaint": "late"}})
+    response = client.post("/api/v1/sessions", body, content_type="application/json", headers=auth(token, "k\x00"))
+    assert response.status_code == 400
+    assert WorkflowSession.objects.count() == 0
