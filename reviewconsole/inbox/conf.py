@@ -7,7 +7,7 @@
 | ``HEARTBEAT_SECONDS`` | 10 | the inbox socket's ping interval; silent for 2× that means dead |
 | ``ACCESS_RECHECK_SECONDS`` | 2 | how long an inbox socket trusts its last check of the login and queues |
 | ``REJECT_REASON_REQUIRED`` | true | a rejection needs a reason unless the interrupt says otherwise |
-| ``BASE_URL`` | ``http://127.0.0.1:8000`` | the console's address, for links in emails |
+| ``BASE_URL`` | ``http://127.0.0.1:8000`` | the console's address, for links in emails (``serve``: the one it serves) |
 | ``NOTIFY_EMAIL`` | true | email queue members about new items |
 | ``EXPIRY`` | ``{}`` | per workflow ``{"due_in_seconds", "on_expiry", "escalate_to"}`` (JSON in the environment) |
 | ``CHANGE_LOG_DAYS`` | 7 | queue changes kept for catching up; older clients take a snapshot |

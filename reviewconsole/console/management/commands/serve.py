@@ -3,12 +3,14 @@
 One process: Daphne serves the ASGI app on the main thread; worker threads run sessions. The
 in-memory channel layer is shared because everything is in this process. Static files (the
 inbox's CSS and JS) are served by the same process, as nothing else serves them on the embedded
-default. Ctrl-C stops it all.
+default. Ctrl-C stops it all. Links in notification emails use the served address (``--host``,
+``--port``) unless ``BASE_URL`` is set (``REVIEWCONSOLE_BASE_URL``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +20,15 @@ from django.core.management.base import BaseCommand, CommandParser
 from reviewconsole.console.worker import ThreadWorker
 from reviewconsole.inbox.live import bind_loop
 from reviewconsole.workflow_sessions.recovery import RecoveryLoop
+
+
+def served_base_url(host: str, port: int) -> str:
+    """The address to put in links for a console served on ``host:port`` (loopback for a
+    wildcard host: the names clients use are not known here; set ``BASE_URL`` for them)."""
+    shown = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host  # noqa: S104 (compared, not bound)
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
 
 
 class Command(BaseCommand):
@@ -43,6 +54,8 @@ class Command(BaseCommand):
             self.stdout.write("Listening on every interface: list the names clients use in DJANGO_ALLOWED_HOSTS.")
         elif host not in settings.ALLOWED_HOSTS:
             settings.ALLOWED_HOSTS.append(host)
+        if "BASE_URL" not in getattr(settings, "REVIEWCONSOLE", {}) and "REVIEWCONSOLE_BASE_URL" not in os.environ:
+            os.environ["REVIEWCONSOLE_BASE_URL"] = served_base_url(host, port)  # read by inbox_setting
         worker = ThreadWorker(count=workers)
         recovery = RecoveryLoop()  # runs left half-done by a crash are picked up again
 
