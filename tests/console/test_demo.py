@@ -62,9 +62,8 @@ def _printed_password(output: str) -> str:
 
 
 def _hashes() -> dict[str, str]:
-    return dict(
-        User.objects.filter(username__in=["manager", "reviewer", "auditor"]).values_list("username", "password")
-    )
+    names = ["manager", "reviewer", "auditor", "admin"]
+    return dict(User.objects.filter(username__in=names).values_list("username", "password"))
 
 
 @pytest.fixture
@@ -128,3 +127,20 @@ def test_a_new_webhook_secret_replaces_the_old_demo_secret(demo, monkeypatch):
     call_command("demo", stdout=io.StringIO())
     secrets = WebhookSecret.objects.filter(endpoint__slug="email-review").values_list("secret", flat=True)
     assert list(secrets) == ["whsec_" + "Q" * 43 + "="]
+
+
+def test_it_creates_an_admin_with_the_demo_password(no_demo_env, client):
+    output = _demo_output()
+    password = _printed_password(output)
+    assert re.search(r"^  Admin: +admin ", output, re.MULTILINE)
+    admin = authenticate(username="admin", password=password)
+    assert admin is not None
+    assert (admin.is_staff, admin.is_superuser, admin.is_active) == (True, True, True)
+    assert client.login(username="admin", password=password)
+    # The README's admin steps: add an API client, a subscription, a webhook endpoint's secrets.
+    for url in ("/admin/api/apiclient/add/", "/admin/outbound/subscription/add/", "/admin/hooks/webhookendpoint/"):
+        assert client.get(url).status_code == 200, url
+    hashes = _hashes()
+    assert set(hashes) == {"manager", "reviewer", "auditor", "admin"}
+    _demo_output()
+    assert _hashes() == hashes

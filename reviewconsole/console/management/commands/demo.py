@@ -1,7 +1,8 @@
 """``python manage.py demo``: demo users, groups, queues and webhook endpoints (idempotent).
 
 Users ``manager`` (reviewer and manager of every demo queue), ``reviewer`` (the support queue
-only) and ``auditor`` (reads everything in the admin, changes nothing). Their password is
+only), ``auditor`` (reads everything in the admin, changes nothing) and ``admin`` (a superuser:
+API clients, subscriptions, webhook secrets, Replay, Redeliver). Their password is
 ``$DEMO_PASSWORD`` when set, else one generated on the first run and kept in
 ``var/demo_password`` (``$REVIEWCONSOLE_VAR_DIR``, mode 0600) for the next runs; it is printed
 either way. A user's password is only set when it does not match already, so a restart of
@@ -147,6 +148,14 @@ class Command(BaseCommand):
         auditor.save()
         auditor.groups.set([auditor_group()])
 
+        # The administrator the README's admin steps need (API clients, subscriptions, secrets).
+        admin, _ = users.objects.get_or_create(username="admin", defaults={"email": "admin@example.com"})
+        _keep_password(admin, password)
+        admin.is_staff = True
+        admin.is_superuser = True
+        admin.is_active = True
+        admin.save()
+
         _demo_api_client()
 
         secret = os.environ.get("DEMO_WEBHOOK_SECRET")
@@ -162,7 +171,8 @@ class Command(BaseCommand):
         self.stdout.write("Demo data ready.")
         self.stdout.write("  Reviewer: manager  (every queue, and their manager; inbox at /inbox/)")
         self.stdout.write("  Reviewer: reviewer (the support queue only)")
-        self.stdout.write("  Auditor:  auditor  (admin at /admin/)")
+        self.stdout.write("  Auditor:  auditor  (reads everything in the admin at /admin/)")
+        self.stdout.write("  Admin:    admin    (superuser: API clients, subscriptions, webhook secrets at /admin/)")
         self.stdout.write(f"  Password for all of them: {password}   ({origin})")
         for endpoint in WebhookEndpoint.objects.all():
             self.stdout.write(f"  Webhook: POST /hooks/{endpoint.slug}/  (workflow {endpoint.workflow})")
