@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 from ..audit.services import audit_record
 from ..inbox.models import Interrupt
 from ..workflow_sessions.models import WorkflowSession
+from ..workflow_sessions.outcome import session_result
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -21,7 +22,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @staff_member_required
 @require_GET
 def session_json(request: HttpRequest, session_id: str) -> JsonResponse:
-    """Status, state, interrupts and events (ADK JSON) of one session.
+    """Status, state, result, interrupts and events (ADK JSON) of one session.
 
     Who may read it: whoever may open the session's admin page (view permission on sessions);
     a staff user without it gets 403, as there. Each read is audited as ``session.view``.
@@ -38,6 +39,8 @@ def session_json(request: HttpRequest, session_id: str) -> JsonResponse:
             "status": session.status,
             "state": session.state,
             "output": session.output,
+            # Once it ended: the output, else the failure's or the last message (output may be null).
+            "result": session_result(session),
             "created_at": session.created_at.isoformat(),
             "updated_at": session.updated_at.isoformat(),
             "interrupts": [

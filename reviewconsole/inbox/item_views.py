@@ -21,6 +21,7 @@ from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
 from ..audit.services import audit_record
 from ..json_input import UnstorableValueError, check_storable
+from ..workflow_sessions.outcome import session_outcome
 from ..workflows import UnknownWorkflowError
 from . import claims
 from .drafts import revisions
@@ -57,9 +58,12 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def status_json(request: HttpRequest, pk: int) -> JsonResponse:
-    """The item's summary now (a detail page left open catches up with it after a reconnect)."""
+    """The item's summary now (a detail page left open catches up with it after a reconnect),
+    and its session's status and, once the session ended, its result."""
     item = item_for(request.user, pk)
-    return JsonResponse({"item": summary(item), "version": item.queue.version})
+    return JsonResponse(
+        {"item": summary(item), "version": item.queue.version, "session": session_outcome(item.session)}
+    )
 
 
 @login_required

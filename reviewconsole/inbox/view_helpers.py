@@ -21,6 +21,7 @@ from django.shortcuts import redirect, render
 
 from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
+from ..workflow_sessions.outcome import session_outcome
 from ..workflow_sessions.runners import configured_model
 from ..workflows import UnknownWorkflowError, get
 from .actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
@@ -91,6 +92,8 @@ def detail_context(request: HttpRequest, item: Interrupt, **extra: Any) -> dict[
         "picture": session_picture(session),
         "mermaid": mermaid_available(),
         "sentence": status_sentence(item),
+        # How the session went on after the decision (its status, then its result once it ended).
+        "outcome": None if item.is_pending else session_outcome(session),
         "stored_diff": parse_unified(item.edit_diff) if item.edit_diff else [],
         "prev_pk": prev_pk,
         "next_pk": next_pk,

@@ -22,24 +22,48 @@
     document.body.classList.toggle("item-closed", over);
   }
 
+  // Once decided: the session's status and, when it has ended, its result (status.json).
+  const outcome = document.getElementById("session-outcome");
+  function showSession(session) {
+    if (!outcome || !session) return;
+    document.getElementById("session-status").textContent = session.status_label.toLowerCase();
+    document.getElementById("session-status").dataset.status = session.status;
+    document.getElementById("session-note").textContent = session.ended
+      ? ""
+      : "It has not ended yet: reload this page to see how it ends.";
+    const result = document.getElementById("session-result");
+    result.textContent = session.result || "";
+    result.hidden = !session.result;
+    outcome.hidden = false;
+  }
+
   async function fetchStatus() {
     try {
       const response = await fetch(`/inbox/items/${cfg.item}/status.json`, {
         credentials: "same-origin",
         headers: { Accept: "application/json" },
       });
-      if (response.ok) update((await response.json()).item);
+      if (!response.ok) return;
+      const data = await response.json();
+      update(data.item);
+      if (data.item && data.item.status !== "pending") showSession(data.session);
     } catch (error) {
       /* the next reconnect tries again */
     }
+  }
+
+  function changed(item) {
+    update(item);
+    // Decided (or superseded) while the page is open: ask how the session stands now.
+    if (item && item.id === cfg.item && item.status !== "pending") fetchStatus();
   }
 
   window.InboxLive.start({
     versions: { [String(cfg.queue)]: cfg.version },
     heartbeat: cfg.heartbeat,
     onlyKnownQueues: true,
-    onChanges: (changes) => changes.forEach((c) => update(c.item)),
-    onOther: (message) => update(message.item),
+    onChanges: (changes) => changes.forEach((c) => changed(c.item)),
+    onOther: (message) => changed(message.item),
     onReset: fetchStatus,
   });
 

@@ -1,0 +1,59 @@
+"""Where a session stands and, once it ended, what it ended with.
+
+A workflow may end with an output (the refund agent's reply) or only with a message (the email
+review's "Draft approved and sent successfully."), so the result people see is the output, else
+for a failed session the engine's failure message, else the session's last message that no user
+wrote. The text may come from
+an LLM or an outside caller: templates escape it, scripts set it with ``textContent``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .models import SessionStatus, WorkflowSession
+
+__all__ = ["ENDED", "last_message", "session_outcome", "session_result"]
+
+ENDED = frozenset({SessionStatus.COMPLETED, SessionStatus.FAILED, SessionStatus.CANCELLED})
+
+_LOOK_BACK = 50  # events searched, newest first, for the last message
+
+
+def last_message(session: WorkflowSession) -> str:
+    """The newest text of the session written by the workflow (not by a user), or ""."""
+    rows = session.events.exclude(author="user").order_by("-seq").values_list("data", flat=True)[:_LOOK_BACK]
+    for data in rows:
+        parts = (data.get("content") or {}).get("parts", []) if isinstance(data, dict) else []
+        text = "".join(p.get("text", "") for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
+        if text.strip() and not (isinstance(data, dict) and data.get("partial")):
+            return text
+    return ""
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
+
+
+def session_result(session: WorkflowSession) -> str | None:
+    """The session's final result once it ended (see the module docstring), else None."""
+    if session.status not in ENDED:
+        return None
+    if session.output is not None:
+        return _text(session.output)
+    if session.status == SessionStatus.FAILED and isinstance(session.error, dict) and session.error.get("message"):
+        return str(session.error["message"])  # the engine's own sentence, never the exception
+    return last_message(session) or None
+
+
+def session_outcome(session: WorkflowSession) -> dict[str, Any]:
+    """``{"id", "status", "status_label", "ended", "result"}`` for pages and JSON."""
+    status = SessionStatus(session.status) if session.status in SessionStatus.values else None
+    return {
+        "id": session.id,
+        "status": session.status,
+        "status_label": status.label if status is not None else session.status,
+        "ended": session.status in ENDED,
+        "result": session_result(session),
+    }

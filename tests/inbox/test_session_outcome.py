@@ -1,0 +1,122 @@
+"""A decided item's page says how its session went on: its status, and once it ended, its result
+(the output, else the session's last message), escaped; status.json and the session JSON too."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.workflow_sessions.outcome import session_outcome
+
+
+def _section(page):
+    return re.search(r'<section class="outcome" id="session-outcome".*?</section>', page, re.S).group(0)
+
+
+def _decide(on_commit, item, user, action, **kwargs):
+    with on_commit():
+        interrupt_decide(interrupt=item, user=user, action=action, **kwargs)
+
+
+def test_an_approved_email_review_shows_the_session_completed_with_its_last_message(
+    client, manager, start_review, on_commit
+):
+    _, item = start_review()
+    _decide(on_commit, item, manager, "approve")
+    client.force_login(manager)
+    section = _section(client.get(f"/inbox/items/{item.pk}/").content.decode())
+    assert "hidden" not in section.split(">", 1)[0]
+    assert 'id="session-status" data-status="completed">completed<' in section
+    assert re.search(r'id="session-result">Draft approved and sent successfully\.<', section)
+    assert 'id="session-note"></span>' in section
+
+
+def test_a_rejected_email_review_shows_draft_rejected(client, manager, start_review, on_commit):
+    _, item = start_review()
+    _decide(on_commit, item, manager, "reject", reason="Customer already refunded")
+    client.force_login(manager)
+    section = _section(client.get(f"/inbox/items/{item.pk}/").content.decode())
+    assert re.search(r'id="session-result">Draft rejected\.<', section)
+
+
+def test_a_refund_shows_the_session_output(client, personas, start_session, on_commit):
+    _, [item] = start_session("refund-approval", {"order_id": "B-2", "amount": 40, "reason": "late"})
+    _decide(on_commit, item, personas.admin, "approve")
+    client.force_login(personas.admin)
+    section = _section(client.get(f"/inbox/items/{item.pk}/").content.decode())
+    assert "Your refund of $40.00 for order B-2 has been submitted." in unescape(section)
+
+
+def test_a_session_still_going_says_so_and_shows_no_result(client, manager, start_review, on_commit):
+    _, item = start_review()
+    _decide(on_commit, item, manager, "revise", text="shorter")  # a new draft waits for review
+    client.force_login(manager)
+    section = _section(client.get(f"/inbox/items/{item.pk}/").content.decode())
+    assert 'data-status="waiting">waiting for input<' in section
+    assert "It has not ended yet: reload this page to see how it ends." in section
+    assert re.search(r'<div class="pre draft" id="session-result" hidden></div>', section)
+
+
+def test_a_pending_item_keeps_the_section_hidden(client, manager, start_review):
+    _, item = start_review()
+    client.force_login(manager)
+    section = _section(client.get(f"/inbox/items/{item.pk}/").content.decode())
+    assert section.startswith('<section class="outcome" id="session-outcome"')
+    assert " hidden>" in section.split("\n", 1)[0]
+
+
+def test_the_result_is_escaped(client, personas, start_session, on_commit):
+    _, [item] = start_session("incident-triage", {"title": "Checkout down"})
+    client.force_login(personas.admin)
+    data = {
+        "action": "answer",
+        "f.severity": '"low"',
+        "f.summary": "Pay <script>alert(1)</script> fails",
+        "f.affected_customers": "1",
+        "f.contact.name": "Dana",
+    }
+    with on_commit():
+        assert client.post(f"/inbox/items/{item.pk}/decide/", data).status_code == 302
+    page = client.get(f"/inbox/items/{item.pk}/").content.decode()
+    section = _section(page)
+    assert "Logged a low incident: Pay &lt;script&gt;alert(1)&lt;/script&gt; fails" in section
+    assert "<script>alert" not in page
+
+
+def test_status_json_carries_the_session_for_a_page_left_open(client, manager, start_review, on_commit):
+    session, item = start_review()
+    client.force_login(manager)
+    before = client.get(f"/inbox/items/{item.pk}/status.json").json()["session"]
+    assert (before["status"], before["ended"], before["result"]) == ("waiting", False, None)
+    _decide(on_commit, item, manager, "approve")
+    after = client.get(f"/inbox/items/{item.pk}/status.json").json()["session"]
+    assert after == {
+        "id": session.id,
+        "status": "completed",
+        "status_label": "Completed",
+        "ended": True,
+        "result": "Draft approved and sent successfully.",
+    }
+
+
+def test_the_session_json_has_the_result_when_the_workflow_gives_no_output(
+    client, auditor, manager, start_review, on_commit
+):
+    session, item = start_review()
+    _decide(on_commit, item, manager, "approve")
+    client.force_login(auditor)
+    data = client.get(f"/api/sessions/{session.id}/").json()
+    assert (data["status"], data["output"], data["result"]) == (
+        "completed",
+        None,
+        "Draft approved and sent successfully.",
+    )
+
+
+def test_a_failed_session_shows_its_failure_message(start_review):
+    session, _ = start_review()
+    session.status, session.error = "failed", {"code": "node_failed", "message": "Node x@1 failed.", "exception": "E()"}
+    session.save(update_fields=["status", "error"])
+    outcome = session_outcome(session)
+    assert (outcome["ended"], outcome["status_label"], outcome["result"]) == (True, "Failed", "Node x@1 failed.")
