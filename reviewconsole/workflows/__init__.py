@@ -36,6 +36,10 @@ class WorkflowSpec:
     never due), ``on_expiry`` (``""`` stay overdue, ``"escalate"`` to ``escalate_to``, or
     ``"timeout"``: resume with a timeout payload, see ``reviewconsole/inbox/expiry.py``), and
     ``bulk_approve`` (reviewers may approve several of its items at once).
+
+    ``chat``: a conversation that, after a reply that does not end it, waits for the user's next
+    chat message (no interrupt, nothing in the inbox). Only an AG-UI client sends one, so the
+    demo makes no webhook endpoint for it: a webhook cannot carry the conversation on.
     """
 
     name: str
@@ -52,6 +56,7 @@ class WorkflowSpec:
     on_expiry: str = ""
     escalate_to: str = ""
     bulk_approve: bool = False
+    chat: bool = False
 
 
 _REGISTRY: dict[str, WorkflowSpec] = {
@@ -119,6 +124,7 @@ _REGISTRY: dict[str, WorkflowSpec] = {
                 "refunds_agent": support_handoff.offline_refund,
                 "order_agent": support_handoff.offline_order,
             },
+            chat=True,
         ),
     ]
 }

@@ -14,7 +14,10 @@ from django.core.management import call_command
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
 from reviewconsole.inbox.models import Queue
 from reviewconsole.inbox.selectors import queues_for
-from tests.conftest import DEMO_PASSWORD, DEMO_SECRET
+from reviewconsole.workflow_sessions.models import WorkflowSession
+from reviewconsole.workflows import all_specs
+from reviewconsole.workflows import get as get_workflow
+from tests.conftest import DEMO_PASSWORD, DEMO_SECRET, post_webhook
 
 
 def _counts():
@@ -144,3 +147,24 @@ def test_it_creates_an_admin_with_the_demo_password(no_demo_env, client):
     assert set(hashes) == {"manager", "reviewer", "auditor", "admin"}
     _demo_output()
     assert _hashes() == hashes
+
+
+def test_a_chat_workflow_gets_no_webhook_endpoint(demo, client):
+    """support-handoff waits for the user's next chat message, which a webhook cannot send: the
+    demo makes no endpoint for it (AG-UI drives it), and a webhook to it is refused."""
+    assert get_workflow("support-handoff").chat
+    slugs = set(WebhookEndpoint.objects.values_list("slug", flat=True))
+    assert "support-handoff" not in slugs
+    assert slugs == {spec.name for spec in all_specs() if not spec.chat}
+    response = post_webhook(client, {"message": "hello"}, slug="support-handoff")
+    assert response.status_code == 404
+    assert WorkflowSession.objects.count() == 0
+
+
+def test_an_older_demo_s_chat_endpoint_is_disabled_and_not_printed(no_demo_env):
+    WebhookEndpoint.objects.create(slug="support-handoff", workflow="support-handoff")
+    output = _demo_output()
+    assert not WebhookEndpoint.objects.get(slug="support-handoff").enabled
+    assert "/hooks/support-handoff/" not in output
+    assert "/hooks/email-review/" in output
+    assert "POST /agui/support-handoff/" in output

@@ -64,3 +64,11 @@ def test_it_names_an_unknown_endpoint(demo, through_test_client):
     with pytest.raises(CommandError, match=r"run `python manage\.py demo`"):
         call_command("send_webhook", "nope", "--data", "{}", stdout=io.StringIO())
     assert through_test_client == []
+
+
+def test_it_says_a_chat_workflow_is_driven_over_ag_ui(demo, through_test_client):
+    """support-handoff has no webhook: it waits for the user's next chat message (AG-UI)."""
+    with pytest.raises(CommandError, match=r"support-handoff is a chat.*/agui/support-handoff/"):
+        call_command("send_webhook", "support-handoff", "--data", '{"message": "hello"}', stdout=io.StringIO())
+    assert through_test_client == []
+    assert WorkflowSession.objects.count() == 0

@@ -7,7 +7,9 @@ API clients, subscriptions, webhook secrets, Replay, Redeliver). Their password 
 ``var/demo_password`` (``$REVIEWCONSOLE_VAR_DIR``, mode 0600) for the next runs; it is printed
 either way. A user's password is only set when it does not match already, so a restart of
 ``./run`` (which runs this command) keeps everyone logged in.
-The ``email-review`` webhook endpoint's secret is ``$DEMO_WEBHOOK_SECRET`` (``whsec_…``) when set.
+Every workflow but the chats gets a webhook endpoint (``support-handoff`` waits for the user's
+next chat message, which only an AG-UI client sends: it has none); their secret is
+``$DEMO_WEBHOOK_SECRET`` (``whsec_…``) when set.
 The API client ``demo`` may use every workflow; its token is ``$DEMO_API_TOKEN`` when set (else it
 is created without a usable token: make one in the admin).
 """
@@ -160,6 +162,11 @@ class Command(BaseCommand):
 
         secret = os.environ.get("DEMO_WEBHOOK_SECRET")
         for spec in all_specs():
+            if spec.chat:
+                # It waits for the user's next chat message, which only an AG-UI client sends: no
+                # webhook (one left by an older demo is disabled, its deliveries kept).
+                WebhookEndpoint.objects.filter(slug=spec.name, workflow=spec.name).update(enabled=False)
+                continue
             endpoint, _ = WebhookEndpoint.objects.get_or_create(slug=spec.name, defaults={"workflow": spec.name})
             if secret:
                 WebhookSecret.objects.filter(endpoint=endpoint, label="demo").exclude(secret=secret).delete()
@@ -174,8 +181,13 @@ class Command(BaseCommand):
         self.stdout.write("  Auditor:  auditor  (reads everything in the admin at /admin/)")
         self.stdout.write("  Admin:    admin    (superuser: API clients, subscriptions, webhook secrets at /admin/)")
         self.stdout.write(f"  Password for all of them: {password}   ({origin})")
-        for endpoint in WebhookEndpoint.objects.all():
+        for endpoint in WebhookEndpoint.objects.filter(enabled=True):
             self.stdout.write(f"  Webhook: POST /hooks/{endpoint.slug}/  (workflow {endpoint.workflow})")
+        for spec in all_specs():
+            if spec.chat:
+                self.stdout.write(
+                    f"  Chat:    POST /agui/{spec.name}/  (AG-UI clients only: it waits for their messages)"
+                )
         self.stdout.write('  Send one: python manage.py send_webhook email-review --data \'{"complaint": "..."}\'')
         if os.environ.get("DEMO_API_TOKEN"):
             self.stdout.write("  API: /api/v1/ (docs at /api/v1/docs) with Authorization: Bearer $DEMO_API_TOKEN")

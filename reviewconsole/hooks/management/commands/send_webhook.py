@@ -17,6 +17,15 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewconsole.hooks.models import WebhookEndpoint
 from reviewconsole.hooks.services import sign
+from reviewconsole.workflows import UnknownWorkflowError
+from reviewconsole.workflows import get as get_workflow
+
+
+def _is_chat(name: str) -> bool:
+    try:
+        return get_workflow(name).chat
+    except UnknownWorkflowError:
+        return False
 
 
 class Command(BaseCommand):
@@ -34,6 +43,12 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(f"--data is not valid JSON: {exc}") from exc
         hook = WebhookEndpoint.objects.filter(slug=endpoint).first()
+        if (hook is None or not hook.enabled) and _is_chat(endpoint):
+            raise CommandError(
+                f"{endpoint} is a chat: it waits for the user's next message, which a webhook cannot send. "
+                f"Drive it from an AG-UI client at POST /agui/{endpoint}/ (README: 'Drive a workflow from an "
+                "AG-UI client')."
+            )
         if hook is None:
             raise CommandError(f"No webhook endpoint {endpoint!r}; run `python manage.py demo` first.")
         secret = hook.secrets.values_list("secret", flat=True).first()
