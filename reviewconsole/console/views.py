@@ -54,6 +54,9 @@ def session_json(request: HttpRequest, session_id: str) -> JsonResponse:
                     "queue": i.queue.slug,
                     "response": i.response,
                     "decision": i.decision,
+                    # What the decider gave with it: a reason or comment, and their edit of the draft.
+                    "reason": i.reason or None,
+                    "edits": i.edit_diff or None,
                     "decided_by": i.decided_by_label or None,
                     "decided_at": i.decided_at.isoformat() if i.decided_at else None,
                     "url": f"/inbox/items/{i.pk}/",

@@ -2,8 +2,10 @@
 
 Each row: when, who (the author; for a person's answer also the user who decided), where (node
 path, branch), what (text, function call or response, output, error), the state change and the
-route. When a state key that held text before gets a new text (a revised draft), the row also
-carries a word diff against the previous value. Everything is data for templates, escaped there.
+route. A person's answer also carries the decision it recorded: what was decided, the reason or
+comment given, and the reviewer's edit to the draft. When a state key that held text before gets
+a new text (a revised draft), the row also carries a word diff against the previous value.
+Everything is data for templates, escaped there.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import datetime as dt
 import difflib
 import json
 import re
-from dataclasses import dataclass
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..inbox.drafts import DiffLine, parse_unified
 from .models import WorkflowSession
 
-__all__ = ["Revision", "TimelineRow", "revision_diff", "timeline"]
+__all__ = ["Decision", "Revision", "TimelineRow", "decisions_by_interrupt", "revision_diff", "timeline"]
 
 
 @dataclass
@@ -47,6 +51,18 @@ def revision_diff(old: str, new: str, limit: int = 4000) -> list[tuple[str, str]
 
 
 @dataclass
+class Decision:
+    """What a person's answer decided: ``decision`` (approve, reject…), who, the reason or comment
+    they gave, and their edit to the draft (``edits``: diff lines, empty when not edited)."""
+
+    interrupt_id: str
+    decision: str
+    decided_by: str
+    reason: str
+    edits: list[DiffLine] = field(default_factory=list)
+
+
+@dataclass
 class TimelineRow:
     seq: int
     at: dt.datetime
@@ -58,6 +74,7 @@ class TimelineRow:
     state_delta: dict[str, Any]
     route: Any
     revisions: list[Revision]
+    decisions: list[Decision] = field(default_factory=list)
 
 
 def _clip(value: Any, limit: int = 600) -> str:
@@ -83,9 +100,32 @@ def _describe(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def decisions_by_interrupt(session: WorkflowSession) -> dict[str, deque[Decision]]:
+    """The session's decisions per interrupt id, oldest first (a reopened interrupt has several)."""
+    found: dict[str, deque[Decision]] = defaultdict(deque)
+    decided = session.interrupts.filter(status="resolved").order_by("decided_at", "id")
+    for interrupt_id, decision, label, reason, diff in decided.values_list(
+        "interrupt_id", "decision", "decided_by_label", "reason", "edit_diff"
+    ):
+        edits = parse_unified(diff) if diff else []
+        found[interrupt_id].append(Decision(interrupt_id, decision, label, reason, edits))
+    return found
+
+
+def _answered(data: dict[str, Any], decisions: dict[str, deque[Decision]]) -> list[Decision]:
+    """The decisions a user's answer event delivered, in the order the answers were stored."""
+    found = []
+    for part in (data.get("content") or {}).get("parts", []):
+        call_id = (part.get("functionResponse") or {}).get("id") if isinstance(part, dict) else None
+        queue = decisions.get(call_id) if call_id else None
+        if queue:
+            found.append(queue.popleft() if len(queue) > 1 else queue[0])
+    return found
+
+
 def timeline(session: WorkflowSession) -> list[TimelineRow]:
     """The session's events as timeline rows, in stored order."""
-    deciders = dict(session.interrupts.exclude(decided_by_label="").values_list("interrupt_id", "decided_by_label"))
+    decisions = decisions_by_interrupt(session)
     rows = []
     texts: dict[str, str] = {}
     for event in session.events.order_by("seq"):
@@ -97,23 +137,22 @@ def timeline(session: WorkflowSession) -> list[TimelineRow]:
             if key in texts and texts[key] != value:
                 revisions.append(Revision(key, revision_diff(texts[key], value)))
             texts[key] = value
-        answered = [
-            part["functionResponse"].get("id")
-            for part in (event.data.get("content") or {}).get("parts", [])
-            if "functionResponse" in part
-        ]
+        # A person's answers are the user's events; a tool's own response to the same call id
+        # (a long-running tool's "pending") is not a decision.
+        answered = _answered(event.data, decisions) if event.author == "user" else []
         rows.append(
             TimelineRow(
                 seq=event.seq,
                 at=dt.datetime.fromtimestamp(event.timestamp, tz=dt.UTC),
                 author=event.author,
-                decided_by=", ".join(sorted({deciders[i] for i in answered if i in deciders})),
+                decided_by=", ".join(sorted({d.decided_by for d in answered if d.decided_by})),
                 node_path=event.node_path,
                 branch=event.branch,
                 what=_describe(event.data),
                 state_delta={k: _clip(v, 200) for k, v in (actions.get("stateDelta") or {}).items()},
                 route=actions.get("route"),
                 revisions=revisions,
+                decisions=answered,
             )
         )
     return rows
