@@ -3,7 +3,9 @@
 Records handed out are copies, so callers cannot change stored data by accident. Events and
 pause checkpoints (kept for :meth:`InMemoryStore.restore_checkpoint`) are stored as JSON text:
 about a quarter of the memory of the objects (an event of a few hundred bytes of JSON is about
-3 KB as a pydantic object), and nothing outside can reach into them.
+3 KB as a pydantic object), and nothing outside can reach into them. When a session pauses, the
+events since its previous pause are packed into one zlib chunk (level 1, about 20 µs for the
+four events of a review, a third of their size): a paused session holds its history packed.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,9 +42,11 @@ __all__ = ["InMemoryStore"]
 
 
 def _clone[T](obj: T) -> T:
-    """A shallow copy of a dataclass instance (cheaper than ``dataclasses.replace``)."""
-    copy = object.__new__(type(obj))
-    copy.__dict__.update(obj.__dict__)
+    """A shallow copy of a slotted dataclass instance (cheaper than ``dataclasses.replace``)."""
+    cls = type(obj)
+    copy = object.__new__(cls)
+    for name in cls.__slots__:  # type: ignore[attr-defined]
+        object.__setattr__(copy, name, getattr(obj, name))
     return copy
 
 
@@ -57,35 +62,41 @@ def _record_copy(record: SessionRecord, checkpoint: Any = None) -> SessionRecord
     return copy
 
 
-@dataclass
+@dataclass(slots=True)
 class _MemCheckpoint:
+    id: str
     data: str
     state: str
-    pending: list[int]
+    pending: tuple[int, ...]
     """Positions in the session's ``interrupts`` of the interrupts pending at the pause."""
     opened: int
     """How many interrupts the session had opened by the pause (later ones follow in ``interrupts``)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _MemSession:
     record: SessionRecord
     checkpoint: str = "null"
     """The latest checkpoint as JSON text (the record's ``checkpoint`` field stays None here)."""
     events: list[str] = field(default_factory=list)
-    """Each event as JSON (``Event.model_dump_json``)."""
+    """Each event since the last pause as JSON (``Event.model_dump_json``)."""
+    packed: list[bytes] | None = None
+    """The events before it, a zlib chunk per pause (JSON lines: JSON text holds no newline)."""
     interrupts: list[InterruptRecord] = field(default_factory=list)
     pending: dict[str, InterruptRecord] = field(default_factory=dict)
     """Pending interrupts by wire id, in creation order (so no call scans the history)."""
-    latest: dict[str, InterruptRecord] = field(default_factory=dict)
-    """The newest interrupt per wire id."""
     newest: dict[str, int] = field(default_factory=dict)
     """Position in ``interrupts`` of the newest interrupt per wire id."""
     deliveries: list[Delivery] = field(default_factory=list)
     next_seq: int = 1
     lease_owner: str | None = None
     lease_expires: float = 0.0
-    checkpoints: dict[str, _MemCheckpoint] = field(default_factory=dict)
+    checkpoints: list[_MemCheckpoint] = field(default_factory=list)
+    """Pause checkpoints, oldest first (a list: a dict costs three times more for one entry)."""
+
+    def find_checkpoint(self, checkpoint_id: str) -> _MemCheckpoint | None:
+        """The pause checkpoint with that id, or None (a scan: only rewinds look one up)."""
+        return next((c for c in self.checkpoints if c.id == checkpoint_id), None)
 
 
 class InMemoryStore:
@@ -134,7 +145,9 @@ class InMemoryStore:
         return _record_copy(mem.record, json.loads(mem.checkpoint))
 
     async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[Event]:
-        events = [Event.model_validate_json(raw) for raw in self._get(session_id).events[after:]]
+        mem = self._get(session_id)
+        lines = [line for chunk in mem.packed or () for line in zlib.decompress(chunk).decode().split("\n")]
+        events = [Event.model_validate_json(raw) for raw in [*lines, *mem.events][after:]]
         if path is not None:
             events = [e for e in events if e.node_info.path == path]
         return events
@@ -172,7 +185,6 @@ class InMemoryStore:
             mem.newest[rec.id] = len(mem.interrupts)
             mem.interrupts.append(rec)
             mem.pending[rec.id] = rec
-            mem.latest[rec.id] = rec
         for wire in commit.cancelled:
             cancelled = mem.pending.pop(wire, None)
             if cancelled is not None:
@@ -181,20 +193,30 @@ class InMemoryStore:
             consumed = set(commit.consumed)
             mem.deliveries = [d for d in mem.deliveries if d.seq not in consumed]
         record.status = commit.status
-        mem.checkpoint = json.dumps(commit.checkpoint)
+        mem.checkpoint = json.dumps(commit.checkpoint, separators=(",", ":"))
         record.invocation_id = commit.invocation_id or record.invocation_id
         record.version += 1
         record.updated_at = time.time()
         if commit.output is not None:
             record.output = commit.output
         record.error = commit.error
+        if commit.pause and mem.events:
+            chunk = zlib.compress("\n".join(mem.events).encode(), 1)
+            if mem.packed is None:
+                mem.packed = [chunk]
+            else:
+                mem.packed.append(chunk)
+            mem.events.clear()
         if commit.pause and commit.checkpoint is not None:
             checkpoint_id = new_id()
-            mem.checkpoints[checkpoint_id] = _MemCheckpoint(
-                data=mem.checkpoint,
-                state=json.dumps(record.state),
-                pending=[mem.newest[wire] for wire in mem.pending],
-                opened=len(mem.interrupts),
+            mem.checkpoints.append(
+                _MemCheckpoint(
+                    id=checkpoint_id,
+                    data=mem.checkpoint,
+                    state=json.dumps(record.state, separators=(",", ":")),
+                    pending=tuple(mem.newest[wire] for wire in mem.pending),
+                    opened=len(mem.interrupts),
+                )
             )
             record.checkpoint_id = checkpoint_id
         return _record_copy(record, commit.checkpoint)
@@ -205,8 +227,9 @@ class InMemoryStore:
         return [_clone(r) for r in self._get(session_id).pending.values()]
 
     async def get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
-        found = self._get(session_id).latest.get(interrupt_id)
-        return _clone(found) if found is not None else None
+        mem = self._get(session_id)
+        at = mem.newest.get(interrupt_id)
+        return _clone(mem.interrupts[at]) if at is not None else None
 
     async def submit_answers(
         self,
@@ -221,9 +244,10 @@ class InMemoryStore:
         pending = mem.pending
         for answer in answers:
             if answer.interrupt_id and answer.interrupt_id not in pending:
-                rec = mem.latest.get(answer.interrupt_id)
-                if rec is not None:
-                    raise AlreadyDecidedError.for_interrupt(rec.id, rec.status, rec.decided_by, rec.decided_at)
+                at = mem.newest.get(answer.interrupt_id)
+                if at is not None:
+                    done = mem.interrupts[at]
+                    raise AlreadyDecidedError.for_interrupt(done.id, done.status, done.decided_by, done.decided_at)
                 raise UnknownInterruptError(f"No pending interrupt {answer.interrupt_id!r}.", pending=sorted(pending))
         now = time.time()
         for answer in answers:
@@ -277,7 +301,7 @@ class InMemoryStore:
     # -- checkpoints -------------------------------------------------------------------------
 
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
-        found = self._get(session_id).checkpoints.get(checkpoint_id)
+        found = self._get(session_id).find_checkpoint(checkpoint_id)
         return json.loads(found.data) if found is not None else None
 
     async def restore_checkpoint(
@@ -290,7 +314,7 @@ class InMemoryStore:
     ) -> SessionRecord | None:
         """See :meth:`engine.Store.restore_checkpoint` (closed sessions and others' decisions refused)."""
         mem = self._get(session_id)
-        found = mem.checkpoints.get(checkpoint_id)
+        found = mem.find_checkpoint(checkpoint_id)
         if found is None:
             return None
         if lease_owner is not None and mem.lease_owner != lease_owner:
@@ -303,7 +327,7 @@ class InMemoryStore:
                 status=record.status,
             )
         for wire in (mem.interrupts[n].id for n in found.pending):
-            newest = mem.latest[wire]
+            newest = mem.interrupts[mem.newest[wire]]
             if wire not in mem.pending and newest.status == "resolved" and newest.decided_by != decided_by:
                 raise CheckpointDecidedError.for_interrupt(wire, newest.decided_by, newest.decided_at)
         for later in mem.interrupts[found.opened :]:
@@ -333,7 +357,6 @@ class InMemoryStore:
                 mem.newest[wire] = len(mem.interrupts)
                 mem.interrupts.append(reopened)
                 mem.pending[wire] = reopened
-                mem.latest[wire] = reopened
         mem.deliveries = []
         record.state = restored_state
         mem.checkpoint = found.data

@@ -53,7 +53,7 @@ class SessionStatus:
     CLOSED = frozenset({COMPLETED, FAILED, CANCELLED})
 
 
-@dataclass
+@dataclass(slots=True)
 class SessionRecord:
     """A stored session. ``state`` holds session keys only (no ``app:``/``user:``/``temp:``)."""
 
@@ -74,7 +74,7 @@ class SessionRecord:
     updated_at: float = field(default_factory=time.time)
 
 
-@dataclass
+@dataclass(slots=True)
 class InterruptRecord:
     """A request for input waiting on a person or an outside system.
 
