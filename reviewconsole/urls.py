@@ -1,4 +1,4 @@
-"""URLs: the inbox, webhooks, the session JSON, login, and the admin."""
+"""URLs: the inbox, webhooks, the session JSON, login, the admin, and the favicon."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
@@ -10,6 +10,7 @@ from .hooks import views as hook_views
 
 urlpatterns = [
     path("", console_views.home, name="home"),
+    path("favicon.ico", console_views.favicon, name="favicon"),
     path("inbox/", include("reviewconsole.inbox.urls")),
     path("hooks/<slug:slug>/", hook_views.receive, name="webhook"),
     path("agui/", include("reviewconsole.agui.urls")),

@@ -1,4 +1,4 @@
-"""Small console views: the home redirect and the session JSON a script can follow."""
+"""Small console views: the home redirect, the favicon and the session JSON a script can follow."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.templatetags.static import static
 from django.views.decorators.http import require_GET
 
 from ..audit.services import audit_record
@@ -17,6 +18,12 @@ from ..workflow_sessions.outcome import session_result
 
 def home(request: HttpRequest) -> HttpResponse:
     return redirect("inbox:index")
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``, which browsers ask for on every page (the admin's too): the SVG icon."""
+    return redirect(static("console/favicon.svg"))
 
 
 @staff_member_required

@@ -56,6 +56,7 @@ class Check:
 
 EXPECTATIONS: dict[str, list[Check]] = {
     "": [Check("GET", lambda w: "/", every(302))],
+    "favicon.ico": [Check("GET", lambda w: "/favicon.ico", every((302, "/static/console/favicon.svg")))],
     "inbox/": [Check("GET", lambda w: "/inbox/", pages(200))],
     "inbox/items.json": [Check("GET", lambda w: "/inbox/items.json", pages(200))],
     "inbox/items/<int:pk>/": [
