@@ -2,8 +2,9 @@
 
 Run on its own (a throwaway SQLite database, the embedded default's settings)::
 
-    python bench/bench_inbox.py            # 100,000 pending items
-    python bench/bench_inbox.py 20000 --repeat 20
+    .venv/bin/python bench/bench_inbox.py            # 100,000 pending items
+    .venv/bin/python bench/bench_inbox.py 20000 --repeat 20
+    .venv/bin/python bench/bench_inbox.py --help
 
 It fills the queues (70% support, 20% sales, 10% finance; 1% of the items overdue), runs
 ``ANALYZE``, then times, median of ``--repeat`` runs, in milliseconds of server time (the whole
@@ -15,12 +16,13 @@ Django request in-process: middleware, the selector's queries, the template):
 - a catch-up request (``changes.json``).
 
 Then it prints SQLite's ``EXPLAIN QUERY PLAN`` for every query of the page. ``tests/inbox/
-test_query_plans.py`` asserts the plans use the indexes; ``tests/inbox/test_bench_inbox.py`` runs
-this at a small size.
+test_query_plans.py`` asserts the plans use the indexes (on 3,000 items);
+``tests/bench/test_bench_inbox_cli.py`` checks the command line.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import os
 import statistics
@@ -186,9 +188,25 @@ def plans() -> list[tuple[str, str, list[str]]]:
     return found
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="bench_inbox.py",
+        description=(
+            "Time the inbox with many pending items on a throwaway SQLite database (server time, "
+            "median of --repeat runs, in ms) and print the query plans of its pages."
+        ),
+    )
+    parser.add_argument("count", nargs="?", type=int, default=100_000, help="pending items to insert (default 100000)")
+    parser.add_argument("--repeat", type=int, default=10, help="runs per measurement; the median is shown (default 10)")
+    args = parser.parse_args(argv)
+    if args.count < 1 or args.repeat < 1:
+        parser.error("count and --repeat must be at least 1")
+    return args
+
+
 def main(argv: list[str]) -> None:
-    count = int(argv[0]) if argv and argv[0].isdigit() else 100_000
-    repeat = int(argv[argv.index("--repeat") + 1]) if "--repeat" in argv else 10
+    args = parse_args(argv)
+    count, repeat = args.count, args.repeat
     var = tempfile.mkdtemp(prefix="reviewconsole-bench-")
     os.environ.update(
         DJANGO_SETTINGS_MODULE="reviewconsole.settings.embedded",

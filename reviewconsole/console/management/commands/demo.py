@@ -188,6 +188,5 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"  Chat:    POST /agui/{spec.name}/  (AG-UI clients only: it waits for their messages)"
                 )
-        self.stdout.write('  Send one: python manage.py send_webhook email-review --data \'{"complaint": "..."}\'')
         if os.environ.get("DEMO_API_TOKEN"):
             self.stdout.write("  API: /api/v1/ (docs at /api/v1/docs) with Authorization: Bearer $DEMO_API_TOKEN")

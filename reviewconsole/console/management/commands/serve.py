@@ -16,7 +16,9 @@ from typing import Any
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import DatabaseError
 
+from reviewconsole.console.hints import send_webhook_command
 from reviewconsole.console.worker import ThreadWorker
 from reviewconsole.inbox.live import bind_loop
 from reviewconsole.workflow_sessions.recovery import RecoveryLoop
@@ -29,6 +31,18 @@ def served_base_url(host: str, port: int) -> str:
     if ":" in shown and not shown.startswith("["):
         shown = f"[{shown}]"
     return f"http://{shown}:{port}"
+
+
+def _send_hint(url: str) -> str:
+    """How to send the demo's first webhook to this console ("" when the demo has no endpoint)."""
+    from reviewconsole.hooks.models import WebhookEndpoint
+
+    try:
+        if not WebhookEndpoint.objects.filter(slug="email-review", enabled=True).exists():
+            return ""
+    except DatabaseError:  # not migrated yet (--no-migrate): no hint, the console still starts
+        return ""
+    return send_webhook_command(url)
 
 
 class Command(BaseCommand):
@@ -58,12 +72,15 @@ class Command(BaseCommand):
             os.environ["REVIEWCONSOLE_BASE_URL"] = served_base_url(host, port)  # read by inbox_setting
         worker = ThreadWorker(count=workers)
         recovery = RecoveryLoop()  # runs left half-done by a crash are picked up again
+        hint = _send_hint(served_base_url(host, port))
 
         def ready() -> None:
             bind_loop(asyncio.get_event_loop())
             worker.start()
             recovery.start()
             self.stdout.write(f"Console running at http://{host}:{port}/ (Ctrl-C to stop)")
+            if hint:
+                self.stdout.write(f"Send one: {hint}")
 
         server = Server(
             application=ASGIStaticFilesHandler(application),

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from reviewconsole.console.hints import DEFAULT_CONSOLE_URL, venv_python
 from reviewconsole.hooks.models import WebhookEndpoint
 from reviewconsole.hooks.services import sign
 from reviewconsole.workflows import UnknownWorkflowError
@@ -34,7 +35,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("endpoint", help="The webhook endpoint's slug, e.g. email-review.")
         parser.add_argument("--data", required=True, help="The JSON body.")
-        parser.add_argument("--url", default="http://127.0.0.1:8000", help="The console's base URL.")
+        parser.add_argument(
+            "--url", default=DEFAULT_CONSOLE_URL, help=f"The console's base URL ({DEFAULT_CONSOLE_URL})."
+        )
         parser.add_argument("--id", dest="webhook_id", default=None, help="webhook-id (default: a new one).")
 
     def handle(self, *args: Any, endpoint: str, data: str, url: str, webhook_id: str | None, **options: Any) -> None:
@@ -50,7 +53,7 @@ class Command(BaseCommand):
                 "AG-UI client')."
             )
         if hook is None:
-            raise CommandError(f"No webhook endpoint {endpoint!r}; run `python manage.py demo` first.")
+            raise CommandError(f"No webhook endpoint {endpoint!r}; run `{venv_python()} manage.py demo` first.")
         secret = hook.secrets.values_list("secret", flat=True).first()
         if secret is None:
             raise CommandError(f"Webhook endpoint {endpoint!r} has no secret.")
