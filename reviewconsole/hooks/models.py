@@ -89,6 +89,7 @@ class WebhookDelivery(models.Model):
 
     class Meta:
         ordering = ["-received_at"]
+        verbose_name_plural = "webhook deliveries"
         permissions = [("replay_webhookdelivery", "Can replay webhook deliveries")]
         constraints = [models.UniqueConstraint(fields=["endpoint", "webhook_id"], name="webhook_delivery_once")]
 

@@ -107,6 +107,7 @@ class Delivery(models.Model):
 
     class Meta:
         ordering = ["session", "id"]
+        verbose_name_plural = "deliveries"
         indexes = [models.Index(fields=["session", "applied_at"], name="delivery_pending")]
 
     def __str__(self) -> str:
