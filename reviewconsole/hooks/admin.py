@@ -46,7 +46,8 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
             try:
                 result = webhook_replay(delivery=delivery, user=request.user, request=request)
             except ValueError as exc:
-                self.message_user(request, f"{delivery.webhook_id}: {exc}", messages.ERROR)
+                self.message_user(request, f"Delivery {delivery.webhook_id}: {exc}", messages.ERROR)
                 continue
             level = messages.SUCCESS if result.status < 400 else messages.WARNING
-            self.message_user(request, f"{delivery.webhook_id}: replayed, answer {result.status}.", level)
+            # The admin capitalises a message's first letter: start with a word, never the id.
+            self.message_user(request, f"Delivery {delivery.webhook_id}: replayed, answer {result.status}.", level)
