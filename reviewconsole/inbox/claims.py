@@ -4,9 +4,11 @@ A claim lasts the queue's claim time (``Queue.claim_ttl``); an expired claim cou
 nobody has to release it. While a claim is in force only its owner or a queue manager decides
 the item. Managers may also take a claimed item over or reassign it to another reviewer or queue.
 
-Every claim change is a conditional UPDATE on the state the caller saw (the race it guards: two
-reviewers pressing "Claim" at once; exactly one changes the row, the other gets a 409 naming the
-owner), audited, and logged in the queue's change log, all in one transaction.
+Every claim change is a conditional UPDATE on the state the caller saw, its queue included (the
+races it guards: two reviewers pressing "Claim" at once, exactly one changes the row and the other
+gets a 409 naming the owner; a claim racing a manager's move to a queue the claimer may not be
+in, which gets the 409 ``moved``), audited, and logged in the queue's change log, all in one
+transaction.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from ..audit.services import audit_record
 from .changes import queue_changes_record
 from .errors import DecisionError
 from .models import Interrupt, InterruptStatus, Queue
-from .refusals import claimed_conflict, refusal_for
+from .refusals import claimed_conflict, moved_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
 
 __all__ = ["interrupt_claim", "interrupt_reassign", "interrupt_take_over", "interrupt_unclaim"]
@@ -48,6 +50,8 @@ def _reload(interrupt: Interrupt) -> Interrupt:
 
 def _refuse_after_race(interrupt: Interrupt) -> Exception:
     row = _reload(interrupt)
+    if row.queue_id != interrupt.queue_id:
+        return moved_conflict(row)
     return refusal_for(row) or claimed_conflict(row)
 
 
@@ -68,7 +72,7 @@ def interrupt_claim(*, interrupt: Interrupt, user: AbstractBaseUser, request: Ht
             raise refusal
         expires = now + interrupt.queue.claim_ttl()
         changed = (
-            Interrupt.objects.filter(pk=interrupt.pk, status=InterruptStatus.PENDING)
+            Interrupt.objects.filter(pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id)
             .filter(free)
             .update(claimed_by=user, claimed_at=now, claim_expires_at=expires)
         )
@@ -102,7 +106,7 @@ def interrupt_unclaim(*, interrupt: Interrupt, user: AbstractBaseUser, request: 
         raise claimed_conflict(interrupt)
     with transaction.atomic():
         changed = Interrupt.objects.filter(
-            pk=interrupt.pk, status=InterruptStatus.PENDING, claimed_by_id=holder
+            pk=interrupt.pk, status=InterruptStatus.PENDING, claimed_by_id=holder, queue_id=interrupt.queue_id
         ).update(claimed_by=None, claimed_at=None, claim_expires_at=None)
         if changed != 1:
             raise _refuse_after_race(interrupt)
@@ -138,7 +142,7 @@ def interrupt_take_over(
         refusal = refusal_for(interrupt, now)
         if refusal is not None:
             raise refusal
-        rows = Interrupt.objects.filter(pk=interrupt.pk, status=InterruptStatus.PENDING)
+        rows = Interrupt.objects.filter(pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id)
         rows = (
             rows.filter(claimed_by_id=seen, claim_expires_at__gt=now)
             if seen

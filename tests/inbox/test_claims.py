@@ -247,3 +247,21 @@ def test_reassigning_needs_a_reviewer_of_the_queue(item, personas):
         interrupt_reassign(interrupt=item, user=personas.queue_manager)
     with pytest.raises(PermissionDenied):
         interrupt_reassign(interrupt=item, user=personas.reviewer, to_user=personas.reviewer)
+
+
+@pytest.mark.parametrize("action", ["claim", "take_over"])
+def test_a_claim_loses_to_a_move_after_the_page_was_loaded(item, personas, action):
+    """The reviewer (or the support manager) loaded the item in ``support``; a manager moved it to
+    ``finance`` meanwhile. The claim's UPDATE requires ``support``: refused as moved, nobody holds it."""
+    seen = Interrupt.objects.get(pk=item.pk)
+    interrupt_reassign(
+        interrupt=Interrupt.objects.get(pk=item.pk), user=personas.admin, to_queue=Queue.objects.get(slug="finance")
+    )
+    claim = interrupt_claim if action == "claim" else interrupt_take_over
+    user = personas.reviewer if action == "claim" else personas.queue_manager
+
+    with pytest.raises(MovedError):
+        claim(interrupt=seen, user=user)
+
+    row = Interrupt.objects.get(pk=item.pk)
+    assert (row.queue.slug, row.claimed_by_id) == ("finance", None)
