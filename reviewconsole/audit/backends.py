@@ -2,7 +2,8 @@
 
 Axes refuses ``authenticate()`` without a request; a call without one is not a login over the web
 (a management command, a script checking a password), and nothing can be throttled per address
-there. Web logins (the login page, the admin) always pass the request and are throttled.
+there. Web logins (the login page, the admin) always pass the request and are throttled; a login
+the lock refuses is marked on the request for the lockout page (``lockout.py``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from axes.backends import AxesStandaloneBackend
+from axes.exceptions import AxesBackendPermissionDenied
 from django.http import HttpRequest
+
+from .lockout import REFUSED
 
 __all__ = ["LoginThrottleBackend"]
 
@@ -23,4 +27,8 @@ class LoginThrottleBackend(AxesStandaloneBackend):
     ) -> None:
         if request is None:
             return None
-        return super().authenticate(request, username, password, **kwargs)
+        try:
+            return super().authenticate(request, username, password, **kwargs)
+        except AxesBackendPermissionDenied:
+            setattr(request, REFUSED, True)  # locked before this attempt: no password was checked
+            raise

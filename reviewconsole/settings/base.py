@@ -119,12 +119,14 @@ SESSION_COOKIE_AGE = int(os.environ.get("REVIEWCONSOLE_SESSION_SECONDS", str(8 *
 CSRF_COOKIE_SAMESITE = "Lax"
 
 # Login throttling (django-axes): 5 failures for one username from one address lock that pair
-# out for 15 minutes (answered 429); a success resets the count.
+# out for 15 minutes (each later attempt answered 429, unchecked); a success resets the count.
+# The lockout page is the login page's (audit/lockout.py).
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = 0.25  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_CALLABLE = "reviewconsole.audit.lockout.lockout_response"
 AXES_VERBOSE = False
 
 LOGIN_URL = "login"
