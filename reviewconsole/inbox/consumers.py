@@ -83,6 +83,14 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             await self._leave(list(self.queue_ids))
             await self._close(SIGNED_OUT)
 
+    @classmethod
+    async def decode_json(cls, text_data: str) -> Any:
+        """A frame that is not JSON is ignored like any other unknown message (the page only pings)."""
+        try:
+            return await super().decode_json(text_data)
+        except ValueError:
+            return None
+
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if isinstance(content, dict) and content.get("type") == "ping":
             if not await self._may_watch(None):

@@ -278,3 +278,11 @@ async def test_a_member_whose_access_holds_still_hears(demo_tx, connect, recheck
     session = await _start_review()
     message = await socket.receive_json_from(timeout=TIMEOUT)
     assert (message["event"], message["item"]["session_id"]) == ("interrupt.created", session.id)
+
+
+async def test_a_frame_that_is_not_json_is_ignored_and_the_socket_stays_open(cookies, connect):
+    member, (ok, _) = await connect(cookies["manager"])
+    assert ok
+    assert (await member.receive_json_from(timeout=TIMEOUT))["event"] == "hello"
+    await member.send_to(text_data="not json")
+    assert await _is_quiet(member)
