@@ -7,12 +7,14 @@
 | ``refund`` | order, amount, reason, policy limit (the approval's ``args``/``interim``, or the ``tool_call``) |
 | anything else | the message, the payload and the tool call, as text |
 
-Every value is data for templates, which escape it: all of it may come from an LLM or a caller.
+Amounts are shown as money (``$250.00``, :func:`money`). Every value is data for templates, which
+escape it: all of it may come from an LLM or a caller.
 """
 
 from __future__ import annotations
 
 import json
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ..workflows import refund_approval, vip_discount
@@ -20,7 +22,7 @@ from .actions import request_kind
 from .drafts import draft_of, revisions
 from .models import Interrupt
 
-__all__ = ["detail_parts", "session_input"]
+__all__ = ["detail_parts", "money", "session_input"]
 
 
 def session_input(item: Interrupt) -> Any:
@@ -63,6 +65,23 @@ def _vip(item: Interrupt) -> dict[str, Any]:
     }
 
 
+def money(value: Any) -> str:
+    """An amount in dollars as people read it: ``250.0`` → ``$250.00``, ``1234.5`` → ``$1,234.50``.
+
+    Anything that is not a finite number (text an LLM wrote, nothing) is shown as it is.
+    """
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value)
+    try:
+        amount = Decimal(str(value).strip())
+    except (InvalidOperation, ValueError):
+        return str(value)
+    if not amount.is_finite():
+        return str(value)
+    sign = "-" if amount < 0 else ""
+    return f"{sign}${abs(amount):,.2f}"
+
+
 def _refund(item: Interrupt) -> dict[str, Any]:
     payload = _dict(item.payload)
     args = _dict(payload.get("args")) or _dict(_dict(item.tool_call).get("args"))
@@ -77,8 +96,10 @@ def _refund(item: Interrupt) -> dict[str, Any]:
         "tool": tool,
         "order_id": args.get("order_id", started.get("order_id", "")),
         "amount": amount,
+        "amount_text": money(amount),
         "reason": args.get("reason") or started.get("reason", ""),
         "policy_limit": limit,
+        "policy_limit_text": money(limit),
         "over_limit": isinstance(amount, int | float) and isinstance(limit, int | float) and amount > limit,
         "ticket": interim.get("ticketId", ""),
     }
