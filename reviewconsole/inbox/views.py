@@ -24,6 +24,7 @@ from .changes import changes_since
 from .conf import inbox_setting
 from .item_views import REFUSALS
 from .live import change_message, summary
+from .models import Interrupt
 from .selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
 from .services import interrupt_decide
 
@@ -157,12 +158,12 @@ def bulk(request: HttpRequest) -> HttpResponse:
     if action not in ("claim", "unclaim", "approve") or not ids:
         messages.error(request, "Select items and an action.")
         return redirect(_back(request))
-    done, refused = 0, []
+    done, refused, missing = 0, [], 0
     for pk in ids:
         try:
             item = item_for(request.user, pk)
         except Http404:
-            refused.append(f"#{pk}: not found")
+            missing += 1  # not in the user's queues: nothing to name it by that they could see
             continue
         try:
             if action == "claim":
@@ -170,18 +171,27 @@ def bulk(request: HttpRequest) -> HttpResponse:
             elif action == "unclaim":
                 interrupt_unclaim(interrupt=item, user=request.user, request=request)
             elif not allows_bulk_approve(item):
-                refused.append(f"#{pk}: approve it on its own page (its request does not allow bulk approval)")
+                refused.append(
+                    f"{_shown_name(item)}: approve it on its own page (its request does not allow bulk approval)"
+                )
                 continue
             else:
                 interrupt_decide(interrupt=item, user=request.user, action="approve", request=request)
             done += 1
         except REFUSALS as exc:
-            refused.append(f"#{pk}: {getattr(exc, 'message', str(exc))}")
+            refused.append(f"{_shown_name(item)}: {getattr(exc, 'message', str(exc))}")
+    if missing:
+        refused.append(f"{missing} selected request{'s' if missing != 1 else ''}: not found in your queues")
     verb = {"claim": "Claimed", "unclaim": "Released", "approve": "Approved"}[action]
     messages.success(request, f"{verb} {done} item{'s' if done != 1 else ''}.")
     if refused:
         messages.warning(request, "Not done: " + "; ".join(refused))
     return redirect(_back(request))
+
+
+def _shown_name(item: Interrupt) -> str:
+    """An item named as the list names it: its title, else its interrupt id (never the row's pk)."""
+    return f"“{item.title or item.interrupt_id}”"
 
 
 def _back(request: HttpRequest) -> str:

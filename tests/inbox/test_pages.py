@@ -139,8 +139,27 @@ def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, star
     response = client.post("/inbox/bulk/", {"action": "approve", "ids": [email.pk, vip.pk]}, follow=True)
     notes = [str(m) for m in response.context["messages"]]
     assert "Approved 1 item." in notes
-    assert any(f"#{email.pk}: approve it on its own page" in n for n in notes)
+    assert any(f"“{email.title}”: approve it on its own page" in n for n in notes)  # named as the list names it
+    assert not any(f"#{email.pk}" in n for n in notes)
     assert (Interrupt.objects.get(pk=vip.pk).decision, Interrupt.objects.get(pk=email.pk).status) == (
         "approve",
         "pending",
     )
+
+
+def test_bulk_refusals_name_items_as_the_list_does(client, personas, start_review, start_session):
+    _, first = start_review("Charger <b>missing</b>")
+    _, second = start_review("App keeps logging me out")
+    _, [elsewhere] = start_session("refund-approval", {"order_id": "A-1", "amount": 40, "reason": "late"})
+    client.force_login(personas.reviewer)  # support only: the refund (finance) is not theirs
+    ids = [first.pk, second.pk, elsewhere.pk]
+    response = client.post("/inbox/bulk/", {"action": "approve", "ids": ids}, follow=True)
+    [warning] = [str(m) for m in response.context["messages"] if m.level_tag == "warning"]
+    assert warning == (
+        "Not done: “Charger <b>missing</b>”: approve it on its own page (its request does not allow bulk approval); "
+        "“App keeps logging me out”: approve it on its own page (its request does not allow bulk approval); "
+        "1 selected request: not found in your queues"
+    )
+    page = response.content.decode()
+    assert "“Charger &lt;b&gt;missing&lt;/b&gt;”" in page and "<b>missing</b>" not in page
+    assert "#" + str(first.pk) not in warning
