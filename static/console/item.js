@@ -7,13 +7,28 @@
   if (!config) return;
   const cfg = JSON.parse(config.textContent);
   const banner = document.getElementById("status-banner");
-  const owner = document.getElementById("owner");
+  const ownerLine = document.getElementById("owner-line");
+
+  // Who has it: its owner (the claim) while pending; once decided, who decided it.
+  function showOwner(item) {
+    if (!ownerLine) return;
+    const who = document.createElement("span");
+    if (item.status === "pending") {
+      who.id = "owner";
+      who.textContent = item.claimed_by || "nobody";
+      ownerLine.replaceChildren("· owner ", who);
+    } else if (item.decided_by) {
+      who.id = "decided-by";
+      who.textContent = item.decided_by;
+      ownerLine.replaceChildren("· decided by ", who);
+    } else ownerLine.replaceChildren(); // superseded: nobody owns or decided it
+  }
 
   function update(item) {
     if (!item || item.id !== cfg.item) return;
     const moved = item.queue_id !== cfg.queue;
     const over = item.status !== "pending" || moved;
-    if (owner) owner.textContent = item.claimed_by || "nobody";
+    showOwner(item);
     banner.dataset.state = over ? (item.state === "decided" ? "decided" : item.state) : item.state;
     banner.classList.toggle("quiet", !over && item.state === "pending");
     banner.classList.toggle("stale", over);

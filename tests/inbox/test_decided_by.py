@@ -1,0 +1,32 @@
+"""A decided item's page says who decided it, not who held the claim."""
+
+from __future__ import annotations
+
+from reviewconsole.inbox.claims import interrupt_claim
+from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.services import interrupt_decide
+
+
+def test_a_decided_item_shows_decided_by_instead_of_the_owner(client, personas, start_review, on_commit):
+    _, item = start_review()
+    interrupt_claim(interrupt=item, user=personas.reviewer)
+    client.force_login(personas.reviewer)
+    assert (
+        'id="owner-line">· owner <span id="owner">p-reviewer</span>'
+        in client.get(f"/inbox/items/{item.pk}/").content.decode()
+    )
+    item.refresh_from_db()
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.queue_manager, action="approve")  # a manager, over the claim
+    page = client.get(f"/inbox/items/{item.pk}/").content.decode()
+    assert 'id="owner-line">· decided by <span id="decided-by">p-manager</span></span>' in page
+    assert 'id="owner"' not in page
+
+
+def test_a_superseded_item_names_no_owner(client, manager, start_review):
+    _, item = start_review()
+    interrupt_claim(interrupt=item, user=manager)
+    Interrupt.objects.filter(pk=item.pk).update(status="cancelled")  # the session moved on without it
+    client.force_login(manager)
+    page = client.get(f"/inbox/items/{item.pk}/").content.decode()
+    assert '<span id="owner-line"></span>' in page
