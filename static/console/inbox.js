@@ -13,9 +13,17 @@
   const defaultView = !cfg.query && !cfg.after;
   let refreshTimer = null;
 
-  function setStatus(text, live) {
-    statusBadge.textContent = text;
+  function setStatus(text, live, link) {
     statusBadge.classList.toggle("live", live);
+    if (link && text.endsWith(link.text)) {
+      // e.g. "signed out: log in again", its end a link to the login page
+      statusBadge.textContent = text.slice(0, text.length - link.text.length);
+      const a = el("a", link.text);
+      a.href = link.href;
+      statusBadge.append(a);
+    } else {
+      statusBadge.textContent = text;
+    }
   }
 
   function refreshEmpty() {

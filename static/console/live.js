@@ -7,7 +7,10 @@
 // snapshot). A ping every `heartbeat` seconds is answered at once; silence for two of them means
 // the socket is dead even without a close frame (checked four times a heartbeat, so it is noticed
 // within 2.25 heartbeats: 22.5 s with the default 10 s): it is dropped and reopened. A close
-// with 4401 (the login ended) or 4403 (no queue left) is final: the status says so.
+// with 4401 (the login ended) or 4403 (no queue left) is final: the status says so. A socket the
+// server refuses to open (HTTP 403: after a restart the login may be gone) has no close code, so
+// after a failed reconnect the page asks /inbox/changes.json, not following its redirect: sent
+// to the login page means signed out, which is final too, with a link to log in again.
 (function () {
   "use strict";
 
@@ -20,10 +23,44 @@
     let catchingUp = false;
     let again = false;
     let timer = null;
+    let stopped = false;
+    const loginUrl = opts.loginUrl || "/accounts/login/";
 
-    function status(text, live) {
+    // link: {text, href} for the part of `text` that leads somewhere (its end), or undefined.
+    function status(text, live, link) {
       document.documentElement.dataset.inboxLive = live ? "live" : "down"; // for styles and tests
-      if (opts.onStatus) opts.onStatus(text, live);
+      if (opts.onStatus) opts.onStatus(text, live, link);
+    }
+
+    function signedOut() {
+      // Final: reconnecting would be refused until the person logs in again.
+      stopped = true;
+      const next = encodeURIComponent(location.pathname + location.search);
+      status("signed out: log in again", false, { text: "log in again", href: `${loginUrl}?next=${next}` });
+    }
+
+    // After a reconnect failed: does the login still hold? true when the server answered (or did
+    // not answer at all: it may still be restarting), false when it sends us to the login page.
+    async function loginHolds() {
+      try {
+        const response = await fetch("/inbox/changes.json?since=", {
+          credentials: "same-origin",
+          redirect: "manual",
+          headers: { Accept: "application/json" },
+        });
+        return !(response.type === "opaqueredirect" || response.status === 401 || response.status === 403);
+      } catch (error) {
+        return true;
+      }
+    }
+
+    async function afterFailedConnect() {
+      status("reconnecting…", false);
+      if (await loginHolds()) {
+        if (!stopped && !socket) reconnectSoon();
+      } else if (!stopped) {
+        signedOut();
+      }
     }
 
     async function catchUp() {
@@ -116,12 +153,15 @@
     }
 
     function connect() {
+      if (stopped) return;
       drop();
       const scheme = location.protocol === "https:" ? "wss" : "ws";
       const ws = new WebSocket(`${scheme}://${location.host}/ws/inbox/`);
+      let opened = false;
       socket = ws;
       lastHeard = Date.now();
       ws.onopen = () => {
+        opened = true;
         retry = 250;
         lastHeard = Date.now();
       };
@@ -136,8 +176,11 @@
         if (socket !== ws) return;
         socket = null;
         // The server closed it because access ended: reconnecting would not bring it back.
-        if (event.code === 4401) status("signed out: log in again", false);
-        else if (event.code === 4403) status("no access to these queues any more", false);
+        if (event.code === 4401) signedOut();
+        else if (event.code === 4403) {
+          stopped = true;
+          status("no access to these queues any more", false);
+        } else if (!opened) afterFailedConnect(); // refused or unreachable: is the login gone?
         else reconnectSoon();
       };
     }
@@ -164,6 +207,7 @@
       versions,
       catchUp,
       stop() {
+        stopped = true;
         clearInterval(timer);
         drop();
       },

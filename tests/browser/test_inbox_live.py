@@ -24,7 +24,8 @@ from tests.browser.inbox_support import (
     serve,
     webhook,
 )
-from tests.browser.test_main_job import ARTIFACTS
+from tests.browser.test_main_job import ARTIFACTS, START_DEADLINE, Console, _manage
+from tests.conftest import DEMO_PASSWORD
 
 pytestmark = pytest.mark.browser
 browser = test_main_job.browser  # the headless Chromium fixture, used here too
@@ -203,3 +204,44 @@ def test_an_inbox_open_while_its_session_logs_out_says_so_and_stops(console, bro
     expect(page.locator("#live-status")).to_have_text("signed out: log in again")
     assert sockets == []  # no reconnect
     context.close()
+
+
+def test_an_inbox_whose_login_is_gone_after_a_restart_says_so_and_stops(browser, tmp_path):
+    """The console restarts and the page's login is gone (its session deleted meanwhile): the
+    socket's handshake is refused with HTTP 403, which has no close code, so the page asks the
+    server whether the login holds and, as it does not, says to log in again (with a link)
+    instead of showing "reconnecting…" forever."""
+    from playwright.sync_api import expect
+
+    with serve(tmp_path, "inbox-restart-console.log") as console:
+        context, page = open_page(browser, console, "reviewer")
+        _live(page)
+        status = page.locator("#live-status")
+        console.stop()
+        expect(status).to_have_text("reconnecting…")
+        # The login ends while the console is down (as a flush, an expiry or a lost database would).
+        _manage(
+            console.env,
+            "shell",
+            "-c",
+            "from django.contrib.sessions.models import Session as S; S.objects.all().delete()",
+        )
+        port = int(console.url.rsplit(":", 1)[1])
+        restarted = Console(console.env, port, ARTIFACTS / "inbox-restart-console-2.log")
+        try:
+            assert restarted.ready.wait(START_DEADLINE), f"the console did not start again; see {restarted.log}"
+            # The page retries with back-off (up to 10 s between attempts): wait for the message.
+            link = status.locator("a")
+            expect(link).to_have_text("log in again", timeout=30_000)
+            expect(status).to_have_text("signed out: log in again")
+            assert page.evaluate("document.documentElement.dataset.inboxLive") == "down"
+            link.click()
+            page.wait_for_url("**/accounts/login/?next=%2Finbox%2F")
+            page.fill("#id_username", "reviewer")
+            page.fill("#id_password", DEMO_PASSWORD)
+            page.click("button:has-text('Log in')")
+            page.wait_for_url("**/inbox/")
+            _live(page)
+        finally:
+            context.close()
+            restarted.stop()
