@@ -153,12 +153,11 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
         url = reverse("admin:workflow_sessions_workflowsession_export", args=[obj.pk])
         return format_html('<a href="{}">ADK trace (JSON)</a>', url)
 
-    class Media:
-        css = {"all": ("console/admin.css",)}
-
     @property
     def media(self) -> forms.Media:
-        return super().media + picture_media()
+        # The timeline's styles and the picture's scripts. (This property replaces the one a
+        # ``class Media`` would make, so the stylesheet is added here, not in one.)
+        return super().media + forms.Media(css={"all": ("console/admin.css",)}) + picture_media()
 
     @admin.display(description="Workflow")
     def workflow_picture(self, obj: WorkflowSession) -> SafeString:

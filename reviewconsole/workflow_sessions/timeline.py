@@ -31,6 +31,17 @@ class Revision:
     key: str
     parts: list[tuple[str, str]]
 
+    @property
+    def shown(self) -> list[tuple[str, str]]:
+        """The parts as the page shows them: a space (op ``" "``) between deleted words and the
+        words inserted in their place, so "for" → "about" reads "for about", not "forabout"."""
+        out: list[tuple[str, str]] = []
+        for op, text in self.parts:
+            if op == "+" and out and out[-1][0] == "-" and not out[-1][1][-1:].isspace() and not text[:1].isspace():
+                out.append((" ", " "))
+            out.append((op, text))
+        return out
+
 
 _WORDS = re.compile(r"\s+|[^\s]+")
 
