@@ -15,8 +15,9 @@ or tracebacks; the details go to the server log.
 | ``answer_invalid`` | a ``resolved`` payload is missing or does not fit the interrupt's schema |
 | ``interrupt_expired`` | a ``resolved`` entry answers an interrupt past its ``expiresAt`` |
 | ``checkpoint_unknown`` | ``forwardedProps.checkpointId`` names no pause of this thread |
-| ``checkpoint_decided`` | the rewind would reopen an interrupt decided outside this thread (a reviewer in |
-|  | the inbox, an API client, an expiry): that decision is final; the message names the interrupt and decider |
+| ``checkpoint_decided`` | the rewind would reopen, or go back past, an interrupt decided outside this thread |
+|  | (a reviewer in the inbox, an API client, an expiry): that decision is final; the message names the |
+|  | interrupt and decider |
 | ``session_closed`` | ``forwardedProps.checkpointId`` on a completed, failed or cancelled session, or a new |
 |  | message to a cancelled one: none is revived |
 | ``session_busy`` | another run held the session longer than the bounded wait |
