@@ -85,27 +85,42 @@ def _undo_attempt(ctx: Context, before: dict[str, Any]) -> None:
     ctx.route = None
 
 
-async def _consume(node: BaseNode, ctx: Context) -> Any:
-    output: Any = None
-    has_output = False
-    async for item in node.run(ctx):
+class _Output:
+    """What a node's items add up to: events emitted, interrupts opened, at most one output."""
+
+    __slots__ = ("has_output", "value")
+
+    def __init__(self) -> None:
+        self.value: Any = None
+        self.has_output = False
+
+    def take(self, node: BaseNode, ctx: Context, item: Any) -> None:
         if item is None:
-            continue
+            return
         if isinstance(item, Event):
             if item.route is not None:
                 ctx.route = item.route
             if item.output is not None:
                 item.output = node.validate_output(item.output)
-                output, has_output = item.output, True
+                self.value, self.has_output = item.output, True
             ctx.emit(item)
         elif isinstance(item, RequestInput):
             ctx.session.open_interrupt(ctx, item, kind=InterruptKind.INPUT)
         else:
-            if has_output:
+            if self.has_output:
                 raise ConfigurationError(f"Node {node.name} produced more than one output.")
-            output, has_output = node.validate_output(item), True
-            ctx.emit(Event(output=output))
-    return output
+            self.value, self.has_output = node.validate_output(item), True
+            ctx.emit(Event(output=self.value))
+
+
+async def _consume(node: BaseNode, ctx: Context) -> Any:
+    out = _Output()
+    if isinstance(node, FunctionNode) and node.returns_once:
+        out.take(node, ctx, await node.call(ctx))
+        return out.value
+    async for item in node.run(ctx):
+        out.take(node, ctx, item)
+    return out.value
 
 
 def confirmation_id(node_path: str) -> str:

@@ -303,6 +303,22 @@ class FunctionNode(BaseNode):
             kwargs[p.name] = value
         return kwargs
 
+    @property
+    def returns_once(self) -> bool:
+        """True for a plain or coroutine function: it gives at most one item, by returning it."""
+        return self._kind in ("plain", "coro")
+
+    async def call(self, ctx: Context) -> Any:
+        """Call a :attr:`returns_once` function and return what it returned (None: no item).
+
+        The same as the one item :meth:`run` would yield, without an async generator to drive
+        (the event loop tracks every async generator it sees, a cost on each node run).
+        """
+        result = self.func(**self.bind(ctx))
+        if self._kind == "coro":
+            result = await result
+        return result
+
     async def run(self, ctx: Context) -> AsyncIterator[Any]:
         kwargs = self.bind(ctx)
         if self._kind == "async_gen":
