@@ -5,11 +5,20 @@ Each session is an email review (the product's own workflow, drafts from the off
 a signed webhook starts it, a reviewer sends ``revisions`` rounds of feedback and then approves.
 Meanwhile ``sockets`` reviewers hold the live inbox open and ``readers`` reload the inbox page.
 Bounded: ``sessions`` sessions and ``seconds`` of wall time at most, whichever ends first.
+``rate`` paces the webhooks (sessions per second, offered whatever the answers): below the stack's
+capacity the latencies are the service's own; with no rate, the senders send as fast as they can
+and the latencies are mostly the backlog's wait (the throughput is then the capacity). A reviewer
+with nothing to decide reads the items again after ``poll`` seconds: polling every few
+milliseconds with 20 reviewers saturates a 2-CPU machine that also runs the whole stack and this
+script, and the figures then measure that (this script's threads included), not the console.
+Likewise a reader loads the whole inbox page every ``read_every`` seconds.
 
 Printed, with p50 / p95 / p99 / max in milliseconds:
 
 - webhook → interrupt visible: from sending the webhook to a subscribed websocket receiving
-  ``interrupt.created`` for its session (one sample per socket);
+  ``interrupt.created`` for its session (one sample per socket); split in two, with the interrupt
+  row's ``created_at`` (same machine, same clock): webhook → row stored, and row stored → socket
+  (every ``interrupt.created`` seen);
 - decision → next interrupt: from sending feedback to the next ``interrupt.created`` of the session
   on a socket (the revised draft waiting for review);
 - decision → completion: from sending the approval to the session's completing commit;
@@ -53,6 +62,12 @@ class Config:
     readers: int = 1
     revisions: int = 1
     seconds: float = 120.0
+    rate: float = 0.0
+    """Webhooks per second, paced from the start (0: each sender sends as fast as it can)."""
+    poll: float = 0.5
+    """Seconds a reviewer with nothing to decide waits before reading the items again."""
+    read_every: float = 1.0
+    """Seconds between two inbox page loads of one reader."""
 
 
 @dataclass
@@ -63,6 +78,7 @@ class Record:
     decisions: list[tuple[str, int, str, float, float]] = field(default_factory=list)  # sid, item, action, t, wall
     pages: list[float] = field(default_factory=list)
     requests: int = 0
+    started: float = 0.0
     errors: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -78,13 +94,15 @@ def _percentiles(samples: list[float]) -> dict[str, float]:
     return {"n": len(ordered), "p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "max": ordered[-1]}
 
 
-def _sender(stack: Stack, record: Record, queue: list[int], stop: threading.Event) -> None:
+def _sender(stack: Stack, record: Record, queue: list[int], rate: float, stop: threading.Event) -> None:
     with stack.client() as client:
         while not stop.is_set():
             with record.lock:
                 if not queue:
                     return
-                n = queue.pop()
+                n = queue.pop(0)
+            if rate and stop.wait(max(0.0, record.started + n / rate - time.monotonic())):
+                return
             t0 = time.monotonic()
             response = stack.send_webhook(client, "email-review", {"complaint": f"Load test complaint {n}"})
             with record.lock:
@@ -104,7 +122,7 @@ def _reviewer(
         with record.lock:
             record.requests += 1
         if not items:
-            time.sleep(0.02)
+            stop.wait(config.poll)
             continue
         for item in items:
             sid = item["session_id"]
@@ -121,7 +139,7 @@ def _reviewer(
                     record.errors.append(f"decide {response.status_code}")
 
 
-def _reader(reviewer: Reviewer, record: Record, stop: threading.Event) -> None:
+def _reader(reviewer: Reviewer, record: Record, every: float, stop: threading.Event) -> None:
     while not stop.is_set():
         t0 = time.monotonic()
         response = reviewer.inbox_page()
@@ -132,7 +150,7 @@ def _reader(reviewer: Reviewer, record: Record, stop: threading.Event) -> None:
                 record.pages.append(elapsed)
             else:
                 record.errors.append(f"page {response.status_code}")
-        stop.wait(0.1)
+        stop.wait(every)
 
 
 def run(stack: Stack, config: Config) -> dict[str, Any]:
@@ -145,13 +163,15 @@ def run(stack: Stack, config: Config) -> dict[str, Any]:
     sockets = [InboxSocket(stack, w) for w in watchers]
     record, stop = Record(), threading.Event()
     queue = list(range(config.sessions))
-    threads = [threading.Thread(target=_sender, args=(stack, record, queue, stop)) for _ in range(config.senders)]
+    threads = [
+        threading.Thread(target=_sender, args=(stack, record, queue, config.rate, stop)) for _ in range(config.senders)
+    ]
     threads += [
         threading.Thread(target=_reviewer, args=(r, n, len(deciders), config, record, stop))
         for n, r in enumerate(deciders)
     ]
-    threads += [threading.Thread(target=_reader, args=(r, record, stop)) for r in readers]
-    started = time.monotonic()
+    threads += [threading.Thread(target=_reader, args=(r, record, config.read_every, stop)) for r in readers]
+    started = record.started = time.monotonic()
     for thread in threads:
         thread.start()
     deadline = started + config.seconds
@@ -179,12 +199,19 @@ def _figures(
     stack: Stack, config: Config, record: Record, sockets: list[InboxSocket], completed: int, elapsed: float
 ) -> dict[str, Any]:
     created: dict[str, list[tuple[float, int]]] = {}  # session → (time seen, item id) per socket message
+    stored: dict[int, float] = {}  # item id → its row's created_at, on the monotonic clock
+    wall_offset = time.time() - time.monotonic()
+    delivered = []  # interrupt row stored → message seen on a socket
     for socket in sockets:
         for seen, message in socket.messages:
             item = message.get("item") or {}
             if message.get("event") == "interrupt.created" and item.get("session_id"):
                 created.setdefault(item["session_id"], []).append((seen, item["id"]))
-    visible = []
+                if item.get("created_at"):
+                    at = dt.datetime.fromisoformat(item["created_at"]).timestamp() - wall_offset
+                    stored[item["id"]] = at
+                    delivered.append(seen - at)
+    visible, to_stored = [], []
     for sid, t0 in record.sent.items():
         firsts: dict[int, float] = {}
         for seen, item_id in created.get(sid, []):
@@ -192,6 +219,8 @@ def _figures(
         if firsts:
             first_item = min(firsts, key=firsts.__getitem__)
             visible += [seen - t0 for seen, item_id in created[sid] if item_id == first_item]
+            if first_item in stored:
+                to_stored.append(stored[first_item] - t0)
     next_interrupt, completion = [], []
     ended = {
         r["id"]: r["updated_at"]
@@ -218,6 +247,8 @@ def _figures(
         "requests_per_s": record.requests / elapsed if elapsed else 0.0,
         "errors": record.errors,
         "webhook_to_visible_ms": _percentiles([v * ms for v in visible]),
+        "webhook_to_stored_ms": _percentiles([v * ms for v in to_stored]),
+        "stored_to_socket_ms": _percentiles([v * ms for v in delivered]),
         "decision_to_next_interrupt_ms": _percentiles([v * ms for v in next_interrupt]),
         "decision_to_completion_ms": _percentiles([v * ms for v in completion]),
         "inbox_page_ms": _percentiles([v * ms for v in record.pages]),
@@ -236,6 +267,8 @@ def report(figures: dict[str, Any]) -> str:
     ]
     for key, label in [
         ("webhook_to_visible_ms", "webhook -> interrupt visible"),
+        ("webhook_to_stored_ms", "  of which webhook -> row stored"),
+        ("stored_to_socket_ms", "  interrupt row stored -> socket"),
         ("decision_to_next_interrupt_ms", "decision -> next interrupt"),
         ("decision_to_completion_ms", "decision -> completion"),
         ("inbox_page_ms", "inbox page"),

@@ -41,6 +41,13 @@ SIGNED_OUT = 4401  # no login (at connect), or the login ended: log in again
 NO_ACCESS = 4403  # logged in, but no queue to watch any more
 
 
+def _read(func: Any) -> Any:
+    """``func`` (a read-only query) to await, run in the thread pool, not in the one thread that
+    Django's sync views share (``thread_sensitive``): under load that thread is busy with pages,
+    and every message a socket waits to forward would wait behind them."""
+    return database_sync_to_async(func, thread_sensitive=False)
+
+
 class InboxConsumer(AsyncJsonWebsocketConsumer):
     """Forwards ``inbox.message`` group messages to a logged-in reviewer of the queue."""
 
@@ -52,7 +59,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         self.user_id = user.pk
         self.session_key = self.scope["session"].session_key
         self.gone = False
-        queue_ids = await database_sync_to_async(lambda: [q.pk for q in queues_for(user)])()
+        queue_ids = await _read(lambda: [q.pk for q in queues_for(user)])()
         self.checked_at = time.monotonic()
         self.queue_ids = queue_ids
         self.groups_joined = [group_name(pk) for pk in queue_ids]
@@ -60,7 +67,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         if self.session_key:
             await self.channel_layer.group_add(session_group(self.session_key), self.channel_name)
-        versions = await database_sync_to_async(current_versions)(queue_ids)
+        versions = await _read(current_versions)(queue_ids)
         await self.accept()
         await self.send_json(
             {
@@ -97,7 +104,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
                 return
             # The versions let an idle page notice a message it never got (e.g. one published while
             # the channel layer was away): it is behind, so it catches up.
-            versions = await database_sync_to_async(current_versions)(self.queue_ids)
+            versions = await _read(current_versions)(self.queue_ids)
             await self.send_json({"event": "pong", "versions": {str(k): v for k, v in versions.items()}})
 
     async def inbox_message(self, message: dict[str, Any]) -> None:
@@ -119,7 +126,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         if self.gone:
             return False
         if time.monotonic() - self.checked_at >= inbox_setting("ACCESS_RECHECK_SECONDS"):
-            allowed = await database_sync_to_async(self._queues_now)()
+            allowed = await _read(self._queues_now)()
             self.checked_at = time.monotonic()
             if allowed is None:
                 await self._leave(list(self.queue_ids))
