@@ -169,18 +169,9 @@ def inbox_worker(items: int, repeat: int, out: Path) -> None:
     var = Path(tempfile.mkdtemp(prefix="bench-console-inbox-"))
     try:
         os.environ.update(console_env(var))
-        import django
-
-        django.setup()
-        from django.conf import settings
-        from django.core.management import call_command
-
         from bench import bench_inbox
 
-        settings.ALLOWED_HOSTS.append("testserver")
-        call_command("migrate", verbosity=0)
-        with open(os.devnull, "w") as devnull:
-            call_command("demo", stdout=devnull)
+        bench_inbox.prepare()
         started = time.perf_counter()
         bench_inbox.fill(items)
         filled = time.perf_counter() - started

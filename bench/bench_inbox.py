@@ -204,6 +204,22 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def prepare() -> None:
+    """Set Django up on the environment's settings, migrate its database and add the demo data
+    (users, queues), so that :func:`fill` and :func:`measure` can run; the test client's host is
+    allowed."""
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    settings.ALLOWED_HOSTS.append("testserver")
+    call_command("migrate", verbosity=0)
+    with open(os.devnull, "w") as devnull:
+        call_command("demo", stdout=devnull)
+
+
 def main(argv: list[str]) -> None:
     args = parse_args(argv)
     count, repeat = args.count, args.repeat
@@ -215,16 +231,7 @@ def main(argv: list[str]) -> None:
         REVIEWCONSOLE_NOTIFY_EMAIL="0",
     )
     sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.core.management import call_command
-
-    settings.ALLOWED_HOSTS.append("testserver")
-    call_command("migrate", verbosity=0)
-    with open(os.devnull, "w") as devnull:
-        call_command("demo", stdout=devnull)
+    prepare()
     started = time.perf_counter()
     fill(count)
     print(f"{count:,} pending items inserted in {time.perf_counter() - started:.1f} s (SQLite, {var})")

@@ -31,7 +31,6 @@ import shutil
 import sqlite3
 import sys
 import tempfile
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from typing import Any
 if __package__ in (None, ""):  # executed as a script
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import run_bench
 from bench.peers import cli, common, measure
 
 SYSTEM = "reviewconsole"
@@ -61,32 +61,6 @@ class BenchModel:
         complaint = text.split("Customer complaint:\n", 1)[1].split("\n\nReviewer feedback", 1)[0]
         feedback = text.split("(apply it if present):\n", 1)[1].strip()
         yield LlmResponse(Content(role="model", parts=[Part(text=common.draft_email_text(complaint, feedback))]))
-
-
-def sqlite_bytes(path: Path) -> int:
-    """Bytes of the SQLite database at ``path`` after folding its WAL into the main file.
-
-    ``PRAGMA wal_checkpoint(TRUNCATE)`` on a connection of its own; it is retried while another
-    connection holds a read transaction (``busy``), so the figure is the main file's size with an
-    empty WAL whenever the checkpoint could complete. Whatever WAL is left is added.
-    """
-    if not path.exists():
-        return 0
-    con = sqlite3.connect(path, timeout=5)
-    try:
-        for _ in range(50):
-            busy, _log, _done = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            if not busy:
-                break
-            time.sleep(0.01)
-    finally:
-        con.close()
-    total = path.stat().st_size
-    for suffix in ("-wal", "-journal"):
-        extra = path.with_name(path.name + suffix)
-        if extra.exists():
-            total += extra.stat().st_size
-    return total
 
 
 def _template_db() -> Path:
@@ -113,7 +87,7 @@ def _template_db() -> Path:
     with open(os.devnull, "w") as devnull:
         call_command("demo", stdout=devnull)  # the queues the workflows route to, as on the console
     connections.close_all()
-    sqlite_bytes(template)  # fold the WAL: the file alone is the template
+    common.sqlite_file_bytes(template)  # fold the WAL: the file alone is the template
     _template = template
     return template
 
@@ -194,12 +168,12 @@ class OursDriver(common.AsyncPeerDriver):
     def storage_bytes(self) -> int | None:
         if self._db is None:
             return None
-        return sqlite_bytes(self._db)
+        return common.sqlite_file_bytes(self._db)
 
     def table_bytes(self) -> dict[str, dict[str, int]]:
         """Per table and index: ``payload`` bytes (the rows' data) and ``pages`` bytes (dbstat)."""
         assert self._db is not None, "orm variant only"
-        sqlite_bytes(self._db)
+        common.sqlite_file_bytes(self._db)
         con = sqlite3.connect(self._db)
         try:
             rows = con.execute("SELECT name, SUM(payload), SUM(pgsize) FROM dbstat GROUP BY name").fetchall()
@@ -208,37 +182,10 @@ class OursDriver(common.AsyncPeerDriver):
         return {name: {"payload": int(payload or 0), "pages": int(pages or 0)} for name, payload, pages in rows}
 
     def versions(self) -> dict[str, str]:
-        return {"reviewconsole": _git_commit()}
+        return {"reviewconsole": run_bench.commit_id()}
 
     def notes(self) -> str:
         return "email-review workflow with an LLM agent drafting; deterministic model"
-
-
-def _git_commit() -> str:
-    """The commit measured (``+dirty`` when engine/ or reviewconsole/ has changes), or ``main``.
-
-    ``$REVIEWCONSOLE_BENCH_COMMIT`` wins (``run_bench.py`` sets it, e.g. for an exported tree).
-    """
-    import subprocess
-
-    if os.environ.get("REVIEWCONSOLE_BENCH_COMMIT"):
-        return os.environ["REVIEWCONSOLE_BENCH_COMMIT"]
-
-    root = Path(__file__).resolve().parents[1]
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", "engine", "reviewconsole"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "main"
-    return head + ("+dirty" if dirty else "")
 
 
 def draft_bytes(complaint: str, loops: int) -> float:

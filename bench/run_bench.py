@@ -134,14 +134,7 @@ def run_variant(
     env: dict[str, str],
 ) -> list[dict[str, Any]]:
     """Timing metrics in one fresh process, then ``--memory-runs`` fresh processes for memory."""
-    common_args = [
-        f"--sessions={args.sessions}",
-        f"--reps={args.reps}",
-        f"--loops={args.loops}",
-        f"--warmup={args.warmup}",
-    ]
-    if args.loop_reps is not None:
-        common_args.append(f"--loop-reps={args.loop_reps}")
+    common_args = run_peers.shared_args(args)
     records = run_peers.run_module(
         python,
         module,

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -264,15 +265,20 @@ def sqlite_file_bytes(path: str | Path) -> int:
     """Size of an SQLite database in bytes after folding its WAL into the main file.
 
     Runs ``PRAGMA wal_checkpoint(TRUNCATE)`` on a separate connection (so call
-    it only between operations), then adds any remaining ``-wal`` /
-    ``-journal`` file sizes.
+    it only between operations), retried while another connection holds a read
+    transaction (``busy``), then adds any remaining ``-wal`` / ``-journal`` file
+    sizes.
     """
     path = Path(path)
     if not path.exists():
         return 0
-    con = sqlite3.connect(path)
+    con = sqlite3.connect(path, timeout=5)
     try:
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        for _ in range(50):
+            busy, _log, _done = con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if not busy:
+                break
+            time.sleep(0.01)
     finally:
         con.close()
     total = path.stat().st_size

@@ -230,6 +230,15 @@ def _parse_budgets(items: Sequence[str], default: float) -> dict[str, float]:
     return budgets
 
 
+def shared_args(args: argparse.Namespace) -> list[str]:
+    """The options every system's module gets alike (``--sessions``, ``--reps``, ``--loops``,
+    ``--warmup``, and ``--loop-reps`` when given), from a namespace holding those fields."""
+    shared = [f"--sessions={args.sessions}", f"--reps={args.reps}", f"--loops={args.loops}", f"--warmup={args.warmup}"]
+    if args.loop_reps is not None:
+        shared.append(f"--loop-reps={args.loop_reps}")
+    return shared
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI entry point (see ``--help``)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -268,14 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     budgets = _parse_budgets(args.loop_budget, args.loop_budget_s)
-    common_args = [
-        f"--sessions={args.sessions}",
-        f"--reps={args.reps}",
-        f"--loops={args.loops}",
-        f"--warmup={args.warmup}",
-    ]
-    if args.loop_reps is not None:
-        common_args.append(f"--loop-reps={args.loop_reps}")
+    common_args = shared_args(args)
 
     selected = [
         (system, variant)
