@@ -62,9 +62,8 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         queue_ids = await _read(lambda: [q.pk for q in queues_for(user)])()
         self.checked_at = time.monotonic()
         self.queue_ids = queue_ids
-        self.groups_joined = [group_name(pk) for pk in queue_ids]
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
+        for pk in queue_ids:
+            await self.channel_layer.group_add(group_name(pk), self.channel_name)
         if self.session_key:
             await self.channel_layer.group_add(session_group(self.session_key), self.channel_name)
         versions = await _read(current_versions)(queue_ids)
@@ -72,15 +71,15 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(
             {
                 "event": "hello",
-                "queues": len(self.groups_joined),
+                "queues": len(queue_ids),
                 "versions": {str(k): v for k, v in versions.items()},
                 "heartbeat": inbox_setting("HEARTBEAT_SECONDS"),
             }
         )
 
     async def disconnect(self, code: int) -> None:
-        for group in getattr(self, "groups_joined", []):
-            await self.channel_layer.group_discard(group, self.channel_name)
+        for pk in getattr(self, "queue_ids", []):
+            await self.channel_layer.group_discard(group_name(pk), self.channel_name)
         if getattr(self, "session_key", None):
             await self.channel_layer.group_discard(session_group(self.session_key), self.channel_name)
 
@@ -155,7 +154,6 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         for pk in queue_ids:
             await self.channel_layer.group_discard(group_name(pk), self.channel_name)
         self.queue_ids = [pk for pk in self.queue_ids if pk not in queue_ids]
-        self.groups_joined = [group_name(pk) for pk in self.queue_ids]
 
     async def _close(self, code: int) -> None:
         self.gone = True
