@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import engine
+
 from .models import SessionStatus, WorkflowSession
 
-__all__ = ["ENDED", "last_message", "session_outcome", "session_result"]
+__all__ = ["last_message", "session_outcome", "session_result"]
 
-ENDED = frozenset({SessionStatus.COMPLETED, SessionStatus.FAILED, SessionStatus.CANCELLED})
+ENDED = engine.SessionStatus.CLOSED  # completed, failed, cancelled: nothing runs again
 
 _LOOK_BACK = 50  # events searched, newest first, for the last message
 
