@@ -88,6 +88,9 @@ class LlmAgent(ToolCalls, BaseNode):
             the activation with route = the target's name and ``actions.transferToAgent`` on
             the response event (ADK). :class:`~engine.HandoffGroup` runs the target next; in a
             Workflow a route dict can do the same.
+        parallel_worker: in a workflow, run the agent once per item of a list input, as
+            ``@node(parallel_worker=True)`` does (:class:`~engine.ParallelWorker`), at most
+            ``max_parallel_workers`` at a time.
     """
 
     composite = True
@@ -107,8 +110,12 @@ class LlmAgent(ToolCalls, BaseNode):
         input_schema: Any = None,
         compaction: Compaction | None = None,
         handoffs: list[str] | tuple[str, ...] = (),
+        parallel_worker: bool = False,
+        max_parallel_workers: int | None = None,
     ) -> None:
         super().__init__(name=name, description=description, rerun_on_resume=True, input_schema=input_schema)
+        self.parallel_worker = parallel_worker
+        self.max_parallel_workers = max_parallel_workers
         if mode not in (None, "single_turn", "chat", "task"):
             raise ConfigurationError(f"Agent {name}: mode must be 'single_turn', 'chat' or 'task'.")
         self.model = model

@@ -34,6 +34,7 @@ from ._slot import Slot
 from ._store import InterruptRecord
 from ._tools import (
     CONFIRMATION_REQUIRED_ERROR,
+    DECLINED_ERROR,
     BaseTool,
     FunctionTool,
     ToolArgumentError,
@@ -194,7 +195,7 @@ class ToolCalls:
         tool: FunctionTool,
         confirmation: dict[str, Any] | None,
     ) -> None:
-        tool_ctx = ToolContext(ctx, call.id or "", confirmation)
+        tool_ctx = ToolContext(ctx, call.id or "", confirmation, turn_state=batch.state)
         await ctx.session.flush()  # everything before this call is stored before the tool acts
         result = await tool.call(call.args, tool_ctx)
         batch.state.update(tool_ctx.state.delta)
@@ -348,7 +349,7 @@ class ToolCalls:
                 if value.get("confirmed") and isinstance(tool, FunctionTool):
                     await self._invoke(ctx, run, batch, call, tool, confirmation=value)
                 else:
-                    message = tool.decline_message if isinstance(tool, FunctionTool) else "The call was declined."
+                    message = tool.decline_message if isinstance(tool, FunctionTool) else DECLINED_ERROR
                     batch.responses.append(_response(call, {"error": message}))
                 continue
             # An answer to request_input or a long-running tool: the user's event is the response.
