@@ -32,6 +32,7 @@ from ._node import to_jsonable
 from ._node_tool import NodeTool
 from ._slot import Slot
 from ._store import InterruptRecord
+from ._task_tool import TaskAgentTool
 from ._tools import (
     CONFIRMATION_REQUIRED_ERROR,
     DECLINED_ERROR,
@@ -83,6 +84,9 @@ class ToolCalls:
     def _check_output(self, value: Any) -> Any:
         raise NotImplementedError
 
+    def _finish_task_result(self, args: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
     # -- tool calls --------------------------------------------------------------------------
 
     async def _run_batch(self, ctx: Context, run: AgentRun) -> tuple[bool, Any]:
@@ -124,12 +128,12 @@ class ToolCalls:
             return False, batch.finished
         if run.transfer:
             return False, NOT_FINISHED  # the conversation moves on to another agent
-        return bool(batch.responses) and not batch.skip, NOT_FINISHED
+        return (bool(batch.responses) and not batch.skip) or batch.delegated, NOT_FINISHED
 
     async def _run_call(self, ctx: Context, run: AgentRun, batch: Batch, call: FunctionCall) -> None:
         if call.name == FINISH_TASK and self._mode(ctx) == "task":
             try:
-                batch.finished = self._check_output(call.args)
+                batch.finished = self._finish_task_result(call.args)
                 batch.has_finished = True
                 batch.responses.append(_response(call, TASK_COMPLETED))
             except WorkflowDataError as exc:
@@ -159,6 +163,16 @@ class ToolCalls:
                 message=call.args.get("message"),
                 schema=schema if isinstance(schema, dict) else None,
             )
+            return
+        if isinstance(tool, TaskAgentTool):
+            try:
+                task_input = tool.child_input(call.args)
+            except ToolArgumentError as exc:
+                batch.responses.append(_response(call, {"error": str(exc), "errors": exc.errors}))
+                return
+            slot = Slot(status="running", run=call.id or new_id(), input=task_input, branch=ctx.branch)
+            if await self._run_task(ctx, run, call, tool, slot, fresh=True):
+                batch.delegated = True
             return
         if isinstance(tool, NodeTool):
             try:
@@ -321,6 +335,44 @@ class ToolCalls:
             batch.responses.append(_response(call, outcome.output))
         await ctx.commit(child.pending)
 
+    async def _run_task(
+        self, ctx: Context, run: AgentRun, call: FunctionCall, tool: TaskAgentTool, slot: Slot, *, fresh: bool
+    ) -> bool:
+        """Run (or resume) a task sub-agent; True when it finished and its result was emitted."""
+        node = tool.node
+        child = Context(
+            session=ctx.session,
+            node=node,
+            path=f"{ctx.node_path}/{node.name}@{slot.run}",
+            run_id=slot.run,
+            node_input=slot.input,
+            parent=ctx,
+            branch=slot.branch,
+            author=node.name,
+            isolation_scope=call.id,
+        )
+        slot.bind(child, node, fresh=fresh)
+        outcome = await node.execute(child)
+        slot.record(node, outcome, ctx.session)
+        if outcome.status == "failed":
+            await ctx.commit(child.pending)
+            raise outcome.error or WorkflowDataError(f"Sub-agent {tool.name} failed.")
+        if outcome.status == "waiting":
+            run.pending[call.id or ""] = Pending("task", call, slot=slot)
+            await ctx.commit(child.pending)
+            return False
+        run.pending.pop(call.id or "", None)
+        await ctx.commit(child.pending)
+        response = Part(
+            function_response=FunctionResponse(id=call.id, name=call.name, response=tool.response(outcome.output))
+        )
+        content = Content(role="user", parts=[response])
+        ctx.emit(Event(author="user", content=content))
+        if run.transcript is not None:
+            run.transcript.append(content)
+        await ctx.commit()
+        return True
+
     # -- resuming ----------------------------------------------------------------------------
 
     async def _apply(self, ctx: Context, run: AgentRun) -> bool:
@@ -328,8 +380,19 @@ class ToolCalls:
         answers = ctx.resume_inputs
         batch = run.batch = run.batch or Batch()
         model_due = False
+        messages = list(ctx.messages)
         for call_id, pending in list(run.pending.items()):
             call = pending.call
+            if pending.kind == "task" and pending.slot is not None:
+                task_tool = self.tool(call.name)
+                assert isinstance(task_tool, TaskAgentTool)
+                taken = len(messages)
+                verdict = pending.slot.deliver(task_tool.node, answers, messages, ctx.session)
+                if len(messages) < taken:
+                    ctx.messages = []  # the sub-agent took the user's message
+                if verdict == "run" and await self._run_task(ctx, run, call, task_tool, pending.slot, fresh=False):
+                    model_due = True
+                continue
             if pending.kind == "node" and pending.slot is not None:
                 tool = self.tool(call.name)
                 assert isinstance(tool, NodeTool)

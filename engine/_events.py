@@ -154,7 +154,8 @@ class Event(_Model):
 
     Shorthand keywords accepted by the constructor (ADK 2.x, ``workflow/_base_node.py``):
     ``message`` (str, a list of :class:`Part` or a :class:`Content`: content with role ``user``),
-    ``state`` (dict: merged into ``actions.state_delta``), ``route`` (str, bool, int or a list of them: ``actions.route``).
+    ``state`` (dict: merged into ``actions.state_delta``), ``route`` (str, bool, int or a list of
+    them: ``actions.route``).
     """
 
     id: str = Field(default_factory=new_id)

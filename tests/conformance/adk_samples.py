@@ -719,6 +719,59 @@ def build_use_as_output(model: Model) -> Workflow:
     return Workflow("root_agent", edges=[("START", orchestrate, finalize)])
 
 
+# -- task_sub_agent --------------------------------------------------------------------------
+
+
+class OrderItem(BaseModel):
+    name: str = Field(description="Name of the food item ordered")
+    quantity: int = Field(description="Quantity ordered")
+
+
+class PaymentInfo(BaseModel):
+    """Output schema for the payment collection task."""
+
+    credit_card_number: str
+    cvv: str
+
+
+def place_order(orders: list[OrderItem], payment_info: PaymentInfo) -> str:
+    """Mock an order placement operation."""
+    total_items = sum(item.quantity for item in orders)
+    return f"Successfully placed order for {total_items} items."
+
+
+def confirmation() -> str:
+    """Confirm proceeding with the order."""
+    return "Proceeding with order."
+
+
+def build_task_sub_agent(model: Model) -> LlmAgent:
+    order_collector = LlmAgent(
+        "order_collector",
+        model=model,
+        mode="task",
+        output_schema=list[OrderItem],
+        instruction="Collect the user's food order (Pizza, Burger, Salad) and finish your task.",
+        description="Collects the food order from the user.",
+        tools=[FunctionTool(confirmation, require_confirmation=True)],
+    )
+    payment_collector = LlmAgent(
+        "payment_collector",
+        model=model,
+        mode="task",
+        output_schema=PaymentInfo,
+        instruction="Ask the user for their credit card number and CVV, then finish your task.",
+        description="Collects credit card and CVV from the user.",
+    )
+    return LlmAgent(
+        "coordinator",
+        model=model,
+        sub_agents=[order_collector, payment_collector],
+        tools=[place_order],
+        instruction="You need both order and payment information to place an order.",
+    )
+
+
 BUILDERS = {
     "request_input_rerun": build_request_input_rerun,
     "request_input_advanced": build_request_input_advanced,
@@ -744,4 +797,5 @@ BUILDERS = {
     "adk-extra/auth_api_key": build_auth_api_key,
     "adk-extra/dynamic_nodes": build_dynamic_nodes,
     "adk-extra/use_as_output": build_use_as_output,
+    "adk-extra/task_sub_agent": build_task_sub_agent,
 }
