@@ -99,7 +99,7 @@ async def test_inline_data_parts_round_trip_and_partial_events_are_streamed_not_
         yield Event(message="typ", partial=True)
         yield Event(message="ing", partial=True)
 
-    runner, sid, result = await start(Workflow("wf", edges=[(START, picture)]))
+    runner, sid, _ = await start(Workflow("wf", edges=[(START, picture)]))
     stored = await runner.store.list_events(sid)
     [image] = [p.inline_data for e in stored if e.content for p in e.content.parts if p.inline_data]
     assert image.mime_type == "image/png" and image.to_bytes() == png

@@ -35,7 +35,7 @@ def _flow(counts: Counts) -> Workflow:
 async def test_a_childs_interrupt_reaches_the_inbox_and_finished_children_never_run_again():
     counts = Counts()
     store = InMemoryStore()
-    runner, sid, result = await start(_flow(counts), "order", store=store)
+    _, sid, result = await start(_flow(counts), "order", store=store)
     assert result.status == SessionStatus.WAITING
     [pending] = await store.pending_interrupts(sid)
     assert pending.id == "approve"
