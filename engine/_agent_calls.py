@@ -32,7 +32,7 @@ from ._node import to_jsonable
 from ._node_tool import NodeTool
 from ._slot import Slot
 from ._store import InterruptRecord
-from ._task_tool import TaskAgentTool
+from ._task_tool import TaskAgentTool, run_task
 from ._tools import (
     CONFIRMATION_REQUIRED_ERROR,
     DECLINED_ERROR,
@@ -171,7 +171,7 @@ class ToolCalls:
                 batch.responses.append(_response(call, {"error": str(exc), "errors": exc.errors}))
                 return
             slot = Slot(status="running", run=call.id or new_id(), input=task_input, branch=ctx.branch)
-            if await self._run_task(ctx, run, call, tool, slot, fresh=True):
+            if await run_task(ctx, run, call, tool, slot, fresh=True):
                 batch.delegated = True
             return
         if isinstance(tool, NodeTool):
@@ -335,44 +335,6 @@ class ToolCalls:
             batch.responses.append(_response(call, outcome.output))
         await ctx.commit(child.pending)
 
-    async def _run_task(
-        self, ctx: Context, run: AgentRun, call: FunctionCall, tool: TaskAgentTool, slot: Slot, *, fresh: bool
-    ) -> bool:
-        """Run (or resume) a task sub-agent; True when it finished and its result was emitted."""
-        node = tool.node
-        child = Context(
-            session=ctx.session,
-            node=node,
-            path=f"{ctx.node_path}/{node.name}@{slot.run}",
-            run_id=slot.run,
-            node_input=slot.input,
-            parent=ctx,
-            branch=slot.branch,
-            author=node.name,
-            isolation_scope=call.id,
-        )
-        slot.bind(child, node, fresh=fresh)
-        outcome = await node.execute(child)
-        slot.record(node, outcome, ctx.session)
-        if outcome.status == "failed":
-            await ctx.commit(child.pending)
-            raise outcome.error or WorkflowDataError(f"Sub-agent {tool.name} failed.")
-        if outcome.status == "waiting":
-            run.pending[call.id or ""] = Pending("task", call, slot=slot)
-            await ctx.commit(child.pending)
-            return False
-        run.pending.pop(call.id or "", None)
-        await ctx.commit(child.pending)
-        response = Part(
-            function_response=FunctionResponse(id=call.id, name=call.name, response=tool.response(outcome.output))
-        )
-        content = Content(role="user", parts=[response])
-        ctx.emit(Event(author="user", content=content))
-        if run.transcript is not None:
-            run.transcript.append(content)
-        await ctx.commit()
-        return True
-
     # -- resuming ----------------------------------------------------------------------------
 
     async def _apply(self, ctx: Context, run: AgentRun) -> bool:
@@ -390,7 +352,7 @@ class ToolCalls:
                 verdict = pending.slot.deliver(task_tool.node, answers, messages, ctx.session)
                 if len(messages) < taken:
                     ctx.messages = []  # the sub-agent took the user's message
-                if verdict == "run" and await self._run_task(ctx, run, call, task_tool, pending.slot, fresh=False):
+                if verdict == "run" and await run_task(ctx, run, call, task_tool, pending.slot, fresh=False):
                     model_due = True
                 continue
             if pending.kind == "node" and pending.slot is not None:

@@ -20,12 +20,16 @@ from typing import TYPE_CHECKING, Any
 from pydantic import TypeAdapter, ValidationError
 
 from ._errors import ConfigurationError
+from ._events import Content, Event, FunctionCall, FunctionResponse, Part
 from ._tools import BaseTool, ToolArgumentError
 
 if TYPE_CHECKING:
     from ._agent import LlmAgent
+    from ._agent_run import AgentRun
+    from ._context import Context
+    from ._slot import Slot
 
-__all__ = ["TaskAgentTool"]
+__all__ = ["TaskAgentTool", "run_task"]
 
 _DELEGATION_NOTE = (
     "\nIMPORTANT: This tool delegates execution to a specialized agent. "
@@ -94,3 +98,52 @@ class TaskAgentTool(BaseTool):
 
     async def call(self, args: dict[str, Any], tool_context: Any) -> Any:
         raise ConfigurationError("A task sub-agent runs as a child of its coordinator, not through call().")
+
+
+async def run_task(
+    ctx: Context, run: AgentRun, call: FunctionCall, tool: TaskAgentTool, slot: Slot, *, fresh: bool
+) -> bool:
+    """Run (or resume) the sub-agent a coordinator delegated ``call`` to, in ``ctx`` (the
+    coordinator's activation); True when it finished and its result was emitted.
+
+    A sub-agent that waits is kept in ``run.pending`` with its slot.
+
+    Raises:
+        Exception: the sub-agent failed (its error).
+    """
+    from ._agent_run import Pending
+    from ._context import Context
+
+    node = tool.node
+    child = Context(
+        session=ctx.session,
+        node=node,
+        path=f"{ctx.node_path}/{node.name}@{slot.run}",
+        run_id=slot.run,
+        node_input=slot.input,
+        parent=ctx,
+        branch=slot.branch,
+        author=node.name,
+        isolation_scope=call.id,
+    )
+    slot.bind(child, node, fresh=fresh)
+    outcome = await node.execute(child)
+    slot.record(node, outcome, ctx.session)
+    if outcome.status == "failed":
+        await ctx.commit(child.pending)
+        raise outcome.error or ConfigurationError(f"Sub-agent {tool.name} failed.")
+    if outcome.status == "waiting":
+        run.pending[call.id or ""] = Pending("task", call, slot=slot)
+        await ctx.commit(child.pending)
+        return False
+    run.pending.pop(call.id or "", None)
+    await ctx.commit(child.pending)
+    response = Part(
+        function_response=FunctionResponse(id=call.id, name=call.name, response=tool.response(outcome.output))
+    )
+    content = Content(role="user", parts=[response])
+    ctx.emit(Event(author="user", content=content))  # ADK: the task's result comes back as the user's
+    if run.transcript is not None:
+        run.transcript.append(content)
+    await ctx.commit()
+    return True
