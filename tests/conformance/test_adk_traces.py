@@ -3,7 +3,8 @@ per-node order). A trace folder without a builder fails the run instead of being
 
 import pytest
 
-from tests.conformance.adk_samples import BUILDERS
+from tests.conformance.adk_extra_samples import EXTRA_BUILDERS
+from tests.conformance.adk_samples import BUILDERS as ADK_BUILDERS
 from tests.conformance.harness import (
     EXTRA_TRACES,
     SHARED,
@@ -14,6 +15,8 @@ from tests.conformance.harness import (
     scripted_responses,
 )
 
+BUILDERS = {**ADK_BUILDERS, **EXTRA_BUILDERS}
+WHERE = "tests/conformance/adk_samples.py or adk_extra_samples.py"
 pytestmark = pytest.mark.usefixtures("adk_traces")  # skipped, naming the folder, without ../shared
 
 REPLAYED_ELSEWHERE = {"request_input": "tests/conformance/test_request_input.py (the product's email review)"}
@@ -49,13 +52,17 @@ def test_every_trace_folder_has_a_builder():
     missing = sorted(
         {_builder_key(n) for n in _trace_names() if n.split("/")[1] not in REPLAYED_ELSEWHERE} - BUILDERS.keys()
     )
-    assert not missing, f"trace folders without a builder in tests/conformance/adk_samples.py: {missing}"
+    assert not missing, (
+        f"trace folders without a builder (tests/conformance/adk_samples.py, adk_extra_samples.py): {missing}"
+    )
 
 
 @pytest.mark.parametrize("name", CASES)
 async def test_trace_replays(name):
     key = _builder_key(name)
-    assert key in BUILDERS, f"no builder for the trace folder {key} (tests/conformance/adk_samples.py)"
+    assert key in BUILDERS, (
+        f"no builder for the trace folder {key} (tests/conformance/adk_samples.py, adk_extra_samples.py)"
+    )
     trace = load_trace(name)
     events, model = await replay(trace, BUILDERS[key])
     assert_matches(trace, events)
