@@ -31,7 +31,9 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
     await ctx.session.flush()  # everything before this node is stored before its code runs
     try:
         ctx.node_input = node.validate_input(ctx.node_input)
-        gate = _confirmation_gate(node, ctx) or _auth_gate(node, ctx)
+        gate = _confirmation_gate(node, ctx) if node.require_confirmation else None
+        if gate is None and node.auth_config is not None:
+            gate = _auth_gate(node, ctx)
         if gate is not None:
             return gate
         attempt = 1

@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Slot"]
 
+
+def _dynamic_wires(records: Any) -> set[str]:
+    from ._dynamic import dynamic_wires
+
+    return dynamic_wires(records)
+
+
 RUN = "run"
 COMPLETE = "complete"
 
@@ -111,10 +118,9 @@ class Slot:
             self.status = "running"
             self.awaiting_message = False
             return RUN
-        from ._dynamic import dynamic_wires
-
-        children = dynamic_wires(self.child)
-        self.answers = {wire: value for wire, value in hit.items() if wire in children}
+        children = _dynamic_wires(self.child) if self.child else ()
+        if children:
+            self.answers = {wire: value for wire, value in hit.items() if wire in children}
         for wire, value in hit.items():
             local = self.interrupts.pop(wire)
             if wire not in children:
