@@ -46,8 +46,14 @@ class AuthConfig(_Model):
     credential_key: str
 
     def to_wire(self) -> dict[str, Any]:
-        """The config as ADK writes it in the request's args (camelCase, no nulls)."""
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        """The config as ADK writes it in the request's args (camelCase, no nulls), without the
+        raw credential's OAuth client secret (an event is no place for a secret)."""
+        data = self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        oauth = data.get("rawAuthCredential", {}).get("oauth2")
+        if isinstance(oauth, dict):
+            for key in ("clientSecret", "client_secret"):
+                oauth.pop(key, None)
+        return data
 
 
 def auth_interrupt_id(node_path: str) -> str:

@@ -114,3 +114,16 @@ async def test_inline_data_parts_round_trip_and_partial_events_are_streamed_not_
     session = await runner.create_session()
     await runner.run(session.id, "again", listener=listen)
     assert streamed == ["typ", "ing"]
+
+
+def test_the_credential_request_leaves_an_oauth_client_secret_out():
+    config = AuthConfig(
+        auth_scheme={"type": "oauth2"},
+        raw_auth_credential=AuthCredential(auth_type="oauth2", oauth2={"clientId": "app", "clientSecret": "hush"}),
+        credential_key="k",
+    )
+    assert config.to_wire()["rawAuthCredential"]["oauth2"] == {"clientId": "app"}
+    assert config.raw_auth_credential is not None and config.raw_auth_credential.oauth2 == {
+        "clientId": "app",
+        "clientSecret": "hush",
+    }

@@ -89,3 +89,33 @@ async def test_children_of_one_name_count_their_runs_and_a_failing_child_fails_t
     assert result.status == SessionStatus.FAILED
     assert [p for p in outputs(result.events)] == ["wf@1/loop@1/twice@1", "wf@1/loop@1/twice@2"]
     assert "too big" in result.session.error["exception"]
+
+
+async def test_a_composite_child_waits_on_a_tool_approval_and_resumes_without_a_repeated_model_call():
+    from engine import FunctionCall, FunctionTool, LlmAgent, ScriptedModel
+
+    counts = Counts()
+
+    def refund(order: str) -> str:
+        """Refund an order."""
+        counts.hit("refund")
+        return f"refunded {order}"
+
+    model = ScriptedModel([FunctionCall(name="refund", args={"order": "A"}), "Refunded A."])
+    agent = LlmAgent("clerk", model=model, tools=[FunctionTool(refund, require_confirmation=True)])
+
+    @node(rerun_on_resume=True)
+    async def orchestrate(ctx: Context, node_input: str):
+        counts.hit("orchestrate")
+        yield await ctx.run_node(agent, node_input, use_as_output=True)
+
+    store = InMemoryStore()
+    _, sid, result = await start(Workflow("wf", edges=[(START, orchestrate)]), "refund A", store=store)
+    [approval] = result.interrupts
+    assert approval.kind == "confirmation" and approval.path == "wf@1/orchestrate@1/clerk@1"
+    result = await Runner(Workflow("wf", edges=[(START, orchestrate)]), store).resume(
+        sid, {approval.id: {"confirmed": True}}
+    )
+    assert result.status == SessionStatus.COMPLETED
+    assert result.output == "Refunded A."
+    assert counts["refund"] == 1 and model.calls == 2
