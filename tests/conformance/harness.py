@@ -1,5 +1,8 @@
 """Replay ADK session traces through our engine and compare the events as ADK's runner does.
 
+The traces are ADK's sample fixtures in ``../shared/conformance/adk`` (16) and ``adk-extra`` (20),
+one format (``adk/TRACE-FORMAT.md``) and one comparison for all of them.
+
 Usable as a library::
 
     trace = load_trace(SHARED / "conformance/adk/request_input/phone_broke.json")
