@@ -5,6 +5,7 @@ pause on a :class:`RequestInput`, resume it with an answer.
 """
 
 from ._agent import LlmAgent, render_instruction
+from ._auth import AuthConfig, AuthCredential
 from ._compaction import Compaction
 from ._context import Context, Outcome
 from ._errors import (
@@ -28,7 +29,7 @@ from ._errors import (
     VersionMismatchError,
     WorkflowDataError,
 )
-from ._events import Content, Event, EventActions, FunctionCall, FunctionResponse, NodeInfo, Part
+from ._events import Blob, Content, Event, EventActions, FunctionCall, FunctionResponse, NodeInfo, Part
 from ._graph import DEFAULT_ROUTE, START, Edge
 from ._handoff import HandoffGroup
 from ._interrupts import InterruptKind, RequestInput
@@ -62,8 +63,11 @@ __all__ = [
     "AmbiguousAnswerError",
     "Answer",
     "AnswerInvalidError",
+    "AuthConfig",
+    "AuthCredential",
     "BaseNode",
     "BaseTool",
+    "Blob",
     "CheckpointDecidedError",
     "Commit",
     "Compaction",

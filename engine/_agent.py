@@ -39,6 +39,7 @@ from ._events import Content, Event, NodeInfo, new_id
 from ._interrupts import schema_to_json
 from ._models import LlmRequest, Model
 from ._node import BaseNode, to_jsonable
+from ._task_tool import TaskAgentTool
 from ._tools import BaseTool, as_tool
 
 __all__ = ["FINISH_TASK", "LlmAgent", "render_instruction"]
@@ -88,6 +89,12 @@ class LlmAgent(ToolCalls, BaseNode):
             the activation with route = the target's name and ``actions.transferToAgent`` on
             the response event (ADK). :class:`~engine.HandoffGroup` runs the target next; in a
             Workflow a route dict can do the same.
+        sub_agents: task-mode agents this one delegates to: the model gets a tool named after
+            each, which runs the sub-agent until it finishes its task (it may talk with the user
+            meanwhile) and returns its result (:mod:`engine._task_tool`, ADK 2.13).
+        parallel_worker: in a workflow, run the agent once per item of a list input, as
+            ``@node(parallel_worker=True)`` does (:class:`~engine.ParallelWorker`), at most
+            ``max_parallel_workers`` at a time.
     """
 
     composite = True
@@ -107,13 +114,19 @@ class LlmAgent(ToolCalls, BaseNode):
         input_schema: Any = None,
         compaction: Compaction | None = None,
         handoffs: list[str] | tuple[str, ...] = (),
+        parallel_worker: bool = False,
+        max_parallel_workers: int | None = None,
+        sub_agents: list[LlmAgent] | tuple[LlmAgent, ...] = (),
     ) -> None:
         super().__init__(name=name, description=description, rerun_on_resume=True, input_schema=input_schema)
+        self.parallel_worker = parallel_worker
+        self.max_parallel_workers = max_parallel_workers
         if mode not in (None, "single_turn", "chat", "task"):
             raise ConfigurationError(f"Agent {name}: mode must be 'single_turn', 'chat' or 'task'.")
         self.model = model
         self.instruction = instruction
-        self.tools: list[BaseTool] = [as_tool(t) for t in tools]
+        self.sub_agents: list[LlmAgent] = list(sub_agents)
+        self.tools: list[BaseTool] = [as_tool(t) for t in tools] + [TaskAgentTool(a) for a in self.sub_agents]
         self._tools = {t.name: t for t in self.tools}
         if len(self._tools) != len(self.tools):
             raise ConfigurationError(f"Agent {name}: two tools share a name.")
@@ -152,7 +165,7 @@ class LlmAgent(ToolCalls, BaseNode):
     async def _execute(self, ctx: Context) -> Outcome:
         mode = self._mode(ctx)
         if mode == "task":
-            ctx.isolation_scope = ctx.node_path
+            ctx.isolation_scope = ctx.isolation_scope or ctx.node_path  # a sub-agent's: its call id
         if ctx.saved is None:
             run = AgentRun(transcript=None if mode == "chat" else self._seed(ctx))
             ctx.saved = run
@@ -177,7 +190,7 @@ class LlmAgent(ToolCalls, BaseNode):
                     await ctx.commit()
                     return Outcome.waiting(run.interrupt_ids(), awaiting_message=True)
                 if run.pending:
-                    return Outcome.waiting(run.interrupt_ids())
+                    return Outcome.waiting(run.interrupt_ids(), awaiting_message=run.awaits_message())
                 return Outcome.completed(self._final_output(content))
             run.batch = Batch(todo=list(calls))
             model_due, finished = await self._run_batch(ctx, run)
@@ -186,7 +199,7 @@ class LlmAgent(ToolCalls, BaseNode):
             if run.transfer and not run.pending:
                 return Outcome.completed(None, route=run.transfer)
         if run.pending or run.awaiting_message:
-            return Outcome.waiting(run.interrupt_ids(), awaiting_message=run.awaiting_message)
+            return Outcome.waiting(run.interrupt_ids(), awaiting_message=run.awaits_message())
         return Outcome.completed(None)
 
     def _seed(self, ctx: Context) -> list[Content]:
@@ -223,7 +236,7 @@ class LlmAgent(ToolCalls, BaseNode):
                 {
                     "name": FINISH_TASK,
                     "description": "Call when the task is done, with its result.",
-                    "parameters": self._output_json or {"type": "object", "properties": {}},
+                    "parameters": self._finish_task_parameters(),
                 }
             )
         request = LlmRequest(
@@ -265,6 +278,28 @@ class LlmAgent(ToolCalls, BaseNode):
             run.transcript.append(final)
         await ctx.commit()
         return final
+
+    def _finish_task_parameters(self) -> dict[str, Any]:
+        """``finish_task``'s arguments: the output schema, wrapped as ``{"result": ...}`` when it is
+        not an object (ADK ``agents/llm/task/_finish_task_tool.py``)."""
+        schema = self._output_json
+        if schema is None:
+            return {"type": "object", "properties": {}}
+        if schema.get("type") == "object":
+            return schema
+        inner = dict(schema)
+        defs = inner.pop("$defs", None)
+        wrapped: dict[str, Any] = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
+        if defs:
+            wrapped["$defs"] = defs
+        return wrapped
+
+    def _finish_task_result(self, args: dict[str, Any]) -> Any:
+        """The task's result from ``finish_task``'s arguments (unwrapped, see above), validated."""
+        schema = self._output_json
+        if schema is not None and schema.get("type") != "object" and "result" in args:
+            return self._check_output(args["result"])
+        return self._check_output(args)
 
     def _final_output(self, content: Content) -> Any:
         text = content.text

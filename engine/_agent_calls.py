@@ -32,8 +32,10 @@ from ._node import to_jsonable
 from ._node_tool import NodeTool
 from ._slot import Slot
 from ._store import InterruptRecord
+from ._task_tool import TaskAgentTool, run_task
 from ._tools import (
     CONFIRMATION_REQUIRED_ERROR,
+    DECLINED_ERROR,
     BaseTool,
     FunctionTool,
     ToolArgumentError,
@@ -82,6 +84,9 @@ class ToolCalls:
     def _check_output(self, value: Any) -> Any:
         raise NotImplementedError
 
+    def _finish_task_result(self, args: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
     # -- tool calls --------------------------------------------------------------------------
 
     async def _run_batch(self, ctx: Context, run: AgentRun) -> tuple[bool, Any]:
@@ -123,12 +128,12 @@ class ToolCalls:
             return False, batch.finished
         if run.transfer:
             return False, NOT_FINISHED  # the conversation moves on to another agent
-        return bool(batch.responses) and not batch.skip, NOT_FINISHED
+        return (bool(batch.responses) and not batch.skip) or batch.delegated, NOT_FINISHED
 
     async def _run_call(self, ctx: Context, run: AgentRun, batch: Batch, call: FunctionCall) -> None:
         if call.name == FINISH_TASK and self._mode(ctx) == "task":
             try:
-                batch.finished = self._check_output(call.args)
+                batch.finished = self._finish_task_result(call.args)
                 batch.has_finished = True
                 batch.responses.append(_response(call, TASK_COMPLETED))
             except WorkflowDataError as exc:
@@ -158,6 +163,16 @@ class ToolCalls:
                 message=call.args.get("message"),
                 schema=schema if isinstance(schema, dict) else None,
             )
+            return
+        if isinstance(tool, TaskAgentTool):
+            try:
+                task_input = tool.child_input(call.args)
+            except ToolArgumentError as exc:
+                batch.responses.append(_response(call, {"error": str(exc), "errors": exc.errors}))
+                return
+            slot = Slot(status="running", run=call.id or new_id(), input=task_input, branch=ctx.branch)
+            if await run_task(ctx, run, call, tool, slot, fresh=True):
+                batch.delegated = True
             return
         if isinstance(tool, NodeTool):
             try:
@@ -194,7 +209,7 @@ class ToolCalls:
         tool: FunctionTool,
         confirmation: dict[str, Any] | None,
     ) -> None:
-        tool_ctx = ToolContext(ctx, call.id or "", confirmation)
+        tool_ctx = ToolContext(ctx, call.id or "", confirmation, turn_state=batch.state)
         await ctx.session.flush()  # everything before this call is stored before the tool acts
         result = await tool.call(call.args, tool_ctx)
         batch.state.update(tool_ctx.state.delta)
@@ -327,8 +342,19 @@ class ToolCalls:
         answers = ctx.resume_inputs
         batch = run.batch = run.batch or Batch()
         model_due = False
+        messages = list(ctx.messages)
         for call_id, pending in list(run.pending.items()):
             call = pending.call
+            if pending.kind == "task" and pending.slot is not None:
+                task_tool = self.tool(call.name)
+                assert isinstance(task_tool, TaskAgentTool)
+                taken = len(messages)
+                verdict = pending.slot.deliver(task_tool.node, answers, messages, ctx.session)
+                if len(messages) < taken:
+                    ctx.messages = []  # the sub-agent took the user's message
+                if verdict == "run" and await run_task(ctx, run, call, task_tool, pending.slot, fresh=False):
+                    model_due = True
+                continue
             if pending.kind == "node" and pending.slot is not None:
                 tool = self.tool(call.name)
                 assert isinstance(tool, NodeTool)
@@ -348,7 +374,7 @@ class ToolCalls:
                 if value.get("confirmed") and isinstance(tool, FunctionTool):
                     await self._invoke(ctx, run, batch, call, tool, confirmation=value)
                 else:
-                    message = tool.decline_message if isinstance(tool, FunctionTool) else "The call was declined."
+                    message = tool.decline_message if isinstance(tool, FunctionTool) else DECLINED_ERROR
                     batch.responses.append(_response(call, {"error": message}))
                 continue
             # An answer to request_input or a long-running tool: the user's event is the response.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ._events import Content, FunctionCall, Part
 from ._node_tool import NodeTool
 from ._slot import Slot
+from ._task_tool import TaskAgentTool
 from ._tools import BaseTool
 
 if TYPE_CHECKING:
@@ -24,7 +25,8 @@ __all__ = ["AgentRun", "Batch", "Pending"]
 
 @dataclass
 class Pending:
-    """A tool call waiting: on a confirmation, an answer, a long-running result or a child node."""
+    """A tool call waiting: on a confirmation, an answer, a long-running result, a child node
+    (``node``) or a task sub-agent (``task``)."""
 
     kind: str
     call: FunctionCall
@@ -35,7 +37,7 @@ class Pending:
         data: dict[str, Any] = {"kind": self.kind, "call": self.call.model_dump(exclude_none=True)}
         if self.interrupt:
             data["interrupt"] = self.interrupt
-        if self.slot is not None and isinstance(tool, NodeTool):
+        if self.slot is not None and isinstance(tool, NodeTool | TaskAgentTool):
             data["slot"] = self.slot.to_json(tool.node)
         return data
 
@@ -63,6 +65,8 @@ class Batch:
     finished: Any = None
     has_finished: bool = False
     transfer: str | None = None
+    delegated: bool = False
+    """A task sub-agent finished during this batch (its response event is out): the model runs next."""
 
 
 @dataclass
@@ -98,6 +102,8 @@ class AgentRun:
             }
             if b.transfer:
                 data["batch"]["transfer"] = b.transfer
+            if b.delegated:
+                data["batch"]["delegated"] = True
         if self.awaiting_message:
             data["awaiting_message"] = True
         if self.transfer:
@@ -125,8 +131,15 @@ class AgentRun:
                 finished=b["finished"],
                 has_finished=b["has_finished"],
                 transfer=b.get("transfer"),
+                delegated=b.get("delegated", False),
             )
         return run
 
     def interrupt_ids(self) -> list[str]:
         return [wire for p in self.pending.values() for wire in p.interrupt_ids()]
+
+    def awaits_message(self) -> bool:
+        """True when the agent, or a task sub-agent it delegated to, waits for the user's next message."""
+        return self.awaiting_message or any(
+            p.kind == "task" and p.slot is not None and p.slot.awaiting_message for p in self.pending.values()
+        )

@@ -59,9 +59,10 @@ class Context:
     input for the first node), ``state`` (:class:`~engine.State`), ``resume_inputs``
     (``{interrupt_id: answer}`` when a ``rerun_on_resume`` node runs again after a pause),
     ``session_id``, ``user_id``, ``app_name``, ``invocation_id``, ``node_path``, ``run_id``,
-    ``branch`` and ``metadata`` (host-supplied run context, e.g. AG-UI forwarded props; never
-    sent to a model). ``state_schema`` is the nearest enclosing workflow's ``state_schema``
-    (None: writes are not checked); :meth:`emit` validates state writes against it.
+    ``branch``, ``attempt_count`` (1, then 2… when ``retry_config`` retries the node) and
+    ``metadata`` (host-supplied run context, e.g. AG-UI forwarded props; never sent to a model).
+    ``state_schema`` is the nearest enclosing workflow's ``state_schema`` (None: writes are not
+    checked); :meth:`emit` validates state writes against it.
     """
 
     def __init__(
@@ -101,6 +102,15 @@ class Context:
         self.interrupt_ids: list[str] = []
         self.route: Any = None
         self.messages: list[Any] = []
+        self.dynamic: dict[str, Any] = {}
+        """Children started with :meth:`run_node`, by ``name@run``: finished (output) or waiting (slot)."""
+        self.dynamic_counts: dict[str, int] = {}
+        self.dynamic_answers: dict[str, Any] = {}
+        """Answers (by wire id) for waiting children, handed over on resume."""
+        self.output_claimed = False
+        """True once a child was run with ``use_as_output=True``: its output event is this node's."""
+        self.attempt_count = 1
+        """Which attempt of this activation is running (1 for the first; ``retry_config`` retries)."""
 
     # -- identity --------------------------------------------------------------------------
 
@@ -123,6 +133,34 @@ class Context:
     @property
     def metadata(self) -> dict[str, Any]:
         return self.session.metadata
+
+    async def run_node(
+        self, node: Any, node_input: Any = None, *, use_as_output: bool = False, run_id: str | None = None
+    ) -> Any:
+        """Run ``node`` (a node, agent, workflow or function) as a child of this activation and
+        return its output (ADK 2.13 ``Context.run_node``; see :mod:`engine._dynamic`).
+
+        The calling node should be ``rerun_on_resume``: after a pause it runs again, and the
+        children that finished give their stored outputs back without running again.
+
+        Raises:
+            Exception: the child failed (its error). A child that waits stops this node, which
+            waits on the child's interrupts.
+        """
+        from ._dynamic import run_node
+
+        return await run_node(self, node, node_input, use_as_output=use_as_output, run_id=run_id)
+
+    def get_auth_response(self, auth_config: Any) -> Any:
+        """The credential given for ``auth_config`` (an :class:`~engine.AuthCredential`), or None.
+
+        Read from the answer to this node's ``wf_auth:<path>`` request (ADK's
+        ``Context.get_auth_response``; see :mod:`engine._auth`).
+        """
+        from ._auth import auth_interrupt_id, credential_from
+
+        answer = self.resume_inputs.get(auth_interrupt_id(self.node_path))
+        return None if answer is None else credential_from(answer, auth_config)
 
     # -- events ----------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ Every event the engine produces or stores is an :class:`Event`. Field names are 
 Python and camelCase on the wire (``Event.to_json()`` / ``Event.from_json()``), following
 ``google.adk.events.Event`` (ADK 2.x) so that stored sessions read like ADK's own traces:
 ``id``, ``invocationId``, ``author``, ``branch``, ``timestamp`` (seconds since the epoch, float),
-``content.parts[]`` (``text`` / ``functionCall`` / ``functionResponse``), ``actions``
+``content.parts[]`` (``text`` / ``inlineData`` / ``functionCall`` / ``functionResponse``), ``actions``
 (``stateDelta``, ``route``, ``requestedToolConfirmations``, ``skipSummarization``),
 ``longRunningToolIds``, ``nodeInfo`` (``path``, ``outputFor``, ``messageAsOutput``), ``output``
 and ``isolationScope``.
@@ -15,6 +15,7 @@ A function node may also build an event with ADK's shorthand keywords:
 
 from __future__ import annotations
 
+import base64
 import os
 import time
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "Blob",
     "Content",
     "Event",
     "EventActions",
@@ -69,12 +71,38 @@ class FunctionResponse(_Model):
     response: dict[str, Any] = Field(default_factory=dict)
 
 
+class Blob(_Model):
+    """Inline binary data of a :class:`Part` (ADK / genai ``inlineData``): ``data`` is the bytes
+    as URL-safe base64 text (as genai writes them in session JSON), ``mime_type`` e.g. ``image/png``."""
+
+    data: str
+    mime_type: str | None = None
+    display_name: str | None = None
+
+    def to_bytes(self) -> bytes:
+        """The decoded bytes (standard or URL-safe base64 accepted)."""
+        text = self.data.replace("+", "-").replace("/", "_")
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
 class Part(_Model):
-    """One part of a :class:`Content`: exactly one of ``text``, ``function_call``, ``function_response``."""
+    """One part of a :class:`Content`: exactly one of ``text``, ``inline_data`` (a :class:`Blob`),
+    ``function_call``, ``function_response``."""
 
     text: str | None = None
+    inline_data: Blob | None = None
     function_call: FunctionCall | None = None
     function_response: FunctionResponse | None = None
+
+    @classmethod
+    def from_text(cls, text: str) -> Part:
+        """A text part (genai's ``Part.from_text``)."""
+        return cls(text=text)
+
+    @classmethod
+    def from_bytes(cls, *, data: bytes, mime_type: str) -> Part:
+        """An ``inlineData`` part holding ``data`` (genai's ``Part.from_bytes``)."""
+        return cls(inline_data=Blob(data=base64.urlsafe_b64encode(data).decode("ascii"), mime_type=mime_type))
 
 
 class Content(_Model):
@@ -125,8 +153,9 @@ class Event(_Model):
     """One entry of a session's append-only history (ADK's ``Event``).
 
     Shorthand keywords accepted by the constructor (ADK 2.x, ``workflow/_base_node.py``):
-    ``message`` (str or :class:`Content`: content with role ``user``), ``state`` (dict: merged
-    into ``actions.state_delta``), ``route`` (str, bool, int or a list of them: ``actions.route``).
+    ``message`` (str, a list of :class:`Part` or a :class:`Content`: content with role ``user``),
+    ``state`` (dict: merged into ``actions.state_delta``), ``route`` (str, bool, int or a list of
+    them: ``actions.route``).
     """
 
     id: str = Field(default_factory=new_id)
@@ -166,7 +195,7 @@ class Event(_Model):
             error_code: str | None = None,
             error_message: str | None = None,
             custom_metadata: dict[str, Any] | None = None,
-            message: str | Content | None = None,
+            message: str | Content | list[Part] | None = None,
             state: dict[str, Any] | None = None,
             route: Any = None,
         ) -> None: ...
@@ -180,7 +209,11 @@ class Event(_Model):
         message = data.pop("message", None)
         state = data.pop("state", None)
         route = data.pop("route", None)
-        if message is not None:
+        if isinstance(message, list):
+            data["content"] = Content(
+                role="user", parts=[p if isinstance(p, Part) else Part(text=str(p)) for p in message]
+            )
+        elif message is not None:
             data["content"] = (
                 message if isinstance(message, Content) else Content(role="user", parts=[Part(text=str(message))])
             )

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ._context import Context, Outcome
+from ._dynamic import ChildWaiting
 from ._errors import ConfigurationError, NodeTimeoutError
-from ._events import Event, EventActions
+from ._events import Content, Event, EventActions, FunctionCall, Part
 from ._interrupts import CONFIRMATION_SCHEMA, InterruptKind, RequestInput
 from ._node import BaseNode, FunctionNode, to_jsonable
 
@@ -30,13 +31,15 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
     await ctx.session.flush()  # everything before this node is stored before its code runs
     try:
         ctx.node_input = node.validate_input(ctx.node_input)
-        gate = _confirmation_gate(node, ctx)
+        gate = _confirmation_gate(node, ctx) if node.require_confirmation else None
+        if gate is None and node.auth_config is not None:
+            gate = _auth_gate(node, ctx)
         if gate is not None:
             return gate
         attempt = 1
         retry = node.retry_config
         while True:
-            before = dict(ctx.session.state) if retry is not None else {}
+            ctx.attempt_count = attempt
             try:
                 if node.timeout is not None:
                     try:
@@ -56,7 +59,7 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
                 logger.warning(
                     "Node %s failed (attempt %d): %r; retrying in %.3f s", ctx.node_path, attempt, exc, delay
                 )
-                _undo_attempt(ctx, before)
+                _close_attempt(ctx, exc)
                 attempt += 1
                 await asyncio.sleep(delay)
     except Exception as exc:
@@ -68,21 +71,25 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
     return Outcome.completed(output, ctx.route)
 
 
-def _undo_attempt(ctx: Context, before: dict[str, Any]) -> None:
-    """Forget what a failed attempt did: its events, state writes and interrupts."""
-    state = ctx.session.state
-    for event in ctx.pending:
-        for key in event.state_delta:
-            if key in before:
-                state[key] = before[key]
-            else:
-                state.pop(key, None)
-    for wire in ctx.interrupt_ids:
+def _close_attempt(ctx: Context, exc: BaseException) -> None:
+    """End a failed attempt as ADK 2.13 does (``workflow/_node_runner.py``): its events stay and an
+    error event follows (``errorCode`` = the exception's class name, ``errorMessage`` = its text).
+    Interrupts it opened are dropped with their request events: only the attempt that succeeds asks."""
+    dropped = set(ctx.interrupt_ids)
+    carried: dict[str, Any] = {}  # state writes that travelled on a dropped request event
+    for wire in dropped:
         ctx.session.discard_interrupt(wire)
-    ctx.pending.clear()
-    ctx.state.delta.clear()
+    if dropped:
+        kept = []
+        for event in ctx.pending:
+            if {c.id for c in event.function_calls()} & dropped:
+                carried.update(event.state_delta)
+            else:
+                kept.append(event)
+        ctx.pending[:] = kept
     ctx.interrupt_ids.clear()
     ctx.route = None
+    ctx.emit(Event(error_code=type(exc).__name__, error_message=str(exc), state=carried or None))
 
 
 class _Output:
@@ -98,11 +105,18 @@ class _Output:
         if item is None:
             return
         if isinstance(item, Event):
+            if item.partial:  # a streamed piece (ADK ``partial=True``): to the listener, never stored
+                ctx.stream(item)
+                return
             if item.route is not None:
                 ctx.route = item.route
             if item.output is not None:
                 item.output = node.validate_output(item.output)
                 self.value, self.has_output = item.output, True
+                if ctx.output_claimed:  # a use_as_output child's event carries it already
+                    item.output = None
+                    if item.content is None and item.actions is None:
+                        return
             ctx.emit(item)
         elif isinstance(item, RequestInput):
             ctx.session.open_interrupt(ctx, item, kind=InterruptKind.INPUT)
@@ -110,16 +124,20 @@ class _Output:
             if self.has_output:
                 raise ConfigurationError(f"Node {node.name} produced more than one output.")
             self.value, self.has_output = node.validate_output(item), True
-            ctx.emit(Event(output=self.value))
+            if not ctx.output_claimed:  # else a use_as_output child's event carries it already
+                ctx.emit(Event(output=self.value))
 
 
 async def _consume(node: BaseNode, ctx: Context) -> Any:
     out = _Output()
-    if isinstance(node, FunctionNode) and node.returns_once:
-        out.take(node, ctx, await node.call(ctx))
-        return out.value
-    async for item in node.run(ctx):
-        out.take(node, ctx, item)
+    try:
+        if isinstance(node, FunctionNode) and node.returns_once:
+            out.take(node, ctx, await node.call(ctx))
+            return out.value
+        async for item in node.run(ctx):
+            out.take(node, ctx, item)
+    except ChildWaiting:  # a child started with ctx.run_node waits: so does this node
+        return None
     return out.value
 
 
@@ -194,3 +212,21 @@ def _confirmation_gate(node: BaseNode, ctx: Context) -> Outcome | None:
     output = {"error": f"The run of {node.name} was declined."}
     ctx.emit(Event(output=output, actions=EventActions(route=DECLINED_ROUTE)))
     return Outcome.completed(output, DECLINED_ROUTE)
+
+
+def _auth_gate(node: BaseNode, ctx: Context) -> Outcome | None:
+    """Ask for a credential before a node with an ``auth_config`` runs, while none was given
+    (ADK ``workflow/_function_node.py``; see :mod:`engine._auth`)."""
+    config = node.auth_config
+    if config is None or ctx.get_auth_response(config) is not None:
+        return None
+    from ._auth import AUTH_FUNCTION, auth_interrupt_id, auth_message
+
+    wire = auth_interrupt_id(ctx.node_path)
+    message = auth_message(config)
+    request = RequestInput(interrupt_id=wire, message=message, payload={"authConfig": config.to_wire()})
+    wire = ctx.session.open_interrupt(ctx, request, kind=InterruptKind.INPUT, function_name=AUTH_FUNCTION, emit=False)
+    args = {"functionCallId": wire, "authConfig": config.to_wire(), "message": message}
+    call = FunctionCall(id=wire, name=AUTH_FUNCTION, args=args)
+    ctx.emit(Event(content=Content(role="model", parts=[Part(function_call=call)]), long_running_tool_ids=[wire]))
+    return Outcome.waiting(list(ctx.interrupt_ids))

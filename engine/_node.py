@@ -77,8 +77,11 @@ class BaseNode:
     parameters bind by name to the node's arguments, ``node_input``, ``ctx`` or state keys: a
     person approves before the node runs, through the interrupt
     ``wf_tool_confirmation:<node path>``; a decline skips the node, which outputs
-    ``{"error": ...}`` and emits route ``"declined"``). ``require_confirmation`` implies
-    ``rerun_on_resume``.
+    ``{"error": ...}`` and emits route ``"declined"``); ``auth_config`` (an
+    :class:`~engine.AuthConfig`: the node waits on ADK's ``adk_request_credential`` interrupt
+    ``wf_auth:<node path>`` until a credential is given, then reads it with
+    ``ctx.get_auth_response(auth_config)``, see :mod:`engine._auth`). ``require_confirmation`` and
+    ``auth_config`` imply ``rerun_on_resume``.
     """
 
     wait_for_all = False
@@ -99,6 +102,7 @@ class BaseNode:
         retry_config: RetryConfig | None = None,
         timeout: float | None = None,
         require_confirmation: bool | Callable[..., bool] = False,
+        auth_config: Any = None,
     ) -> None:
         if not name or not name.replace("_", "a").replace("-", "a").isalnum():
             raise ConfigurationError(f"Node name {name!r} must be letters, digits, '_' or '-'.")
@@ -106,7 +110,8 @@ class BaseNode:
             raise ConfigurationError(f"Node {name}: timeout must be a positive number of seconds.")
         self.name = name
         self.description = description
-        self.rerun_on_resume = rerun_on_resume or bool(require_confirmation)
+        self.rerun_on_resume = rerun_on_resume or bool(require_confirmation) or auth_config is not None
+        self.auth_config = auth_config
         self.input_schema = input_schema
         self.output_schema = output_schema
         self.retry_config = retry_config
@@ -357,6 +362,7 @@ def node(
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
     description: str | None = None,
+    auth_config: Any = None,
 ) -> Callable[[Callable[..., Any]], BaseNode]: ...
 
 
@@ -375,11 +381,12 @@ def node(
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
     description: str | None = None,
+    auth_config: Any = None,
 ) -> BaseNode | Callable[[Callable[..., Any]], BaseNode]:
     """Decorate a function as a node: ``@node`` or ``@node(name=..., rerun_on_resume=True, ...)``.
 
     Options are :class:`BaseNode`'s (``rerun_on_resume``, ``retry_config``, ``timeout`` in
-    seconds, ``require_confirmation``, schemas) and :class:`FunctionNode`'s
+    seconds, ``require_confirmation``, ``auth_config``, schemas) and :class:`FunctionNode`'s
     (``parameter_binding``). ``parallel_worker=True`` maps the node over a list input (one run
     per item, outputs in input order, see :class:`~engine.ParallelWorker`), at most
     ``max_parallel_workers`` at a time.
@@ -397,6 +404,7 @@ def node(
             input_schema=input_schema,
             output_schema=output_schema,
             description=description,
+            auth_config=auth_config,
         )
         if parallel_worker:
             from ._parallel import ParallelWorker
@@ -408,12 +416,18 @@ def node(
 
 
 def as_node(value: Any) -> BaseNode:
-    """Turn a node-like value into a node: a node stays itself, a function becomes a FunctionNode.
+    """Turn a node-like value into a node: a node stays itself (an agent made with
+    ``parallel_worker=True`` is wrapped in a :class:`~engine.ParallelWorker`), a function becomes a
+    FunctionNode.
 
     Raises:
         ConfigurationError: the value cannot be a node.
     """
     if isinstance(value, BaseNode):
+        if getattr(value, "parallel_worker", False):  # e.g. LlmAgent(parallel_worker=True), as in ADK
+            from ._parallel import ParallelWorker
+
+            return ParallelWorker(value, max_parallel_workers=getattr(value, "max_parallel_workers", None))
         return value
     if callable(value):
         return FunctionNode(value)

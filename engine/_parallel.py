@@ -4,7 +4,8 @@
 the wrapped node once per item of its list input, at most ``n`` at a time (None: no limit). A
 non-list input is treated as a one-item list; an empty list outputs ``[]``. The worker's node
 path is ``w@1``; item *k* (1-based) runs as ``w@1/w@k`` on the sub-branch ``<branch>.w@k``. The
-output is the list of the items' outputs in input order.
+output is the list of the items' outputs in input order; the event carrying it is authored by the
+enclosing workflow (ADK), the items' events as the wrapped node authors them (an agent by its name).
 
 Items may pause on interrupts. Unlike ADK, which stops starting new items after the first
 interrupt, every item runs as far as it can, so all their requests reach reviewers at once; the
@@ -75,13 +76,12 @@ class ParallelWorker(BaseNode):
     composite = True
 
     def __init__(self, node: Any, *, max_parallel_workers: int | None = None) -> None:
-        inner = as_node(node)
+        inner = node if isinstance(node, BaseNode) else as_node(node)
         super().__init__(name=inner.name, description=inner.description, rerun_on_resume=True)
         if max_parallel_workers is not None and max_parallel_workers < 1:
             raise ConfigurationError(f"Node {inner.name}: max_parallel_workers must be at least 1.")
         self.node = inner
         self.max_parallel_workers = max_parallel_workers
-        self.authors_own_events = inner.authors_own_events
 
     def snapshot(self, ctx: Context) -> Any:
         return ctx.saved.to_json(self.node) if isinstance(ctx.saved, _Items) else ctx.saved

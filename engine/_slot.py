@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Slot"]
 
+
+def _dynamic_wires(records: Any) -> set[str]:
+    from ._dynamic import dynamic_wires
+
+    return dynamic_wires(records)
+
+
 RUN = "run"
 COMPLETE = "complete"
 
@@ -51,7 +58,15 @@ class Slot:
     # -- checkpoint form -------------------------------------------------------------------
 
     def to_json(self, node: BaseNode) -> dict[str, Any]:
-        child = node.snapshot(self.ctx) if (self.ctx is not None and node.composite) else self.child
+        ctx = self.ctx
+        if ctx is not None and node.composite:
+            child = node.snapshot(ctx)
+        elif ctx is not None and ctx.dynamic:  # a leaf's children started with ctx.run_node
+            from ._dynamic import dynamic_snapshot
+
+            child = dynamic_snapshot(ctx.dynamic)
+        else:
+            child = self.child
         data: dict[str, Any] = {"status": self.status, "run": self.run}
         if self.status == "running" or node.rerun_on_resume:
             data["input"] = self.input
@@ -103,10 +118,15 @@ class Slot:
             self.status = "running"
             self.awaiting_message = False
             return RUN
+        children = _dynamic_wires(self.child) if self.child else ()
+        if children:
+            self.answers = {wire: value for wire, value in hit.items() if wire in children}
         for wire, value in hit.items():
-            self.resume_inputs[self.interrupts.pop(wire)] = value
-            session.close_interrupt(wire)
-        if node.rerun_on_resume:
+            local = self.interrupts.pop(wire)
+            if wire not in children:
+                self.resume_inputs[local] = value
+                session.close_interrupt(wire)
+        if node.rerun_on_resume or children:
             self.status = "running"
             return RUN
         return None if self.interrupts else COMPLETE
@@ -129,6 +149,8 @@ class Slot:
             ctx.saved = None if fresh else self.child
         else:
             ctx.resume_inputs = dict(self.resume_inputs)
+            ctx.dynamic = dict(self.child) if isinstance(self.child, dict) else {}
+            ctx.dynamic_answers = self.answers
         ctx.messages = self.messages
         self.answers, self.messages = {}, []
         self.ctx = ctx
@@ -154,6 +176,10 @@ class Slot:
             }
             if node.composite and ctx is not None:
                 self.child = node.snapshot(ctx)
+            elif ctx is not None and ctx.dynamic:
+                from ._dynamic import dynamic_snapshot
+
+                self.child = dynamic_snapshot(ctx.dynamic)
         else:
             self.interrupts = {}
         for wire in previous.keys() - self.interrupts.keys():

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,8 @@ __all__ = [
 ]
 
 CONFIRMATION_REQUIRED_ERROR = "This tool call requires confirmation, please approve or reject."
+DECLINED_ERROR = "This tool call is rejected."
+"""What the model gets for a declined call by default (ADK 2.13's framework wording, ``tools/function_tool.py``)."""
 LONG_RUNNING_NOTE = (
     "\n\nNOTE: This is a long-running operation. Do not call this tool again if it has already "
     "returned some intermediate or pending status."
@@ -58,15 +61,26 @@ class ToolArgumentError(ValueError):
 class ToolContext:
     """What a tool function sees as its ``tool_context`` parameter.
 
-    ``state`` writes travel on the tool's response event. ``tool_confirmation`` is
+    ``state`` writes travel on the tool's response event; ``turn_state`` holds the writes of the
+    same model turn's earlier calls, which this call reads first. ``tool_confirmation`` is
     ``{"confirmed": bool, "payload"?: ...}`` when the call runs after an approval.
     """
 
-    def __init__(self, ctx: Context, function_call_id: str, tool_confirmation: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        ctx: Context,
+        function_call_id: str,
+        tool_confirmation: dict[str, Any] | None = None,
+        *,
+        turn_state: dict[str, Any] | None = None,
+    ):
         self._ctx = ctx
         self.function_call_id = function_call_id
         self.tool_confirmation = tool_confirmation
-        self.state = State(ctx.session.state)
+        # The calls of one model turn see the state writes of the calls before them (call order),
+        # so two calls appending to one list both keep their item (ADK merges them the same way).
+        base = {**ctx.session.state, **turn_state} if turn_state else ctx.session.state
+        self.state = State(base)
         self.skip_summarization = False
         self.confirmation_request: dict[str, Any] | None = None
 
@@ -138,6 +152,13 @@ def _doc_parts(func: Callable[..., Any]) -> tuple[str, dict[str, str]]:
     return summary, args
 
 
+def _mentions_model(annotation: Any) -> bool:
+    """True when a parameter type is, or contains (``list[Model]``, ``Model | None``), a pydantic model."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_mentions_model(arg) for arg in typing.get_args(annotation))
+
+
 class FunctionTool(BaseTool):
     """A tool made from a plain or async function (see the module docstring).
 
@@ -146,7 +167,8 @@ class FunctionTool(BaseTool):
         name: defaults to the function's name.
         description: defaults to the docstring's first paragraph.
         require_confirmation: True, or a predicate on the arguments dict.
-        decline_message: what the model gets when a person declines the call.
+        decline_message: what the model gets when a person declines the call (default: ADK's
+            ``"This tool call is rejected."``).
     """
 
     def __init__(
@@ -162,12 +184,13 @@ class FunctionTool(BaseTool):
         super().__init__(name=name or func.__name__, description=description if description is not None else summary)
         self.func = func
         self.require_confirmation = require_confirmation
-        self.decline_message = decline_message or f"The call to {self.name} was declined by the reviewer."
+        self.decline_message = decline_message or DECLINED_ERROR
         from ._node import type_hints
 
         hints = type_hints(func)
         fields: dict[str, Any] = {}
         self._takes_context = False
+        self._model_params: set[str] = set()
         from ._context import Context
 
         for param in inspect.signature(func).parameters.values():
@@ -183,6 +206,8 @@ class FunctionTool(BaseTool):
                 continue
             default = ... if param.default is inspect.Parameter.empty else param.default
             fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
+            if _mentions_model(annotation):
+                self._model_params.add(param.name)
         self._args_model: type[BaseModel] = create_model(f"{self.name}_args", **fields)
         self._schema = self._args_model.model_json_schema()
         self._schema.pop("title", None)
@@ -204,8 +229,26 @@ class FunctionTool(BaseTool):
             raise ToolArgumentError(f"Invalid arguments for {self.name}: {detail}", errors) from exc
         return {name: getattr(model, name) for name in type(model).model_fields}
 
+    def call_args(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The keyword arguments for a call: validated, then passed as the model sent them.
+
+        ADK 2.13 (``tools/function_tool.py``) passes the model's values as they are (a ``50`` for
+        a ``float`` parameter stays ``50``) and builds only pydantic-model parameters (also in
+        lists and dicts) from their JSON; defaults fill what the model left out. A value that
+        differs from its coerced form (the text ``"2.5"`` for a ``float``) is passed coerced,
+        where ADK would pass the text.
+
+        Raises:
+            ToolArgumentError: the arguments do not fit the signature.
+        """
+        validated = self.validate_args(args)
+        return {
+            name: args[name] if name in args and name not in self._model_params and args[name] == value else value
+            for name, value in validated.items()
+        }
+
     async def call(self, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        kwargs = self.validate_args(args)
+        kwargs = self.call_args(args)
         if self._takes_context:
             kwargs["tool_context"] = tool_context
         result = self.func(**kwargs)

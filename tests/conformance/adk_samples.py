@@ -8,12 +8,14 @@ from there.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from engine import (
     DEFAULT_ROUTE,
+    BaseNode,
     Context,
     Event,
     FunctionTool,
@@ -220,11 +222,14 @@ def build_human_in_loop(model: Model) -> LlmAgent:
 # -- tool_confirmation -----------------------------------------------------------------------
 
 
-def transfer_funds(amount: int, recipient: str, tool_context: ToolContext) -> dict[str, Any]:
-    """Transfer money to a recipient."""
-    if amount >= 100 and tool_context.tool_confirmation is None:
-        tool_context.request_confirmation(hint=f"Confirm transfer of ${amount} to {recipient}.")
-        return {"status": "needs confirmation"}
+def transfer_funds(amount: float, recipient: str, tool_context: ToolContext) -> dict[str, str]:
+    """Transfers funds to a recipient."""
+    if amount >= 100:
+        if not tool_context.tool_confirmation:
+            tool_context.request_confirmation(hint=f"Confirm transfer of ${amount} to {recipient}.")
+            return {"error": "This tool call requires confirmation, please approve or reject."}
+        if not tool_context.tool_confirmation.get("confirmed"):
+            return {"error": "Transfer rejected by user."}  # (never reached: the engine answers a decline)
     return {"result": f"Successfully transferred ${amount} to {recipient}."}
 
 
@@ -239,6 +244,8 @@ def build_tool_confirmation(model: Model) -> LlmAgent:
         model=model,
         instruction="Help the user transfer money and close accounts.",
         tools=[
+            # The sample's tool answers a decline itself; our engine never runs a declined tool and
+            # answers with the tool's decline_message (docs/engine.md, "Where the engine differs").
             FunctionTool(transfer_funds, decline_message="Transfer rejected by user."),
             FunctionTool(close_account, require_confirmation=True),
         ],
@@ -368,7 +375,7 @@ def build_node_as_tool(model: Model) -> LlmAgent:
     )
 
 
-BUILDERS = {
+BUILDERS: dict[str, Callable[[Model], BaseNode]] = {
     "request_input_rerun": build_request_input_rerun,
     "request_input_advanced": build_request_input_advanced,
     "fan_out_fan_in": build_fan_out_fan_in,

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conformance.harness import TRACES, require_traces
+from tests.conformance.harness import EXTRA_TRACES, TRACES, require_traces
 
 
 @pytest.fixture
 def adk_traces():
     require_traces(TRACES)
+    require_traces(EXTRA_TRACES)
     return TRACES

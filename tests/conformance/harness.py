@@ -1,5 +1,8 @@
 """Replay ADK session traces through our engine and compare the events as ADK's runner does.
 
+The traces are ADK's sample fixtures in ``../shared/conformance/adk`` (16) and ``adk-extra`` (20),
+one format (``adk/TRACE-FORMAT.md``) and one comparison for all of them.
+
 Usable as a library::
 
     trace = load_trace(SHARED / "conformance/adk/request_input/phone_broke.json")
@@ -39,6 +42,7 @@ import pytest
 from engine import BaseNode, Content, Event, InMemoryStore, Runner, ScriptedModel
 
 __all__ = [
+    "EXTRA_TRACES",
     "REQUIRED_ENV",
     "SHARED",
     "TRACES",
@@ -51,8 +55,11 @@ __all__ = [
     "scripted_responses",
 ]
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+SHARED = Path(os.environ.get("REVIEWCONSOLE_SHARED") or Path(__file__).resolve().parents[2].parent / "shared")
+"""``../shared`` beside the clone; ``REVIEWCONSOLE_SHARED`` names another place (e.g. for a git worktree)."""
 TRACES = SHARED / "conformance" / "adk"
+EXTRA_TRACES = SHARED / "conformance" / "adk-extra"
+"""The 20 further sample traces (``adk-extra/README.md``); same format, same comparison."""
 REQUIRED_ENV = "REVIEWCONSOLE_CONFORMANCE_REQUIRED"
 """Set to ``1`` (``.ci/run`` does) and missing traces fail the run instead of skipping."""
 
@@ -107,10 +114,11 @@ def require_traces(traces: Path = TRACES) -> None:
 
 
 def load_trace(path: Path | str) -> Trace:
-    """Read a trace file (relative paths are taken under ``shared/conformance/adk``)."""
+    """Read a trace file (relative paths are taken under ``shared/conformance/``, when they start
+    with ``adk/`` or ``adk-extra/``, else under ``shared/conformance/adk``)."""
     path = Path(path)
     if not path.is_absolute():
-        path = TRACES / path
+        path = SHARED / "conformance" / path if path.parts[0] in ("adk", "adk-extra") else TRACES / path
     data = json.loads(path.read_text(encoding="utf-8"))
     return Trace(path=path, events=data["events"], mocks=data.get("mocks", {}))
 

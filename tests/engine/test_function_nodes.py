@@ -313,7 +313,8 @@ async def test_retry_only_retries_the_listed_exceptions():
     assert counts["wrong"] == 1
 
 
-async def test_a_retried_attempt_leaves_no_events_state_or_interrupts_behind():
+async def test_a_retried_attempt_keeps_its_events_and_an_error_event_but_not_its_interrupts():
+    """ADK 2.13: a failed attempt's events stay, followed by an error event; ``attempt_count`` counts."""
     from engine import RequestInput
 
     counts = Counts()
@@ -321,18 +322,20 @@ async def test_a_retried_attempt_leaves_no_events_state_or_interrupts_behind():
     @node(retry_config=RetryConfig(max_attempts=2, initial_delay=0.001))
     def flaky(ctx):
         counts.hit("flaky")
+        yield Event(message=f"attempt {ctx.attempt_count}")
         if counts["flaky"] == 1:
             ctx.state["half"] = "done"
-            yield Event(message="first attempt")
             yield RequestInput(interrupt_id="early", message="?")
             raise ConnectionError("boom")
         yield "second"
 
     runner, sid, result = await start(wf_of(flaky))
     assert result.status == SessionStatus.COMPLETED
-    assert "half" not in result.session.state
-    assert "first attempt" not in texts(result.events)
-    assert not calls(result.events)
+    assert texts(result.events)[:2] == ["attempt 1", "attempt 2"]
+    errors = [(e.error_code, e.error_message, e.node_info.path) for e in result.events if e.error_code]
+    assert errors == [("ConnectionError", "boom", "wf@1/flaky@1")]
+    assert result.session.state["half"] == "done"  # stored with the attempt's events, as ADK does
+    assert not calls(result.events)  # the failed attempt's question is withdrawn
     assert await runner.store.pending_interrupts(sid) == []
 
 

@@ -95,7 +95,7 @@ async def test_h3_one_turn_two_tools_needing_approval_approve_one_reject_the_oth
     assert result.status == SessionStatus.COMPLETED
     assert runs == [("A", {"confirmed": True, "payload": {"note": "for A"}})]  # A once, B never
     final = [r.response for r in responses(await runner.store.list_events(sid), "refund")][-2:]
-    assert final == [{"refunded": "A"}, {"error": "The call to refund was declined by the reviewer."}]
+    assert final == [{"refunded": "A"}, {"error": "This tool call is rejected."}]
 
 
 # -- H4 -------------------------------------------------------------------------------------
