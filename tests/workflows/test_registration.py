@@ -20,6 +20,7 @@ from reviewconsole.inbox.models import Interrupt, Queue
 from reviewconsole.settings import env
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from reviewconsole.workflows import UnknownWorkflowError, all_specs, get, module_of, registry
+from reviewconsole.workflows.checks import check_registry
 from tests.conftest import _run_demo, post_webhook, texts
 from tests.workflows.conftest import EXAMPLE
 
@@ -46,6 +47,7 @@ def test_the_example_registered_by_setting_is_decided_in_the_inbox(
     register("reviewconsole.demo", "purchase_order")
     assert [s.name for s in all_specs()] == sorted([*DEMO, "purchase-order"])
     assert module_of("purchase-order") == "purchase_order"
+    assert check_registry() == []  # it imports, builds and validates
     _run_demo(monkeypatch)  # sync_workflows (the purchasing queue), users, an endpoint per workflow
     assert Queue.objects.get(slug="purchasing").managers.name == "managers:purchasing"
 
