@@ -1,6 +1,6 @@
 """Resume cost against session history: the email review workflow after k revise loops.
 
-For each k in 1, 10, 100, 1000 a fresh session of ``reviewconsole.workflows.email_review`` (engine
+For each k in 1, 10, 100, 1000 a fresh session of ``reviewconsole.demo.email_review`` (engine
 only, the offline draft model, an ``InMemoryStore``) is driven through k drafts: k-1 answers of
 reviewer feedback (``revise`` loops back to the draft model). Then ``--resumes`` more feedback
 answers are timed one by one: each is ``Runner.resume`` (validate and store the answer, restore
@@ -39,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine import InMemoryStore, OfflineModel, Runner
-from reviewconsole.workflows import email_review
+from reviewconsole.demo import email_review
 
 COUNTED = 5
 """Resumes run under the profiler to count function calls."""

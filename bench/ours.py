@@ -1,6 +1,6 @@
 """Our engine on the peers' workload and harness (``bench/peers/common.py``).
 
-The workflow is the product's email review (``reviewconsole/workflows/email_review.py``): an LLM
+The workflow is the product's email review (``reviewconsole/demo/email_review.py``): an LLM
 agent drafts, so each draft goes through our real agent path (instruction template, model
 request, event with ``output_key``). The model is deterministic and returns
 ``common.draft_email_text(complaint, feedback)`` in one piece, the same cost as the peers' fake
@@ -122,7 +122,7 @@ class OursDriver(common.AsyncPeerDriver):
 
     async def aopen(self) -> None:
         from engine import InMemoryStore, Runner
-        from reviewconsole.workflows import email_review
+        from reviewconsole.demo import email_review
 
         if self.variant == "orm":
             from asgiref.sync import sync_to_async

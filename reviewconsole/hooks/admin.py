@@ -1,8 +1,16 @@
+"""Webhook endpoints (their workflow picked from the registry), secrets, and the deliveries with Replay."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from ..workflow_sessions.admin import ReadOnlyAdmin
+from ..workflows import UnknownWorkflowError, all_specs, get
 from .models import WebhookDelivery, WebhookEndpoint, WebhookSecret
 from .services import webhook_replay
 
@@ -16,12 +24,53 @@ class WebhookSecretInline(admin.TabularInline):
     readonly_fields = ("created_at",)
 
 
+def _registered(name: str) -> bool:
+    try:
+        get(name)
+    except UnknownWorkflowError:
+        return False
+    return True
+
+
+class WebhookEndpointForm(forms.ModelForm):
+    """The workflow is a choice among the registered ones; an endpoint left naming one that is no
+    longer registered shows it as such and must be moved to a registered one to be saved."""
+
+    workflow = forms.ChoiceField(help_text="The registered workflow a delivery starts.")
+
+    class Meta:
+        model = WebhookEndpoint
+        fields = ("slug", "workflow", "enabled", "description", "input_mapping", "rate_limit")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [("", "---------"), *((s.name, f"{s.title} ({s.name})") for s in all_specs())]
+        current = self.instance.workflow if self.instance.pk else ""
+        if current and not _registered(current):
+            choices.append((current, f"{current} (not registered)"))
+        self.fields["workflow"].choices = choices  # type: ignore[attr-defined]
+
+    def clean_workflow(self) -> str:
+        name = str(self.cleaned_data["workflow"])
+        if not _registered(name):
+            raise forms.ValidationError(f"{name!r} is not a registered workflow: pick one of the list.")
+        return name
+
+
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
-    list_display = ("slug", "workflow", "enabled", "rate_limit", "created_at")
+    form = WebhookEndpointForm
+    list_display = ("slug", "workflow_shown", "enabled", "rate_limit", "created_at")
     list_filter = ("enabled", "workflow")
     fields = ("slug", "workflow", "enabled", "description", "input_mapping", "rate_limit")
     inlines = [WebhookSecretInline]
+
+    @admin.display(description="workflow", ordering="workflow")
+    def workflow_shown(self, obj: WebhookEndpoint) -> str:
+        """The workflow's name, or that it is no longer registered (its deliveries get a 404)."""
+        if _registered(obj.workflow):
+            return obj.workflow
+        return f"{obj.workflow} (not registered: deliveries answer 404)"
 
     def get_inlines(self, request: HttpRequest, obj: WebhookEndpoint | None) -> list[type]:
         # Secrets are shown to those who may change the endpoint only (not to auditors).

@@ -21,6 +21,7 @@ from .. import json_input
 from ..audit.services import audit_record
 from ..workflow_sessions.services import session_start
 from ..workflows import UnknownWorkflowError
+from ..workflows import get as get_workflow
 from .mapping import map_input
 from .models import DeliveryOutcome, WebhookDelivery, WebhookEndpoint
 
@@ -115,12 +116,16 @@ def webhook_receive(
     Infinity, or nesting too deep to parse); 400 ``invalid_body`` with ``errors`` (``path`` and
     ``message`` per field) when the body does not fit the workflow's input schema, or holds a
     value no database column can (a NUL character, a number like ``1e400``: see
-    :mod:`reviewconsole.json_input`); 503
-    ``endpoint_unavailable`` when the endpoint names a workflow that is not registered.
+    :mod:`reviewconsole.json_input`); 404 ``unknown_workflow`` when the endpoint names a workflow
+    that is not registered (nothing stored, so the sender's retry succeeds once it is).
     """
     repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, request=request)
     if repeated is not None:
         return repeated
+    try:
+        get_workflow(endpoint.workflow)
+    except UnknownWorkflowError:
+        return _unknown_workflow(endpoint)
     text, kept = _kept(body)
     try:
         data = json_input.loads(body)
@@ -160,15 +165,24 @@ def webhook_receive(
         )
         _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
         return result
-    except UnknownWorkflowError:
-        # A configuration error, not the sender's: answer generically, keep no delivery so that
-        # the sender's retry succeeds once an admin fixes the endpoint.
-        logger.error("Webhook endpoint %s names unregistered workflow %r", endpoint.slug, endpoint.workflow)
-        return WebhookResult(503, {"error": "endpoint_unavailable", "message": "The endpoint cannot start sessions."})
+    except UnknownWorkflowError:  # unregistered since the check above (a registry reload)
+        return _unknown_workflow(endpoint)
     except IntegrityError:
         # Another copy with the same webhook-id won the race; answer as it did.
         previous = WebhookDelivery.objects.get(endpoint=endpoint, webhook_id=webhook_id)
         return _duplicate(endpoint, previous, request)
+
+
+def _unknown_workflow(endpoint: WebhookEndpoint) -> WebhookResult:
+    """404 for an endpoint whose workflow is not registered: a configuration error, not the
+    sender's; no delivery is kept, so the sender's retry succeeds once an admin fixes it."""
+    logger.error("Webhook endpoint %s names unregistered workflow %r", endpoint.slug, endpoint.workflow)
+    message = (
+        f"This endpoint starts the workflow {endpoint.workflow!r}, which is not registered on this console: "
+        "nothing was started or stored. Ask its administrator to register the workflow or to point the "
+        "endpoint at a registered one, then send the delivery again."
+    )
+    return WebhookResult(404, {"error": "unknown_workflow", "message": message})
 
 
 def webhook_repeat(

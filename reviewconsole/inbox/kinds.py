@@ -17,7 +17,7 @@ import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..workflows import refund_approval, vip_discount
+from ..demo import refund_approval, vip_discount
 from .actions import request_kind
 from .drafts import draft_of, revisions
 from .models import Interrupt

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from django.utils.csp import CSP
 
+from . import env
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 VAR_DIR = Path(os.environ.get("REVIEWCONSOLE_VAR_DIR", BASE_DIR / "var"))
 
@@ -23,6 +25,7 @@ INSTALLED_APPS = [
     "ninja",
     "axes",
     "reviewconsole.console",
+    "reviewconsole.workflows",
     "reviewconsole.workflow_sessions",
     "reviewconsole.inbox",
     "reviewconsole.hooks",
@@ -158,6 +161,9 @@ LOGGING = {
 }
 
 REVIEWCONSOLE = {
+    # Dotted paths of the modules whose WORKFLOWS list registers workflows (plus those named by
+    # entry points of the group "reviewconsole.workflows"). None here: embedded.py adds the demo.
+    "WORKFLOWS": env.workflow_modules([]),
     # Which model agents use: "offline" (deterministic, no network) or "openai" (an
     # OpenAI-compatible server; see OPENAI_* below).
     "MODEL": os.environ.get("REVIEWCONSOLE_MODEL", "offline"),

@@ -11,7 +11,7 @@ import secrets
 
 from . import env
 from .base import *  # noqa: F403
-from .base import VAR_DIR
+from .base import REVIEWCONSOLE, VAR_DIR
 
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
@@ -47,6 +47,8 @@ DATABASES = {
         }
     )
 }
+# The demo workflows unless REVIEWCONSOLE_WORKFLOWS names the modules (replacing the demo).
+REVIEWCONSOLE = {**REVIEWCONSOLE, "WORKFLOWS": env.workflow_modules([env.DEMO_WORKFLOWS])}
 CHANNEL_LAYERS = env.channel_layers(CHANNEL_LAYERS)  # noqa: F405
 TASKS = env.tasks(TASKS)  # noqa: F405
 

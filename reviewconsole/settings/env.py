@@ -1,4 +1,4 @@
-"""Deployment parts read from the environment: database, channel layer, task backend.
+"""Deployment parts read from the environment: database, channel layer, task backend, workflows.
 
 ``DATABASE_URL`` (e.g. ``postgres://user:pass@host:5432/db``; psycopg 3) selects the database,
 ``REDIS_URL`` (e.g. ``redis://127.0.0.1:6379/0``) the ``channels_redis`` layer shared by every
@@ -6,6 +6,9 @@ web process (``REVIEWCONSOLE_CHANNELS_PREFIX`` keeps deployments sharing one Red
 ``REVIEWCONSOLE_TASK_BACKEND`` the ``django.tasks`` backend (default: the
 database backend of django-tasks-db, which every worker process on every machine polls).
 Unset, each falls back to the embedded default given by the caller.
+``REVIEWCONSOLE_WORKFLOWS`` (comma-separated dotted module paths) replaces the default list of
+workflow modules (:func:`workflow_modules`); ``REVIEWCONSOLE_TEST_WORKFLOWS=1`` adds the fault
+tests' probe module to it.
 
 On PostgreSQL each process keeps a connection pool (psycopg's): ``DB_POOL_MAX_SIZE`` connections at
 most (default 10; ``0`` turns pooling off and ``DB_CONN_MAX_AGE`` applies), ``DB_POOL_MIN_SIZE``
@@ -21,7 +24,12 @@ from typing import Any
 
 import dj_database_url
 
-__all__ = ["channel_layers", "database", "tasks"]
+__all__ = ["DEMO_WORKFLOWS", "PROBE_WORKFLOWS", "channel_layers", "database", "tasks", "workflow_modules"]
+
+DEMO_WORKFLOWS = "reviewconsole.demo"
+"""The demo workflows' module: the embedded and test settings' default list."""
+PROBE_WORKFLOWS = "reviewconsole.demo.probes"
+"""The probe workflow of the fault and scale-out tests (``REVIEWCONSOLE_TEST_WORKFLOWS=1``)."""
 
 
 def database(default: dict[str, Any]) -> dict[str, Any]:
@@ -74,3 +82,14 @@ def tasks(default: dict[str, Any]) -> dict[str, Any]:
     if not backend:
         return default
     return {"default": {**default["default"], "BACKEND": backend}}
+
+
+def workflow_modules(default: list[str]) -> list[str]:
+    """``REVIEWCONSOLE["WORKFLOWS"]``: ``$REVIEWCONSOLE_WORKFLOWS`` split on commas when set (it
+    replaces ``default``: name ``reviewconsole.demo`` in it to keep the demo), else ``default``;
+    plus :data:`PROBE_WORKFLOWS` when ``REVIEWCONSOLE_TEST_WORKFLOWS=1``."""
+    raw = os.environ.get("REVIEWCONSOLE_WORKFLOWS")
+    modules = list(default) if raw is None else [m.strip() for m in raw.split(",") if m.strip()]
+    if os.environ.get("REVIEWCONSOLE_TEST_WORKFLOWS") == "1" and PROBE_WORKFLOWS not in modules:
+        modules.append(PROBE_WORKFLOWS)
+    return modules

@@ -1,36 +1,120 @@
-"""The registry of workflows the console hosts, by URL-friendly name.
+"""The public module for workflow authors, and the registry of workflows the console hosts.
 
-Webhook endpoints, the inbox, the admin, the API and the AG-UI endpoint all find workflows here.
-Each entry says how to build the workflow for a model, which queue its interrupts go to, what
-kind of request it raises (for the inbox's detail view), and the offline model's policies for its
-agents. This package imports only the engine, so scripts and tests can use it without Django.
+An author writes a module with a module-level list ``WORKFLOWS`` of :class:`WorkflowSpec` and
+names it in ``settings.REVIEWCONSOLE["WORKFLOWS"]`` (or ``$REVIEWCONSOLE_WORKFLOWS``, a
+comma-separated list that replaces the default one), or in an entry point of the group
+``reviewconsole.workflows`` of an installed distribution (see :mod:`.registry`). Everything such a
+module needs is importable from here: :class:`WorkflowSpec` and the engine's building blocks
+(``Workflow``, ``node``, ``LlmAgent``, ``RequestInput``, ``Context``, ``Event``, tools, models).
+
+Webhook endpoints, the inbox, the admin, the API and the AG-UI endpoint find workflows with
+:func:`get` and :func:`all_specs`. The registry is loaded on first use and kept; :func:`reload`
+drops it (a change of ``settings.REVIEWCONSOLE`` does too). This package imports only the engine,
+never Django at import time, so scripts and engine-only tests can use it.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import BaseNode, Model
+from engine import (
+    DEFAULT_ROUTE,
+    START,
+    BaseNode,
+    BaseTool,
+    Compaction,
+    Content,
+    Context,
+    Edge,
+    Event,
+    FunctionCall,
+    FunctionNode,
+    FunctionResponse,
+    FunctionTool,
+    GraphError,
+    HandoffGroup,
+    InterruptKind,
+    JoinNode,
+    LlmAgent,
+    LlmRequest,
+    LlmResponse,
+    LongRunningFunctionTool,
+    Model,
+    NodeTool,
+    OfflineModel,
+    ParallelWorker,
+    Part,
+    RequestInput,
+    RetryConfig,
+    ScriptedModel,
+    State,
+    ToolContext,
+    Workflow,
+    node,
+    request_input_tool,
+)
 
-from . import email_review, incident_triage, refund_approval, support_handoff, vip_discount
-
-__all__ = ["UnknownWorkflowError", "WorkflowSpec", "all_specs", "get"]
+__all__ = [
+    "DEFAULT_ROUTE",
+    "START",
+    "BaseNode",
+    "BaseTool",
+    "Compaction",
+    "Content",
+    "Context",
+    "Edge",
+    "Event",
+    "FunctionCall",
+    "FunctionNode",
+    "FunctionResponse",
+    "FunctionTool",
+    "GraphError",
+    "HandoffGroup",
+    "InterruptKind",
+    "JoinNode",
+    "LlmAgent",
+    "LlmRequest",
+    "LlmResponse",
+    "LongRunningFunctionTool",
+    "Model",
+    "NodeTool",
+    "OfflineModel",
+    "ParallelWorker",
+    "Part",
+    "RequestInput",
+    "RetryConfig",
+    "ScriptedModel",
+    "State",
+    "ToolContext",
+    "UnknownWorkflowError",
+    "Workflow",
+    "WorkflowSpec",
+    "all_specs",
+    "get",
+    "module_of",
+    "node",
+    "reload",
+    "request_input_tool",
+]
 
 
 class UnknownWorkflowError(LookupError):
     """No workflow is registered under that name."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class WorkflowSpec:
-    """A registered workflow.
+    """A registered workflow (keywords only).
 
-    ``build(model)`` returns the root node; ``input_schema`` validates starting input (webhooks,
-    the API); ``queue`` is the slug of the queue its interrupts go to unless an interrupt names
-    another in its metadata; ``offline_policies`` drive the offline model per agent name.
+    ``name`` is its URL-safe name (a slug: letters, digits, ``-`` and ``_``; up to 100
+    characters), unique across every registered module; ``title`` is what people read.
+    ``build(model)`` returns the root node; ``input_schema`` (a pydantic model or a JSON Schema
+    dict) describes its starting input (webhooks, the API, the start form); ``queue`` is the slug of
+    the queue its interrupts go to unless an interrupt names another in its metadata;
+    ``kind`` picks the inbox's detail view (``""``: the generic one, message and payload as
+    text); ``offline_policies`` drive the offline model per agent name.
 
     Inbox settings (an interrupt's own ``metadata`` overrides each): ``due_in_seconds`` (None:
     never due), ``on_expiry`` (``""`` stay overdue, ``"escalate"`` to ``escalate_to``, or
@@ -44,10 +128,10 @@ class WorkflowSpec:
 
     name: str
     title: str
-    kind: str
     queue: str
     build: Callable[[Model | None], BaseNode]
     input_schema: Any = None
+    kind: str = ""
     description: str = ""
     offline_policies: dict[str, Callable[..., Any]] = field(default_factory=dict)
     previous: tuple[Callable[[Model | None], BaseNode], ...] = ()
@@ -59,83 +143,6 @@ class WorkflowSpec:
     chat: bool = False
 
 
-_REGISTRY: dict[str, WorkflowSpec] = {
-    spec.name: spec
-    for spec in [
-        WorkflowSpec(
-            name="email-review",
-            title="Email draft review",
-            kind=email_review.KIND,
-            queue="support",
-            build=email_review.build,
-            input_schema=email_review.EmailReviewInput,
-            description="An AI-drafted reply to a customer complaint, approved, rejected or revised by a person.",
-            offline_policies={"draft_email": email_review.offline_draft},
-            due_in_seconds=4 * 3600,
-            on_expiry="escalate",
-            escalate_to="support-leads",
-        ),
-        WorkflowSpec(
-            name="vip-discount",
-            title="VIP discount confirmation",
-            kind=vip_discount.KIND,
-            queue="sales",
-            build=vip_discount.build,
-            input_schema=vip_discount.VipDiscountInput,
-            description="A customer-service agent proposes a VIP discount; a person confirms it.",
-            offline_policies={"customer_service_agent": vip_discount.offline_agent},
-            due_in_seconds=3600,
-            on_expiry="timeout",
-            bulk_approve=True,
-        ),
-        WorkflowSpec(
-            name="refund-approval",
-            title="Refund approval",
-            kind=refund_approval.KIND,
-            queue="finance",
-            build=refund_approval.build,
-            input_schema=refund_approval.RefundInput,
-            description="Refunds above the policy limit need an approval; every refund needs a confirmation.",
-            offline_policies={"refund_agent": refund_approval.offline_agent},
-            due_in_seconds=24 * 3600,
-            on_expiry="escalate",
-            escalate_to="triage",
-        ),
-        WorkflowSpec(
-            name="incident-triage",
-            title="Incident triage",
-            kind=incident_triage.KIND,
-            queue="operations",
-            build=incident_triage.build,
-            input_schema=incident_triage.IncidentInput,
-            description="A person triages an incident in a form generated from the interrupt's response schema.",
-        ),
-        WorkflowSpec(
-            name="support-handoff",
-            title="Support case handoff",
-            kind=support_handoff.KIND,
-            queue="support",
-            build=support_handoff.build,
-            input_schema=support_handoff.SupportInput,
-            description="Triage, refund and order agents hand a case between them; refunds and replacements "
-            "need a person's approval.",
-            offline_policies={
-                "triage_agent": support_handoff.offline_triage,
-                "refunds_agent": support_handoff.offline_refund,
-                "order_agent": support_handoff.offline_order,
-            },
-            chat=True,
-        ),
-    ]
-}
-
-if os.environ.get("REVIEWCONSOLE_TEST_WORKFLOWS") == "1":
-    # Probe workflows for the scale-out and fault tests; never set in a real deployment.
-    from . import testing
-
-    _REGISTRY.update({spec.name: spec for spec in testing.specs()})
-
-
 def get(name: str) -> WorkflowSpec:
     """The workflow registered as ``name``.
 
@@ -143,11 +150,33 @@ def get(name: str) -> WorkflowSpec:
         UnknownWorkflowError: nothing is registered under that name.
     """
     try:
-        return _REGISTRY[name]
+        return _registry.current().specs[name]
     except KeyError:
         raise UnknownWorkflowError(f"No workflow named {name!r} is registered.") from None
 
 
 def all_specs() -> list[WorkflowSpec]:
     """Every registered workflow, by name."""
-    return [_REGISTRY[name] for name in sorted(_REGISTRY)]
+    specs = _registry.current().specs
+    return [specs[name] for name in sorted(specs)]
+
+
+def module_of(name: str) -> str:
+    """The dotted path of the module that registered the workflow ``name``.
+
+    Raises:
+        UnknownWorkflowError: nothing is registered under that name.
+    """
+    try:
+        return _registry.current().modules[name]
+    except KeyError:
+        raise UnknownWorkflowError(f"No workflow named {name!r} is registered.") from None
+
+
+def reload() -> None:
+    """Forget the loaded registry: the next :func:`get` reads the settings and entry points again."""
+    _registry.forget()
+
+
+# Last: the registry module needs WorkflowSpec, defined above.
+from . import registry as _registry  # noqa: E402

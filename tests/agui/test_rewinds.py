@@ -74,7 +74,7 @@ async def start_refund(agui, thread):
 
 
 async def test_a_session_a_reviewer_closed_cannot_be_rewound_and_approved(agui, scripted):
-    from reviewconsole.workflows.refund_approval import submitted_refunds
+    from reviewconsole.demo.refund_approval import submitted_refunds
 
     refund_script(scripted, approved=False)
     submitted_refunds.clear()
@@ -114,7 +114,7 @@ async def test_a_session_cancelled_through_the_api_is_not_revived(agui, scripted
 
 @pytest.mark.parametrize("door", ["inbox", "api"])
 async def test_a_rewind_never_reopens_a_decision_made_outside_the_thread(agui, scripted, token, door):
-    from reviewconsole.workflows.refund_approval import submitted_refunds
+    from reviewconsole.demo.refund_approval import submitted_refunds
 
     refund_script(scripted, approved=True)
     submitted_refunds.clear()

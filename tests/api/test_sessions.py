@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.audit.models import AuditEntry
+from reviewconsole.demo import refund_approval
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.workflow_sessions.models import Delivery, Event, WorkflowSession
-from reviewconsole.workflows import refund_approval
 from tests.api.conftest import REFUND, auth, make_api_client, post
 from tests.conftest import COMPLAINT
 

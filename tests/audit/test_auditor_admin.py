@@ -8,8 +8,8 @@ import pytest
 from django.contrib import admin
 
 from reviewconsole.audit.models import AuditEntry
+from reviewconsole.demo import email_review
 from reviewconsole.inbox.services import interrupt_decide
-from reviewconsole.workflows import email_review
 from tests.conformance.harness import Trace, _renumber, assert_matches, replay
 
 SESSIONS = "/admin/workflow_sessions/workflowsession/"

@@ -1,7 +1,7 @@
 """Our equivalents of the ADK samples behind the conformance traces (from WORKFLOWS.md).
 
 Each ``build_*`` takes the scripted model and returns the root node. The product samples
-(email review, VIP discount, refund approval) live in ``reviewconsole.workflows`` and are replayed
+(email review, VIP discount, refund approval) live in ``reviewconsole.demo`` and are replayed
 from there.
 """
 
@@ -29,7 +29,7 @@ from engine import (
     request_input_tool,
 )
 from engine._join import JoinNode
-from reviewconsole.workflows import email_review
+from reviewconsole.demo import email_review
 
 # -- request_input_rerun --------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reviewconsole.workflows import email_review
+from reviewconsole.demo import email_review
 from tests.conformance.harness import assert_matches, load_trace, replay
 
 pytestmark = pytest.mark.usefixtures("adk_traces")  # skipped, naming the folder, without ../shared

@@ -26,7 +26,7 @@ from engine import (
     Workflow,
     node,
 )
-from reviewconsole.workflows import email_review
+from reviewconsole.demo import email_review
 from tests.engine.helpers import Counts, HookStore, calls, responses, start, texts
 
 

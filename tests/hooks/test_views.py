@@ -174,12 +174,20 @@ def test_a_content_length_in_other_digits_is_a_413_not_a_500(demo, client):
     assert WorkflowSession.objects.count() == 0
 
 
-def test_it_answers_a_misconfigured_endpoint_without_a_500(demo, client):
+def test_an_endpoint_whose_workflow_is_not_registered_answers_404_unknown_workflow(demo, client):
+    """A configuration error, said clearly; nothing stored, so the sender's retry works once fixed."""
     WebhookEndpoint.objects.filter(slug="email-review").update(workflow="no-such-workflow")
-    response = post_webhook(client, {"complaint": COMPLAINT})
-    assert response.status_code == 503
-    assert response.json()["error"] == "endpoint_unavailable"
+    response = post_webhook(client, {"complaint": COMPLAINT}, webhook_id="msg_orphan")
+    assert response.status_code == 404
+    body = response.json()
+    assert body["error"] == "unknown_workflow"
+    assert "'no-such-workflow', which is not registered" in body["message"]
     assert WorkflowSession.objects.count() == 0
+    assert not WebhookDelivery.objects.filter(webhook_id="msg_orphan").exists()
+
+    WebhookEndpoint.objects.filter(slug="email-review").update(workflow="email-review")
+    retried = post_webhook(client, {"complaint": COMPLAINT}, webhook_id="msg_orphan")
+    assert retried.status_code == 202
 
 
 # -- hostile input: never a 500, never a session --------------------------------------------------

@@ -9,6 +9,7 @@ from django.tasks.base import Task
 from django.utils import timezone
 
 from reviewconsole.audit.models import AuditEntry
+from reviewconsole.demo import refund_approval
 from reviewconsole.inbox.errors import ExpiredError
 from reviewconsole.inbox.expiry import due_fields, expire_due_interrupts, interrupt_expire, timeout_payload
 from reviewconsole.inbox.models import Interrupt, QueueChange
@@ -16,7 +17,6 @@ from reviewconsole.inbox.selectors import item_for
 from reviewconsole.inbox.services import interrupt_decide
 from reviewconsole.inbox.tasks import schedule_expiry
 from reviewconsole.workflow_sessions.models import Delivery
-from reviewconsole.workflows import refund_approval
 from tests.conftest import end_message
 
 NOW = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from reviewconsole.demo.incident_triage import Triage
 from reviewconsole.inbox.errors import DecisionError
 from reviewconsole.inbox.schema_form import form_fields, parse_form, validate_value
-from reviewconsole.workflows.incident_triage import Triage
 
 SCHEMA = Triage.model_json_schema()
 

@@ -9,9 +9,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from reviewconsole.demo.incident_triage import Triage
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.inbox.schema_form import form_fields, validate_value
-from reviewconsole.workflows.incident_triage import Triage
 
 
 def _flat(field):

@@ -93,6 +93,7 @@ class Stack:
             "REDIS_URL": redis_url,
             "REVIEWCONSOLE_CHANNELS_PREFIX": f"rc-{self.db_name}:",
             "REVIEWCONSOLE_LEASE_TTL": str(lease_ttl),
+            "REVIEWCONSOLE_WORKFLOWS": "reviewconsole.demo",  # production settings register none by default
             "REVIEWCONSOLE_TEST_WORKFLOWS": "1",
             "REVIEWCONSOLE_EXEC_LOG": str(self.exec_log),
             "REVIEWCONSOLE_VAR_DIR": str(self.dir / "var"),

@@ -11,11 +11,12 @@ from __future__ import annotations
 import pytest
 
 from engine import VersionMismatchError
+from reviewconsole.demo import probes
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.workflow_sessions import runners
 from reviewconsole.workflow_sessions.models import Delivery, Event, WorkflowSession
 from reviewconsole.workflow_sessions.services import session_start
-from reviewconsole.workflows import _REGISTRY, testing
+from reviewconsole.workflows import registry
 
 pytestmark = pytest.mark.scaleout
 
@@ -25,7 +26,7 @@ def deploy(monkeypatch):
     """``deploy(version, keep=())``: register the probe at ``version``, as a new deployment would."""
 
     def deploy(version: str, keep: tuple[str, ...] = ()) -> None:
-        monkeypatch.setitem(_REGISTRY, "probe", testing.probe_spec(version, keep))
+        monkeypatch.setitem(registry.current().specs, "probe", probes.probe_spec(version, keep))
         runners._runner.cache_clear()
 
     yield deploy

@@ -7,10 +7,11 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from reviewconsole.demo import probes
 from reviewconsole.workflow_sessions import runners
 from reviewconsole.workflow_sessions.models import Delivery, WorkflowSession
 from reviewconsole.workflow_sessions.recovery import recover, sessions_to_recover
-from reviewconsole.workflows import _REGISTRY, testing
+from reviewconsole.workflows import registry
 
 LONG_AGO = dt.timedelta(minutes=10)
 
@@ -18,7 +19,7 @@ LONG_AGO = dt.timedelta(minutes=10)
 @pytest.fixture
 def probe(monkeypatch):
     """The probe workflow registered (version 1), runners rebuilt around it."""
-    monkeypatch.setitem(_REGISTRY, "probe", testing.probe_spec("1"))
+    monkeypatch.setitem(registry.current().specs, "probe", probes.probe_spec("1"))
     runners._runner.cache_clear()
     yield
     runners._runner.cache_clear()

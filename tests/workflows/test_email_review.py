@@ -1,6 +1,6 @@
 """The email review sample: the offline model's drafts apply the feedback; every route ends as the sample says."""
 
-from reviewconsole.workflows import email_review
+from reviewconsole.demo import email_review
 
 
 async def _start(runner_for):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reviewconsole.workflows import refund_approval
+from reviewconsole.demo import refund_approval
 
 
 @pytest.fixture(autouse=True)

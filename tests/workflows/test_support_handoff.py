@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from engine import OfflineModel, Runner
-from reviewconsole.workflows import get, support_handoff
+from reviewconsole.demo import support_handoff
+from reviewconsole.workflows import get
 
 
 def offline_runner() -> Runner:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reviewconsole.workflows import vip_discount
+from reviewconsole.demo import vip_discount
 
 
 @pytest.fixture

@@ -1,5 +1,7 @@
 """``python manage.py demo``: demo users, groups, queues and webhook endpoints (idempotent).
 
+The queues (and their groups) of every registered workflow come from ``sync_workflows``.
+
 Users ``manager`` (reviewer and manager of every demo queue), ``reviewer`` (the support queue
 only), ``auditor`` (reads everything in the admin, changes nothing) and ``admin`` (a superuser:
 API clients, subscriptions, webhook secrets, Replay, Redeliver). Their password is
@@ -25,12 +27,12 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.db.models import Q
 
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
-from reviewconsole.inbox.models import Queue
 from reviewconsole.workflows import all_specs
 
 AUDITORS = "auditors"
@@ -118,16 +120,7 @@ class Command(BaseCommand):
         reviewers, _ = Group.objects.get_or_create(name=REVIEWERS)
         # Every queue a workflow routes or escalates to, and triage: reviewers in queue:<slug>,
         # managers (reassign, take over) in managers:<slug>.
-        slugs = {spec.queue for spec in all_specs()} | {s.escalate_to for s in all_specs() if s.escalate_to}
-        for slug in sorted(slugs | {"triage"}):
-            queue_group, _ = Group.objects.get_or_create(name=f"queue:{slug}")
-            managers, _ = Group.objects.get_or_create(name=f"managers:{slug}")
-            queue, _ = Queue.objects.get_or_create(
-                slug=slug, defaults={"name": slug.replace("-", " ").title(), "group": queue_group}
-            )
-            if queue.managers_id is None:
-                queue.managers = managers
-                queue.save(update_fields=["managers"])
+        call_command("sync_workflows", verbosity=0)
 
         manager, _ = users.objects.get_or_create(username="manager", defaults={"email": "manager@example.com"})
         _keep_password(manager, password)
@@ -141,7 +134,7 @@ class Command(BaseCommand):
         reviewer, _ = users.objects.get_or_create(username="reviewer", defaults={"email": "reviewer@example.com"})
         _keep_password(reviewer, password)
         reviewer.save()
-        reviewer.groups.add(reviewers, Group.objects.get(name="queue:support"))
+        reviewer.groups.add(reviewers, Group.objects.get_or_create(name="queue:support")[0])
 
         auditor, _ = users.objects.get_or_create(username="auditor", defaults={"email": "auditor@example.com"})
         _keep_password(auditor, password)

@@ -25,6 +25,9 @@ from reviewconsole.workflow_sessions.recovery import RecoveryLoop
 
 class Command(BaseCommand):
     help = "Run session tasks from the database queue, and recover sessions whose run died, until SIGTERM."
+    # Checked in handle() instead, also when called with call_command: nothing starts with a
+    # broken workflow registry (SystemCheckError names each problem).
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--threads", type=int, default=2, help="Worker threads (default 2).")
@@ -38,6 +41,7 @@ class Command(BaseCommand):
     def handle(
         self, *args: Any, threads: int, interval: float, recover_every: float | None, grace: float, queue: str, **_: Any
     ) -> None:
+        self.check()
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())

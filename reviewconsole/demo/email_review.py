@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine import Event, LlmAgent, LlmRequest, Model, RequestInput, Workflow
+from reviewconsole.workflows import Event, LlmAgent, LlmRequest, Model, RequestInput, Workflow
 
 __all__ = ["KIND", "EmailReviewInput", "build", "offline_draft"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine import Content, FunctionCall, FunctionTool, HandoffGroup, LlmAgent, LlmRequest, Model, Part
+from reviewconsole.workflows import Content, FunctionCall, FunctionTool, HandoffGroup, LlmAgent, LlmRequest, Model, Part
 
 __all__ = [
     "KIND",

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine import FunctionCall, FunctionTool, LlmAgent, LlmRequest, LongRunningFunctionTool, Model
+from reviewconsole.workflows import FunctionCall, FunctionTool, LlmAgent, LlmRequest, LongRunningFunctionTool, Model
 
 __all__ = ["KIND", "POLICY_LIMIT", "RefundInput", "build", "offline_agent", "submitted_refunds"]
 

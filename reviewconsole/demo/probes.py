@@ -1,5 +1,5 @@
-"""Probe workflows for the scale-out and fault tests, registered only when
-``REVIEWCONSOLE_TEST_WORKFLOWS=1`` (never in a real deployment).
+"""Probe workflows for the scale-out and fault tests: a registrable module (``WORKFLOWS``), on the
+list only when named or when ``REVIEWCONSOLE_TEST_WORKFLOWS=1`` (never in a real deployment).
 
 ``probe``: START → intake → work → review → finish. Each node appends one line,
 ``<session id> <node> <pid>``, to the file named by ``$REVIEWCONSOLE_EXEC_LOG`` as it *starts*,
@@ -19,16 +19,13 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine import Context, Event, Model, RequestInput, Workflow
+from reviewconsole.workflows import Context, Event, Model, RequestInput, Workflow, WorkflowSpec
 
-if TYPE_CHECKING:
-    from . import WorkflowSpec
-
-__all__ = ["KIND", "ProbeInput", "build", "probe_spec", "specs"]
+__all__ = ["KIND", "WORKFLOWS", "ProbeInput", "build", "probe_spec", "specs"]
 
 KIND = "probe"
 
@@ -94,7 +91,6 @@ def build(model: Model | None = None, *, version: str = "1") -> Workflow:
 
 def probe_spec(version: str = "1", keep: tuple[str, ...] = ()) -> WorkflowSpec:
     """The probe's registry entry at ``version``, still resuming sessions of ``keep`` versions."""
-    from . import WorkflowSpec
 
     def builder(v: str) -> Any:
         return lambda model=None: build(model, version=v)
@@ -115,3 +111,7 @@ def specs() -> list[WorkflowSpec]:
     """The probe as the environment configures it (see the module docstring)."""
     keep = tuple(v for v in os.environ.get("REVIEWCONSOLE_PROBE_KEEP", "").split(",") if v)
     return [probe_spec(os.environ.get("REVIEWCONSOLE_PROBE_VERSION", "1"), keep)]
+
+
+WORKFLOWS = specs()
+"""The probe at the version the environment names, read once when the module is imported."""

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from engine import Event, RequestInput, Workflow
+from reviewconsole.workflows import Event, RequestInput, Workflow
 
 __all__ = ["KIND", "IncidentInput", "Triage", "build"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine import Context, Event, LlmAgent, LlmRequest, Model, RequestInput, Workflow, node
+from reviewconsole.workflows import Context, Event, LlmAgent, LlmRequest, Model, RequestInput, Workflow, node
 
 __all__ = ["KIND", "VipDiscountInput", "build", "offline_agent"]
 
@@ -104,7 +104,7 @@ def _responses(request: LlmRequest) -> dict[str, dict[str, Any]]:
 
 def offline_agent(request: LlmRequest) -> Any:
     """The offline model's turns: look up, calculate, then summarise."""
-    from engine import FunctionCall
+    from reviewconsole.workflows import FunctionCall
 
     first = next((c.text for c in request.contents if c.role == "user" and c.text), "{}")
     try:
