@@ -154,21 +154,23 @@ class LlmAgent(ToolCalls, BaseNode):
         if mode == "task":
             ctx.isolation_scope = ctx.node_path
         if ctx.saved is None:
-            run = AgentRun(transcript=None if mode == "chat" else self._seed(ctx))
+            run = AgentRun(transcript=None if mode == "chat" else self._seed(ctx), model_due=True)
             ctx.saved = run
-            model_due = True
         else:
             run = AgentRun.from_json(ctx.saved)
             ctx.saved = run
-            model_due = await self._apply(ctx, run)
+            if await self._apply(ctx, run):
+                run.model_due = True
+        # ``run.model_due`` is in the checkpoint: a run that died between a batch (or an answer)
+        # and the model turn it calls for makes that turn on recovery.
         if run.batch is not None:
             batch_due, finished = await self._run_batch(ctx, run)
             if finished is not NOT_FINISHED:
                 return Outcome.completed(finished)
-            model_due = model_due or batch_due
+            run.model_due = run.model_due or batch_due
         if run.transfer and not run.pending:
             return Outcome.completed(None, route=run.transfer)
-        while model_due:
+        while run.model_due:
             content = await self._model_turn(ctx, run, mode)
             calls = content.function_calls()
             if not calls:
@@ -180,7 +182,7 @@ class LlmAgent(ToolCalls, BaseNode):
                     return Outcome.waiting(run.interrupt_ids())
                 return Outcome.completed(self._final_output(content))
             run.batch = Batch(todo=list(calls))
-            model_due, finished = await self._run_batch(ctx, run)
+            run.model_due, finished = await self._run_batch(ctx, run)
             if finished is not NOT_FINISHED:
                 return Outcome.completed(finished)
             if run.transfer and not run.pending:
@@ -263,6 +265,7 @@ class LlmAgent(ToolCalls, BaseNode):
         ctx.emit(event)
         if run.transcript is not None:
             run.transcript.append(final)
+        run.model_due = False  # stored with the model's reply, in one commit
         await ctx.commit()
         return final
 

@@ -91,7 +91,8 @@ class ToolCalls:
         while batch.todo:
             call = batch.todo[0]
             await self._run_call(ctx, run, batch, call)
-            batch.todo.pop(0)
+            if batch.todo and batch.todo[0] is call:  # a node tool's call left the list when its child started
+                batch.todo.pop(0)
             await ctx.commit()  # written before the next call runs: a finished call never runs again
         if batch.confirmations:
             ids = [p.function_call.id for p in batch.confirmations if p.function_call and p.function_call.id]
@@ -118,12 +119,14 @@ class ToolCalls:
         run.batch = None
         if batch.transfer:
             run.transfer = batch.transfer
+        due = bool(batch.responses) and not batch.skip and not batch.has_finished and not run.transfer
+        run.model_due = run.model_due or due  # stored with the batch's end, in one commit
         await ctx.commit()
         if batch.has_finished:
             return False, batch.finished
         if run.transfer:
             return False, NOT_FINISHED  # the conversation moves on to another agent
-        return bool(batch.responses) and not batch.skip, NOT_FINISHED
+        return due, NOT_FINISHED
 
     async def _run_call(self, ctx: Context, run: AgentRun, batch: Batch, call: FunctionCall) -> None:
         if call.name == FINISH_TASK and self._mode(ctx) == "task":
@@ -172,6 +175,10 @@ class ToolCalls:
                 input=node_input,
                 branch=f"{ctx.branch}.{branch_segment}" if ctx.branch else branch_segment,
             )
+            # From here the call is a started child: every checkpoint written while it runs holds
+            # its progress, and a run that dies resumes the child instead of starting it again.
+            run.pending[call.id or ""] = Pending("node", call, slot=slot)
+            batch.todo.pop(0)
             await self._run_child(ctx, run, batch, call, tool, slot, fresh=True)
             return
         assert isinstance(tool, FunctionTool)
@@ -332,7 +339,9 @@ class ToolCalls:
             if pending.kind == "node" and pending.slot is not None:
                 tool = self.tool(call.name)
                 assert isinstance(tool, NodeTool)
-                verdict = pending.slot.deliver(tool.node, answers, [], ctx.session)
+                slot = pending.slot
+                # A child still running was cut off by a dead run: it goes on from its checkpoint.
+                verdict = "run" if slot.status == "running" else slot.deliver(tool.node, answers, [], ctx.session)
                 if verdict == "run":
                     await self._run_child(ctx, run, batch, call, tool, pending.slot, fresh=False)
                 elif verdict == "complete":

@@ -106,9 +106,15 @@ class _MemSession:
 
 
 class InMemoryStore:
-    """A :class:`~engine.Store` in process memory (see the module docstring)."""
+    """A :class:`~engine.Store` in process memory (see the module docstring).
 
-    def __init__(self) -> None:
+    Args:
+        clock: seconds for leases (default ``time.monotonic``); a test passes its own to let a
+            dead worker's lease expire without waiting.
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
         self._sessions: dict[str, _MemSession] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
@@ -184,7 +190,7 @@ class InMemoryStore:
             if user_delta:
                 self._user_state.setdefault((record.app_name, record.user_id), {}).update(user_delta)
         if commit.lease_owner is not None and commit.lease_ttl:
-            mem.lease_expires = time.monotonic() + commit.lease_ttl
+            mem.lease_expires = self._clock() + commit.lease_ttl
         mem.events.extend(_json(event) for event in commit.events)
         for opened in commit.opened:
             rec = _clone(opened)
@@ -275,7 +281,7 @@ class InMemoryStore:
 
     async def acquire_lease(self, session_id: str, owner: str, ttl: float) -> bool:
         mem = self._get(session_id)
-        now = time.monotonic()
+        now = self._clock()
         if mem.lease_owner not in (None, owner) and mem.lease_expires > now:
             return False
         mem.lease_owner = owner

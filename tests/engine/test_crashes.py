@@ -1,0 +1,121 @@
+"""Crashes inside nested tools (issue 16): a worker dies mid-run; the next one, once the dead
+worker's lease has expired, goes on from the checkpoint without rerunning finished work and
+without leaving the session stuck. The store dies through :class:`CrashingStore`."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from pydantic import BaseModel
+
+from engine import (
+    START,
+    Commit,
+    FunctionCall,
+    InMemoryStore,
+    LlmAgent,
+    OfflineModel,
+    RequestInput,
+    Runner,
+    SessionStatus,
+    Workflow,
+)
+from tests.engine.crash import Clock, Crashed, CrashingStore
+from tests.engine.helpers import Counts
+
+TTL = 30.0
+
+
+class Item(BaseModel):
+    item: str
+
+
+def _answered(request) -> bool:
+    return any(p.function_response for c in request.contents for p in c.parts)
+
+
+def agent_with_inner_tool(counts: Counts, store: CrashingStore | None = None) -> Workflow:
+    """outer: agent (tool: inner: count → ask → finish). ``finish`` kills ``store`` on its first run."""
+
+    def count(node_input: Item) -> str:
+        counts.hit("count")
+        return node_input.item
+
+    def ask(node_input: str) -> RequestInput:
+        counts.hit("ask")
+        return RequestInput(interrupt_id="ok", message=f"Buy {node_input}?")
+
+    def finish(node_input: str) -> str:
+        counts.hit("finish")
+        if store is not None and counts["finish"] == 1:
+            store.crash()  # the worker dies inside the node after the ask
+        return f"bought: {node_input}"
+
+    inner = Workflow("inner", edges=[(START, count, ask, finish)], input_schema=Item, description="Buy one item.")
+
+    def policy(request):
+        if _answered(request):
+            return "Bought it."
+        return FunctionCall(name="inner", args={"item": "tea"})
+
+    agent = LlmAgent("agent", model=OfflineModel({"agent": policy}), tools=[inner])
+    return Workflow("outer", edges=[(START, agent)])
+
+
+async def test_a_worker_dying_before_a_nested_ask_is_saved_does_not_rerun_the_inner_steps(caplog):
+    caplog.set_level(logging.CRITICAL, logger="engine")
+    counts = Counts()
+    clock = Clock()
+    inner = InMemoryStore(clock=clock)
+    store = CrashingStore(inner)
+    # the commit that would save the pause: the inner step's event is stored already
+    store.crash_when = lambda name, args: name == "commit" and isinstance(args[1], Commit) and args[1].pause
+    app = agent_with_inner_tool(counts)
+    dying = Runner(app, store, lease_ttl=TTL)
+    session = await dying.create_session()
+    await dying.start(session.id, "buy tea")
+    with pytest.raises(Crashed):
+        await dying.run_pending(session.id)
+    assert counts == {"count": 1, "ask": 1}
+    assert (await inner.get_session(session.id)).status == SessionStatus.RUNNING
+
+    survivor = Runner(app, inner, lease_ttl=TTL)
+    assert (await survivor.run_pending(session.id)).status == SessionStatus.RUNNING  # the lease is still live
+    clock.advance(TTL + 1)
+    result = await survivor.run_pending(session.id)
+    assert result.status == SessionStatus.WAITING
+    [pending] = result.interrupts
+    assert pending.message == "Buy tea?"
+    assert counts == {"count": 1, "ask": 2}  # the ask runs again (its pause was lost), the step before it never
+    result = await survivor.resume(session.id, {pending.id: "yes"})
+    assert result.status == SessionStatus.COMPLETED
+    assert result.output == "Bought it."
+    assert counts == {"count": 1, "ask": 2, "finish": 1}
+
+
+async def test_a_worker_dying_inside_the_node_after_an_applied_answer_leaves_no_stuck_session(caplog):
+    caplog.set_level(logging.CRITICAL, logger="engine")
+    counts = Counts()
+    clock = Clock()
+    inner = InMemoryStore(clock=clock)
+    store = CrashingStore(inner)
+    app = agent_with_inner_tool(counts, store)
+    dying = Runner(app, store, lease_ttl=TTL)
+    session = await dying.create_session()
+    paused = await dying.run(session.id, "buy tea")
+    [pending] = paused.interrupts
+    await dying.submit(session.id, {pending.id: "yes"})
+    with pytest.raises(Crashed):
+        await dying.run_pending(session.id)
+    assert counts == {"count": 1, "ask": 1, "finish": 1}
+
+    clock.advance(TTL + 1)
+    survivor = Runner(app, inner, lease_ttl=TTL)
+    result = await survivor.run_pending(session.id)
+    assert result.status == SessionStatus.COMPLETED, (result.status, result.interrupts)
+    assert result.output == "Bought it."
+    assert counts == {"count": 1, "ask": 1, "finish": 2}  # finish died before its result was stored
+    record = await inner.get_session(session.id)
+    assert record.status == SessionStatus.COMPLETED
+    assert await inner.pending_interrupts(session.id) == []
