@@ -25,6 +25,7 @@ from ._errors import (
     ConcurrencyError,
     SessionClosedError,
     SessionNotFoundError,
+    StuckSessionError,
     UnknownInterruptError,
 )
 from ._events import Event, new_id
@@ -37,6 +38,7 @@ from ._store import (
     RunLoad,
     SessionRecord,
     SessionStatus,
+    awaits_message,
     rewind_event,
 )
 
@@ -179,6 +181,10 @@ class InMemoryStore:
             )
         if commit.lease_owner is not None and mem.lease_owner != commit.lease_owner:
             raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
+        if commit.status == SessionStatus.WAITING and not commit.opened and not self._can_resume(mem, commit):
+            raise StuckSessionError(
+                f"Session {session_id} would wait with nothing to resume it.", session_id=session_id
+            )
         for event in commit.events:
             delta = event.state_delta
             if not delta:
@@ -232,6 +238,15 @@ class InMemoryStore:
             )
             record.checkpoint_id = checkpoint_id
         return _record_copy(record, commit.checkpoint)
+
+    @staticmethod
+    def _can_resume(mem: _MemSession, commit: Commit) -> bool:
+        """Whether the session, after ``commit``, has a pending interrupt, an answer to apply or
+        awaits a message (the ``waiting`` invariant of :class:`~engine.Store`)."""
+        if any(wire not in commit.cancelled for wire in mem.pending):
+            return True
+        consumed = set(commit.consumed)
+        return any(d.seq not in consumed for d in mem.deliveries) or awaits_message(commit.checkpoint)
 
     # -- interrupts and answers --------------------------------------------------------------
 
