@@ -15,6 +15,7 @@ store, driven on until the session is done. Asserted each time:
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -24,6 +25,8 @@ from tests.engine.crash import Clock, Crashed, CrashingStore
 from tests.engine.crash_shapes import SHAPES, Probe, drive
 
 TTL = 30.0
+
+Expire = Callable[[str], Awaitable[None]]
 
 WRITE_POINTS = {"nested_tool": 14, "two_levels": 17, "parallel_calls": 22, "long_running": 12}
 """Write points of each shape's clean run (a change here means the engine writes differently)."""
@@ -40,9 +43,8 @@ async def assert_resumable(store: Store, session_id: str) -> None:
         assert can_resume, f"waiting with nothing to resume it: {record.checkpoint}"
 
 
-async def clean_run(shape: str) -> tuple[dict[str, Any], Probe, list[str]]:
+async def clean_run(shape: str, inner: Store) -> tuple[dict[str, Any], Probe, list[str]]:
     probe = Probe()
-    inner = InMemoryStore()
     store = CrashingStore(inner)
     runner = Runner(SHAPES[shape](probe), store)
     session = await runner.create_session()
@@ -53,18 +55,16 @@ async def clean_run(shape: str) -> tuple[dict[str, Any], Probe, list[str]]:
     return outcome, probe, list(store.writes)
 
 
-@pytest.mark.parametrize("shape", sorted(SHAPES))
-async def test_a_crash_at_any_write_point_reruns_nothing_finished_and_ends_the_same(shape, caplog):
-    caplog.set_level(logging.CRITICAL, logger="engine")  # each crash logs the dying run's failure
-    expected, clean_probe, writes = await clean_run(shape)
+async def check_every_write_point(shape: str, new_store: Callable[[], tuple[Store, Expire]]) -> int:
+    """Crash ``shape`` at each write point of its clean run over stores from ``new_store`` (a
+    store and a function that lets the dead worker's lease expire); returns the count of points."""
+    expected, clean_probe, writes = await clean_run(shape, new_store()[0])
     assert expected["status"] == SessionStatus.COMPLETED
     assert set(clean_probe.runs.values()) == {1} and not clean_probe.reruns_after_completion
-    assert len(writes) == WRITE_POINTS[shape], writes
 
     for point in range(1, len(writes) + 1):
         probe = Probe()
-        clock = Clock()
-        inner = InMemoryStore(clock=clock)
+        inner, expire = new_store()
         store = CrashingStore(inner, crash_at=point)
         app = SHAPES[shape](probe)
         dying = Runner(app, store, lease_ttl=TTL)
@@ -77,7 +77,7 @@ async def test_a_crash_at_any_write_point_reruns_nothing_finished_and_ends_the_s
         await assert_resumable(inner, session.id)
         ran_before = dict(probe.runs)
 
-        clock.advance(TTL + 1)  # the dead worker's lease expires
+        await expire(session.id)  # the dead worker's lease expires
         result = await drive(Runner(app, inner, lease_ttl=TTL), session.id)
         where = f"{shape}, crash at write {point} ({writes[point - 1]})"
         assert not probe.reruns_after_completion, where
@@ -86,3 +86,19 @@ async def test_a_crash_at_any_write_point_reruns_nothing_finished_and_ends_the_s
         outcome = {"status": result.status, "output": result.output, "state": result.session.state}
         assert outcome == expected, where
         await assert_resumable(inner, session.id)
+    return len(writes)
+
+
+def memory_store() -> tuple[Store, Expire]:
+    clock = Clock()
+
+    async def expire(session_id: str) -> None:
+        clock.advance(TTL + 1)
+
+    return InMemoryStore(clock=clock), expire
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+async def test_a_crash_at_any_write_point_reruns_nothing_finished_and_ends_the_same(shape, caplog):
+    caplog.set_level(logging.CRITICAL, logger="engine")  # each crash logs the dying run's failure
+    assert await check_every_write_point(shape, memory_store) == WRITE_POINTS[shape]

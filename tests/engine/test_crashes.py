@@ -19,6 +19,7 @@ from engine import (
     RequestInput,
     Runner,
     SessionStatus,
+    StuckSessionError,
     Workflow,
 )
 from tests.engine.crash import Clock, Crashed, CrashingStore
@@ -119,3 +120,60 @@ async def test_a_worker_dying_inside_the_node_after_an_applied_answer_leaves_no_
     record = await inner.get_session(session.id)
     assert record.status == SessionStatus.COMPLETED
     assert await inner.pending_interrupts(session.id) == []
+
+
+class StoreBeforeTheCheck(InMemoryStore):
+    """A store that still commits a session waiting with nothing to resume it."""
+
+    @staticmethod
+    def _can_resume(mem, commit) -> bool:
+        return True
+
+
+async def test_a_session_stored_waiting_with_nothing_pending_is_resumed_from_its_checkpoint():
+    counts = Counts()
+    store = StoreBeforeTheCheck()
+    runner = Runner(agent_with_inner_tool(counts), store)
+    session = await runner.create_session()
+    paused = await runner.run(session.id, "buy tea")
+    [pending] = paused.interrupts
+    await runner.submit(session.id, {pending.id: "yes"})
+    # what the old bug left: the answer marked applied, the checkpoint still waiting on it
+    record = await store.get_session(session.id)
+    [delivery] = await store.take_deliveries(session.id)
+    stuck = Commit(
+        events=[],
+        checkpoint=record.checkpoint,
+        status=SessionStatus.WAITING,
+        expected_version=record.version,
+        consumed=[delivery.seq],
+        pause=True,
+    )
+    await store.commit(session.id, stuck)
+    assert await store.pending_interrupts(session.id) == [] and await store.take_deliveries(session.id) == []
+
+    result = await Runner(agent_with_inner_tool(counts), store).run_pending(session.id)
+    assert result.status == SessionStatus.COMPLETED
+    assert result.output == "Bought it."
+    assert counts == {"count": 1, "ask": 1, "finish": 1}
+
+
+async def test_the_store_refuses_to_leave_a_session_waiting_on_an_answered_interrupt():
+    store = InMemoryStore()
+    runner = Runner(agent_with_inner_tool(Counts()), store)
+    session = await runner.create_session()
+    [pending] = (await runner.run(session.id, "buy tea")).interrupts
+    await runner.submit(session.id, {pending.id: "yes"})
+    record = await store.get_session(session.id)
+    [delivery] = await store.take_deliveries(session.id)
+    stuck = Commit(
+        events=[],
+        checkpoint=record.checkpoint,
+        status=SessionStatus.WAITING,
+        expected_version=record.version,
+        consumed=[delivery.seq],
+    )
+    with pytest.raises(StuckSessionError) as refused:
+        await store.commit(session.id, stuck)
+    assert refused.value.code == "session_stuck"
+    assert len(await store.take_deliveries(session.id)) == 1  # nothing stored
