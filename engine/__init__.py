@@ -34,6 +34,7 @@ from ._graph import DEFAULT_ROUTE, START, Edge
 from ._handoff import HandoffGroup
 from ._interrupts import InterruptKind, RequestInput
 from ._join import JoinNode
+from ._leaf import EFFECT_MAY_HAVE_RUN
 from ._listener import Listener, NodeStatus, RunListener
 from ._memory_store import InMemoryStore
 from ._models import LlmRequest, LlmResponse, Model, OfflineModel, ScriptedModel
@@ -59,6 +60,7 @@ from ._workflow import Workflow
 
 __all__ = [
     "DEFAULT_ROUTE",
+    "EFFECT_MAY_HAVE_RUN",
     "START",
     "AlreadyDecidedError",
     "AmbiguousAnswerError",

@@ -101,6 +101,9 @@ class Context:
         self.interrupt_ids: list[str] = []
         self.route: Any = None
         self.messages: list[Any] = []
+        self.recovered = False
+        """True when this leaf runs again because a worker died while it ran: its code (and any
+        effect it has) may have run before. The run is flagged with an event (scenario H26)."""
 
     # -- identity --------------------------------------------------------------------------
 
