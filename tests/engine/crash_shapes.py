@@ -169,7 +169,26 @@ def long_running(probe: Probe) -> Workflow:
     return _outer(probe, agent)
 
 
+def parallel_branches(probe: Probe) -> Workflow:
+    """Two agents on parallel branches of a workflow, each with a workflow tool that asks; joined."""
+    from engine import JoinNode
+
+    left = _buyer("left", ("apple",), buy_workflow(probe, "buy_left"))
+    right = _buyer("right", ("kiwi",), buy_workflow(probe, "buy_right"))
+
+    async def prep(ctx: Context, node_input: str) -> str:
+        await probe.ran(ctx.node_path, _finished_at(ctx.node_path))
+        return node_input
+
+    async def after(ctx: Context, node_input: dict[str, Any]) -> str:
+        await probe.ran(ctx.node_path, _finished_at(ctx.node_path))
+        return f"summary: {node_input['left']} | {node_input['right']}"
+
+    return Workflow("outer", edges=[(START, prep, (left, right), JoinNode("both"), after)])
+
+
 SHAPES: dict[str, Callable[[Probe], Workflow]] = {
+    "parallel_branches": parallel_branches,
     "nested_tool": nested_tool,
     "two_levels": two_levels,
     "parallel_calls": parallel_calls,

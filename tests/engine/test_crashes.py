@@ -177,3 +177,29 @@ async def test_the_store_refuses_to_leave_a_session_waiting_on_an_answered_inter
         await store.commit(session.id, stuck)
     assert refused.value.code == "session_stuck"
     assert len(await store.take_deliveries(session.id)) == 1  # nothing stored
+
+
+async def test_an_answer_marked_applied_before_the_checkpoint_showed_it_is_applied_again():
+    """A run that died after the commit marking the answer applied, whose checkpoint (written
+    while a sibling branch ran) did not show it applied yet: the next run re-derives it."""
+    counts = Counts()
+    store = InMemoryStore()
+    runner = Runner(agent_with_inner_tool(counts), store)
+    session = await runner.create_session()
+    [pending] = (await runner.run(session.id, "buy tea")).interrupts
+    await runner.submit(session.id, {pending.id: "yes"})
+    record = await store.get_session(session.id)
+    [delivery] = await store.take_deliveries(session.id)
+    died = Commit(
+        events=[],
+        checkpoint=record.checkpoint,  # still waiting on the answered interrupt
+        status=SessionStatus.RUNNING,
+        expected_version=record.version,
+        consumed=[delivery.seq],
+    )
+    await store.commit(session.id, died)
+
+    result = await Runner(agent_with_inner_tool(counts), store).run_pending(session.id)
+    assert result.status == SessionStatus.COMPLETED
+    assert result.output == "Bought it."
+    assert counts == {"count": 1, "ask": 1, "finish": 1}
