@@ -1,7 +1,7 @@
 """The nested shapes the crash property test (``test_crash_property.py``) runs, and its driver.
 
-Each shape is a workflow built around a :class:`Probe`. Every function step and tool counts its
-executions in the probe (by node path, or by call id for a tool) and checks, as it starts, that
+Each shape is a workflow built around a :class:`Probe`. Every function step, tool and model turn
+counts its executions in the probe (by node path, call id, or agent and turn) and checks, as it starts, that
 the store does not hold its completion yet: a step whose completion is stored never runs again.
 Models are :class:`~engine.OfflineModel` policies that answer from the conversation, so a model
 turn made again after a crash answers as the first time did.
@@ -47,6 +47,10 @@ class Probe:
         self.reruns_after_completion: list[str] = []
         self.store: Store | None = None
         self.session_id = ""
+
+    def model_turn(self, request: Any) -> None:
+        """Count a model call, by agent and conversation length (one key per turn of a run)."""
+        self.runs[f"model:{request.agent_name}:{len(request.contents)}"] += 1
 
     async def ran(self, key: str, done: Callable[[Event], bool]) -> None:
         """Count one execution of ``key``; note it if an event ``done`` accepts is stored already."""
@@ -109,10 +113,11 @@ def _calls(*items: str, name: str = "buy") -> Content:
     return Content(role="model", parts=parts)
 
 
-def _buyer(name: str, items: tuple[str, ...], tool: Any) -> LlmAgent:
+def _buyer(probe: Probe, name: str, items: tuple[str, ...], tool: Any) -> LlmAgent:
     """An agent that calls ``tool`` once per item in one turn, then sums up the results."""
 
     def policy(request: Any) -> Any:
+        probe.model_turn(request)
         done = _responses(request)
         if not done:
             return _calls(*items, name=tool.name)
@@ -123,12 +128,12 @@ def _buyer(name: str, items: tuple[str, ...], tool: Any) -> LlmAgent:
 
 def nested_tool(probe: Probe) -> Workflow:
     """A workflow used as an agent's tool, in a workflow."""
-    return _outer(probe, _buyer("agent", ("tea",), buy_workflow(probe)))
+    return _outer(probe, _buyer(probe, "agent", ("tea",), buy_workflow(probe)))
 
 
 def two_levels(probe: Probe) -> Workflow:
     """A workflow tool whose agent has a workflow tool of its own."""
-    inner_agent = _buyer("inner_agent", ("tea",), buy_workflow(probe))
+    inner_agent = _buyer(probe, "inner_agent", ("tea",), buy_workflow(probe))
 
     async def wrap(ctx: Context, node_input: str) -> str:
         await probe.ran(ctx.node_path, _finished_at(ctx.node_path))
@@ -137,12 +142,12 @@ def two_levels(probe: Probe) -> Workflow:
     middle = Workflow(
         "middle", edges=[(START, inner_agent, wrap)], input_schema=Item, description="Buy through a helper."
     )
-    return _outer(probe, _buyer("agent", ("tea",), middle))
+    return _outer(probe, _buyer(probe, "agent", ("tea",), middle))
 
 
 def parallel_calls(probe: Probe) -> Workflow:
     """One model turn calls the workflow tool twice; both ask at once."""
-    return _outer(probe, _buyer("agent", ("apple", "kiwi"), buy_workflow(probe)))
+    return _outer(probe, _buyer(probe, "agent", ("apple", "kiwi"), buy_workflow(probe)))
 
 
 def long_running(probe: Probe) -> Workflow:
@@ -158,6 +163,7 @@ def long_running(probe: Probe) -> Workflow:
         return {"status": "pending", "ticket": f"T-{item}"}
 
     def policy(request: Any) -> Any:
+        probe.model_turn(request)
         done = _responses(request)
         if not done:
             return FunctionCall(name="order", args={"item": "tea"})
@@ -173,8 +179,8 @@ def parallel_branches(probe: Probe) -> Workflow:
     """Two agents on parallel branches of a workflow, each with a workflow tool that asks; joined."""
     from engine import JoinNode
 
-    left = _buyer("left", ("apple",), buy_workflow(probe, "buy_left"))
-    right = _buyer("right", ("kiwi",), buy_workflow(probe, "buy_right"))
+    left = _buyer(probe, "left", ("apple",), buy_workflow(probe, "buy_left"))
+    right = _buyer(probe, "right", ("kiwi",), buy_workflow(probe, "buy_right"))
 
     async def prep(ctx: Context, node_input: str) -> str:
         await probe.ran(ctx.node_path, _finished_at(ctx.node_path))

@@ -6,8 +6,8 @@ that dies there (:class:`~tests.engine.crash.CrashingStore`: that write and ever
 fail) is followed, once the dead worker's lease has expired, by a fresh runner over the same
 store, driven on until the session is done. Asserted each time:
 
-- no step or tool ran after its completion was stored, and none ran more than twice (once before
-  the crash, once after it when the crash came before its completion was stored);
+- no step or tool ran after its completion was stored, and no step, tool or model turn ran more
+  than twice (a second time only when it had run before the crash, its completion not stored);
 - the session ends as the clean run did (status, output, state);
 - the session is never ``waiting`` with nothing to resume it (the stores also refuse to commit it).
 """
