@@ -35,7 +35,7 @@ from ._lease import keep_lease
 from ._listener import Listener
 from ._memory_store import InMemoryStore
 from ._node import BaseNode, as_node
-from ._recovery import lost_answers, stored_answers
+from ._recovery import fail_stuck, lost_answers, stored_answers
 from ._runtime import CHECKPOINT_FORMAT, RunSession
 from ._slot import Slot
 from ._store import (
@@ -325,8 +325,7 @@ class Runner:
             waited = list(Slot.from_json(checkpoint["root"]).interrupts)
             rederived = await stored_answers(self.store, session_id, waited, set())
             if not rederived:
-                logger.error("Session %s waits on %s, none of them pending or answered", session_id, waited)
-                return record, [], load.pending
+                return await fail_stuck(self.store, record, owner, self.app_name, waited), [], []
         if record.workflow_version != self.version:
             raise VersionMismatchError(
                 f"Session {session_id} paused under {self.app_name} version {record.workflow_version!r}; "

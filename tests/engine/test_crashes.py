@@ -203,3 +203,27 @@ async def test_an_answer_marked_applied_before_the_checkpoint_showed_it_is_appli
     assert result.status == SessionStatus.COMPLETED
     assert result.output == "Bought it."
     assert counts == {"count": 1, "ask": 1, "finish": 1}
+
+
+async def test_a_session_stored_waiting_on_nothing_it_can_get_fails_with_session_stuck(caplog):
+    caplog.set_level(logging.CRITICAL, logger="engine")
+    store = StoreBeforeTheCheck()
+    runner = Runner(agent_with_inner_tool(Counts()), store)
+    session = await runner.create_session()
+    [pending] = (await runner.run(session.id, "buy tea")).interrupts
+    record = await store.get_session(session.id)
+    cancelled = Commit(
+        events=[],
+        checkpoint=record.checkpoint,
+        status=SessionStatus.WAITING,
+        expected_version=record.version,
+        cancelled=[pending.id],
+    )
+    await store.commit(session.id, cancelled)
+
+    result = await Runner(agent_with_inner_tool(Counts()), store).run_pending(session.id)
+    assert result.status == SessionStatus.FAILED
+    assert result.session.error["code"] == "session_stuck"
+    assert result.session.error["interrupts"] == [pending.id]
+    [event] = (await store.list_events(session.id))[-1:]
+    assert event.error_code == "session_stuck"
