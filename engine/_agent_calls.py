@@ -303,6 +303,7 @@ class ToolCalls:
         slot: Slot,
         *,
         fresh: bool,
+        recovered: bool = False,
     ) -> None:
         node = tool.node
         child = Context(
@@ -315,6 +316,7 @@ class ToolCalls:
             branch=slot.branch,
             author=node.name,
         )
+        child.recovered = recovered and not node.composite  # a composite resumes from its own checkpoint
         slot.bind(child, node, fresh=fresh)
         outcome = await node.execute(child)
         slot.record(node, outcome, ctx.session)
@@ -341,9 +343,10 @@ class ToolCalls:
                 assert isinstance(tool, NodeTool)
                 slot = pending.slot
                 # A child still running was cut off by a dead run: it goes on from its checkpoint.
-                verdict = "run" if slot.status == "running" else slot.deliver(tool.node, answers, [], ctx.session)
+                cut_off = slot.status == "running"
+                verdict = "run" if cut_off else slot.deliver(tool.node, answers, [], ctx.session)
                 if verdict == "run":
-                    await self._run_child(ctx, run, batch, call, tool, pending.slot, fresh=False)
+                    await self._run_child(ctx, run, batch, call, tool, slot, fresh=False, recovered=cut_off)
                 elif verdict == "complete":
                     del run.pending[call_id]
                     batch.responses.append(_response(call, pending.slot.answer_output()))

@@ -10,8 +10,10 @@ import pytest
 from pydantic import BaseModel
 
 from engine import (
+    EFFECT_MAY_HAVE_RUN,
     START,
     Commit,
+    Context,
     FunctionCall,
     InMemoryStore,
     LlmAgent,
@@ -21,6 +23,7 @@ from engine import (
     SessionStatus,
     StuckSessionError,
     Workflow,
+    node,
 )
 from tests.engine.crash import Clock, Crashed, CrashingStore
 from tests.engine.helpers import Counts
@@ -227,3 +230,36 @@ async def test_a_session_stored_waiting_on_nothing_it_can_get_fails_with_session
     assert result.session.error["interrupts"] == [pending.id]
     [event] = (await store.list_events(session.id))[-1:]
     assert event.error_code == "session_stuck"
+
+
+async def test_a_node_tool_cut_off_by_a_dead_worker_runs_again_once_flagged(caplog):
+    caplog.set_level(logging.CRITICAL, logger="engine")
+    counts = Counts()
+    flags: list[bool] = []
+    clock = Clock()
+    inner = InMemoryStore(clock=clock)
+    store = CrashingStore(inner)
+
+    @node
+    def ship(ctx: Context, node_input: Item) -> str:
+        counts.hit("ship")
+        flags.append(ctx.recovered)
+        if counts["ship"] == 1:
+            store.crash()
+        return f"shipped {node_input.item}"
+
+    def policy(request):
+        return "Shipped." if _answered(request) else FunctionCall(name="ship", args={"item": "tea"})
+
+    agent = LlmAgent("agent", model=OfflineModel({"agent": policy}), tools=[ship])
+    app = Workflow("outer", edges=[(START, agent)])
+    dying = Runner(app, store, lease_ttl=TTL)
+    session = await dying.create_session()
+    with pytest.raises(Crashed):
+        await dying.run(session.id, "ship tea")
+    clock.advance(TTL + 1)
+    result = await Runner(app, inner).run_pending(session.id)
+    assert result.status == SessionStatus.COMPLETED
+    assert result.output == "Shipped."
+    assert flags == [False, True]
+    assert any(e.custom_metadata == {EFFECT_MAY_HAVE_RUN: True} for e in await inner.list_events(session.id))
