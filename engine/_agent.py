@@ -35,7 +35,7 @@ from ._agent_run import AgentRun, Batch
 from ._compaction import Compaction
 from ._context import Context, Outcome
 from ._errors import ConfigurationError, WorkflowDataError
-from ._events import Content, Event, NodeInfo, new_id
+from ._events import Content, Event, FunctionCall, NodeInfo, new_id
 from ._interrupts import schema_to_json
 from ._models import LlmRequest, Model
 from ._node import BaseNode, to_jsonable
@@ -153,18 +153,21 @@ class LlmAgent(ToolCalls, BaseNode):
         mode = self._mode(ctx)
         if mode == "task":
             ctx.isolation_scope = ctx.node_path
+        cut_off: FunctionCall | None = None
         if ctx.saved is None:
             run = AgentRun(transcript=None if mode == "chat" else self._seed(ctx), model_due=True)
             ctx.saved = run
         else:
             run = AgentRun.from_json(ctx.saved)
             ctx.saved = run
+            # A checkpoint only pauses between batches: calls left to do were cut off by a dead run.
+            cut_off = run.batch.todo[0] if run.batch is not None and run.batch.todo else None
             if await self._apply(ctx, run):
                 run.model_due = True
         # ``run.model_due`` is in the checkpoint: a run that died between a batch (or an answer)
         # and the model turn it calls for makes that turn on recovery.
         if run.batch is not None:
-            batch_due, finished = await self._run_batch(ctx, run)
+            batch_due, finished = await self._run_batch(ctx, run, cut_off=cut_off)
             if finished is not NOT_FINISHED:
                 return Outcome.completed(finished)
             run.model_due = run.model_due or batch_due

@@ -11,6 +11,7 @@ A declined confirmation is enforced here: the tool does not run and the model ge
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from ._agent_run import AgentRun, Batch, Pending
@@ -28,6 +29,7 @@ from ._events import (
     new_id,
 )
 from ._interrupts import InterruptKind
+from ._leaf import EFFECT_MAY_HAVE_RUN
 from ._node import to_jsonable
 from ._node_tool import NodeTool
 from ._slot import Slot
@@ -43,6 +45,8 @@ from ._tools import (
 
 if TYPE_CHECKING:
     pass
+
+logger = logging.getLogger("engine")
 
 __all__ = ["FINISH_TASK", "NOT_FINISHED", "TASK_COMPLETED", "TRANSFER_TO_AGENT", "ToolCalls"]
 
@@ -84,13 +88,17 @@ class ToolCalls:
 
     # -- tool calls --------------------------------------------------------------------------
 
-    async def _run_batch(self, ctx: Context, run: AgentRun) -> tuple[bool, Any]:
-        """Run the batch's remaining calls, then emit the confirmation and response events."""
+    async def _run_batch(self, ctx: Context, run: AgentRun, *, cut_off: FunctionCall | None = None) -> tuple[bool, Any]:
+        """Run the batch's remaining calls, then emit the confirmation and response events.
+
+        ``cut_off`` is the call a dead run may have been running: a function tool runs it again
+        flagged (``tool_context.recovered`` and an ``effectMayHaveRun`` event).
+        """
         batch = run.batch
         assert batch is not None
         while batch.todo:
             call = batch.todo[0]
-            await self._run_call(ctx, run, batch, call)
+            await self._run_call(ctx, run, batch, call, recovered=call is cut_off)
             if batch.todo and batch.todo[0] is call:  # a node tool's call left the list when its child started
                 batch.todo.pop(0)
             await ctx.commit()  # written before the next call runs: a finished call never runs again
@@ -128,7 +136,9 @@ class ToolCalls:
             return False, NOT_FINISHED  # the conversation moves on to another agent
         return due, NOT_FINISHED
 
-    async def _run_call(self, ctx: Context, run: AgentRun, batch: Batch, call: FunctionCall) -> None:
+    async def _run_call(
+        self, ctx: Context, run: AgentRun, batch: Batch, call: FunctionCall, *, recovered: bool = False
+    ) -> None:
         if call.name == FINISH_TASK and self._mode(ctx) == "task":
             try:
                 batch.finished = self._check_output(call.args)
@@ -190,7 +200,7 @@ class ToolCalls:
         if tool.needs_confirmation(call.args):
             self._ask_confirmation(ctx, run, batch, call, hint=_confirmation_hint(tool), payload=None, skip=True)
             return
-        await self._invoke(ctx, run, batch, call, tool, confirmation=None)
+        await self._invoke(ctx, run, batch, call, tool, confirmation=None, recovered=recovered)
 
     async def _invoke(
         self,
@@ -200,8 +210,16 @@ class ToolCalls:
         call: FunctionCall,
         tool: FunctionTool,
         confirmation: dict[str, Any] | None,
+        *,
+        recovered: bool = False,
     ) -> None:
         tool_ctx = ToolContext(ctx, call.id or "", confirmation)
+        if recovered:
+            tool_ctx.recovered = True
+            logger.warning(
+                "Tool call %s of %s runs again after a dead run: its effect may have run", call.id, ctx.node_path
+            )
+            ctx.emit(Event(author=self.name, custom_metadata={EFFECT_MAY_HAVE_RUN: True, "functionCallId": call.id}))
         await ctx.session.flush()  # everything before this call is stored before the tool acts
         result = await tool.call(call.args, tool_ctx)
         batch.state.update(tool_ctx.state.delta)

@@ -22,6 +22,7 @@ from engine import (
     Runner,
     SessionStatus,
     StuckSessionError,
+    ToolContext,
     Workflow,
     node,
 )
@@ -263,3 +264,40 @@ async def test_a_node_tool_cut_off_by_a_dead_worker_runs_again_once_flagged(capl
     assert result.output == "Shipped."
     assert flags == [False, True]
     assert any(e.custom_metadata == {EFFECT_MAY_HAVE_RUN: True} for e in await inner.list_events(session.id))
+
+
+async def test_a_function_tool_cut_off_by_a_dead_worker_runs_again_once_flagged(caplog):
+    caplog.set_level(logging.CRITICAL, logger="engine")
+    counts = Counts()
+    flags: list[bool] = []
+    clock = Clock()
+    inner = InMemoryStore(clock=clock)
+    store = CrashingStore(inner)
+
+    def refund(order_id: str, tool_context: ToolContext) -> dict:
+        """Refund an order.
+
+        Args:
+            order_id: The order.
+        """
+        counts.hit("refund")
+        flags.append(tool_context.recovered)
+        if counts["refund"] == 1:
+            store.crash()
+        return {"refunded": order_id}
+
+    def policy(request):
+        return "Refunded." if _answered(request) else FunctionCall(name="refund", args={"order_id": "o-1"})
+
+    app = Workflow("outer", edges=[(START, LlmAgent("agent", model=OfflineModel({"agent": policy}), tools=[refund]))])
+    dying = Runner(app, store, lease_ttl=TTL)
+    session = await dying.create_session()
+    with pytest.raises(Crashed):
+        await dying.run(session.id, "refund o-1")
+    clock.advance(TTL + 1)
+    result = await Runner(app, inner).run_pending(session.id)
+    assert result.status == SessionStatus.COMPLETED
+    assert result.output == "Refunded."
+    assert flags == [False, True]
+    [flag] = [e.custom_metadata for e in await inner.list_events(session.id) if e.custom_metadata]
+    assert flag[EFFECT_MAY_HAVE_RUN] is True and flag["functionCallId"]
