@@ -24,6 +24,7 @@ from ._errors import (
     SessionBusyError,
     SessionClosedError,
     SessionNotFoundError,
+    StuckSessionError,
     UnknownCheckpointError,
     UnknownInterruptError,
     VersionMismatchError,
@@ -34,6 +35,7 @@ from ._graph import DEFAULT_ROUTE, START, Edge
 from ._handoff import HandoffGroup
 from ._interrupts import InterruptKind, RequestInput
 from ._join import JoinNode
+from ._leaf import EFFECT_MAY_HAVE_RUN
 from ._listener import Listener, NodeStatus, RunListener
 from ._memory_store import InMemoryStore
 from ._models import LlmRequest, LlmResponse, Model, OfflineModel, ScriptedModel
@@ -51,6 +53,7 @@ from ._store import (
     SessionRecord,
     SessionStatus,
     Store,
+    awaits_message,
     rewind_event,
 )
 from ._tools import BaseTool, FunctionTool, LongRunningFunctionTool, ToolContext, request_input_tool
@@ -58,6 +61,7 @@ from ._workflow import Workflow
 
 __all__ = [
     "DEFAULT_ROUTE",
+    "EFFECT_MAY_HAVE_RUN",
     "START",
     "AlreadyDecidedError",
     "AmbiguousAnswerError",
@@ -122,12 +126,14 @@ __all__ = [
     "SessionStatus",
     "State",
     "Store",
+    "StuckSessionError",
     "ToolContext",
     "UnknownCheckpointError",
     "UnknownInterruptError",
     "VersionMismatchError",
     "Workflow",
     "WorkflowDataError",
+    "awaits_message",
     "node",
     "render_instruction",
     "request_input_tool",

@@ -35,7 +35,7 @@ from ._agent_run import AgentRun, Batch
 from ._compaction import Compaction
 from ._context import Context, Outcome
 from ._errors import ConfigurationError, WorkflowDataError
-from ._events import Content, Event, NodeInfo, new_id
+from ._events import Content, Event, FunctionCall, NodeInfo, new_id
 from ._interrupts import schema_to_json
 from ._models import LlmRequest, Model
 from ._node import BaseNode, to_jsonable
@@ -166,22 +166,27 @@ class LlmAgent(ToolCalls, BaseNode):
         mode = self._mode(ctx)
         if mode == "task":
             ctx.isolation_scope = ctx.isolation_scope or ctx.node_path  # a sub-agent's: its call id
+        cut_off: FunctionCall | None = None
         if ctx.saved is None:
-            run = AgentRun(transcript=None if mode == "chat" else self._seed(ctx))
+            run = AgentRun(transcript=None if mode == "chat" else self._seed(ctx), model_due=True)
             ctx.saved = run
-            model_due = True
         else:
             run = AgentRun.from_json(ctx.saved)
             ctx.saved = run
-            model_due = await self._apply(ctx, run)
+            # A checkpoint only pauses between batches: calls left to do were cut off by a dead run.
+            cut_off = run.batch.todo[0] if run.batch is not None and run.batch.todo else None
+            if await self._apply(ctx, run):
+                run.model_due = True
+        # ``run.model_due`` is in the checkpoint: a run that died between a batch (or an answer)
+        # and the model turn it calls for makes that turn on recovery.
         if run.batch is not None:
-            batch_due, finished = await self._run_batch(ctx, run)
+            batch_due, finished = await self._run_batch(ctx, run, cut_off=cut_off)
             if finished is not NOT_FINISHED:
                 return Outcome.completed(finished)
-            model_due = model_due or batch_due
+            run.model_due = run.model_due or batch_due
         if run.transfer and not run.pending:
             return Outcome.completed(None, route=run.transfer)
-        while model_due:
+        while run.model_due:
             content = await self._model_turn(ctx, run, mode)
             calls = content.function_calls()
             if not calls:
@@ -193,7 +198,7 @@ class LlmAgent(ToolCalls, BaseNode):
                     return Outcome.waiting(run.interrupt_ids(), awaiting_message=run.awaits_message())
                 return Outcome.completed(self._final_output(content))
             run.batch = Batch(todo=list(calls))
-            model_due, finished = await self._run_batch(ctx, run)
+            run.model_due, finished = await self._run_batch(ctx, run)
             if finished is not NOT_FINISHED:
                 return Outcome.completed(finished)
             if run.transfer and not run.pending:
@@ -276,6 +281,7 @@ class LlmAgent(ToolCalls, BaseNode):
         ctx.emit(event)
         if run.transcript is not None:
             run.transcript.append(final)
+        run.model_due = False  # stored with the model's reply, in one commit
         await ctx.commit()
         return final
 

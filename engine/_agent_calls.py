@@ -11,6 +11,7 @@ A declined confirmation is enforced here: the tool does not run and the model ge
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from ._agent_run import AgentRun, Batch, Pending
@@ -28,6 +29,7 @@ from ._events import (
     new_id,
 )
 from ._interrupts import InterruptKind
+from ._leaf import EFFECT_MAY_HAVE_RUN
 from ._node import to_jsonable
 from ._node_tool import NodeTool
 from ._slot import Slot
@@ -45,6 +47,8 @@ from ._tools import (
 
 if TYPE_CHECKING:
     pass
+
+logger = logging.getLogger("engine")
 
 __all__ = ["FINISH_TASK", "NOT_FINISHED", "TASK_COMPLETED", "TRANSFER_TO_AGENT", "ToolCalls"]
 
@@ -89,14 +93,19 @@ class ToolCalls:
 
     # -- tool calls --------------------------------------------------------------------------
 
-    async def _run_batch(self, ctx: Context, run: AgentRun) -> tuple[bool, Any]:
-        """Run the batch's remaining calls, then emit the confirmation and response events."""
+    async def _run_batch(self, ctx: Context, run: AgentRun, *, cut_off: FunctionCall | None = None) -> tuple[bool, Any]:
+        """Run the batch's remaining calls, then emit the confirmation and response events.
+
+        ``cut_off`` is the call a dead run may have been running: a function tool runs it again
+        flagged (``tool_context.recovered`` and an ``effectMayHaveRun`` event).
+        """
         batch = run.batch
         assert batch is not None
         while batch.todo:
             call = batch.todo[0]
-            await self._run_call(ctx, run, batch, call)
-            batch.todo.pop(0)
+            await self._run_call(ctx, run, batch, call, recovered=call is cut_off)
+            if batch.todo and batch.todo[0] is call:  # a node tool's call left the list when its child started
+                batch.todo.pop(0)
             await ctx.commit()  # written before the next call runs: a finished call never runs again
         if batch.confirmations:
             ids = [p.function_call.id for p in batch.confirmations if p.function_call and p.function_call.id]
@@ -123,14 +132,19 @@ class ToolCalls:
         run.batch = None
         if batch.transfer:
             run.transfer = batch.transfer
+        answered = (bool(batch.responses) and not batch.skip) or batch.delegated
+        due = answered and not batch.has_finished and not run.transfer
+        run.model_due = run.model_due or due  # stored with the batch's end, in one commit
         await ctx.commit()
         if batch.has_finished:
             return False, batch.finished
         if run.transfer:
             return False, NOT_FINISHED  # the conversation moves on to another agent
-        return (bool(batch.responses) and not batch.skip) or batch.delegated, NOT_FINISHED
+        return due, NOT_FINISHED
 
-    async def _run_call(self, ctx: Context, run: AgentRun, batch: Batch, call: FunctionCall) -> None:
+    async def _run_call(
+        self, ctx: Context, run: AgentRun, batch: Batch, call: FunctionCall, *, recovered: bool = False
+    ) -> None:
         if call.name == FINISH_TASK and self._mode(ctx) == "task":
             try:
                 batch.finished = self._finish_task_result(call.args)
@@ -187,6 +201,10 @@ class ToolCalls:
                 input=node_input,
                 branch=f"{ctx.branch}.{branch_segment}" if ctx.branch else branch_segment,
             )
+            # From here the call is a started child: every checkpoint written while it runs holds
+            # its progress, and a run that dies resumes the child instead of starting it again.
+            run.pending[call.id or ""] = Pending("node", call, slot=slot)
+            batch.todo.pop(0)
             await self._run_child(ctx, run, batch, call, tool, slot, fresh=True)
             return
         assert isinstance(tool, FunctionTool)
@@ -198,7 +216,7 @@ class ToolCalls:
         if tool.needs_confirmation(call.args):
             self._ask_confirmation(ctx, run, batch, call, hint=_confirmation_hint(tool), payload=None, skip=True)
             return
-        await self._invoke(ctx, run, batch, call, tool, confirmation=None)
+        await self._invoke(ctx, run, batch, call, tool, confirmation=None, recovered=recovered)
 
     async def _invoke(
         self,
@@ -208,8 +226,16 @@ class ToolCalls:
         call: FunctionCall,
         tool: FunctionTool,
         confirmation: dict[str, Any] | None,
+        *,
+        recovered: bool = False,
     ) -> None:
         tool_ctx = ToolContext(ctx, call.id or "", confirmation, turn_state=batch.state)
+        if recovered:
+            tool_ctx.recovered = True
+            logger.warning(
+                "Tool call %s of %s runs again after a dead run: its effect may have run", call.id, ctx.node_path
+            )
+            ctx.emit(Event(author=self.name, custom_metadata={EFFECT_MAY_HAVE_RUN: True, "functionCallId": call.id}))
         await ctx.session.flush()  # everything before this call is stored before the tool acts
         result = await tool.call(call.args, tool_ctx)
         batch.state.update(tool_ctx.state.delta)
@@ -311,6 +337,7 @@ class ToolCalls:
         slot: Slot,
         *,
         fresh: bool,
+        recovered: bool = False,
     ) -> None:
         node = tool.node
         child = Context(
@@ -323,6 +350,7 @@ class ToolCalls:
             branch=slot.branch,
             author=node.name,
         )
+        child.recovered = recovered and not node.composite  # a composite resumes from its own checkpoint
         slot.bind(child, node, fresh=fresh)
         outcome = await node.execute(child)
         slot.record(node, outcome, ctx.session)
@@ -358,9 +386,12 @@ class ToolCalls:
             if pending.kind == "node" and pending.slot is not None:
                 tool = self.tool(call.name)
                 assert isinstance(tool, NodeTool)
-                verdict = pending.slot.deliver(tool.node, answers, [], ctx.session)
+                slot = pending.slot
+                # A child still running was cut off by a dead run: it goes on from its checkpoint.
+                cut_off = slot.status == "running"
+                verdict = "run" if cut_off else slot.deliver(tool.node, answers, [], ctx.session)
                 if verdict == "run":
-                    await self._run_child(ctx, run, batch, call, tool, pending.slot, fresh=False)
+                    await self._run_child(ctx, run, batch, call, tool, slot, fresh=False, recovered=cut_off)
                 elif verdict == "complete":
                     del run.pending[call_id]
                     batch.responses.append(_response(call, pending.slot.answer_output()))

@@ -81,6 +81,8 @@ class AgentRun:
     awaiting_message: bool = False
     transfer: str | None = None
     """The agent the model handed the conversation to (applied once no call is pending)."""
+    model_due: bool = False
+    """The model is to be called next (a new run, a finished batch, an answer for the model)."""
 
     def to_json(self, agent: LlmAgent) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -108,6 +110,8 @@ class AgentRun:
             data["awaiting_message"] = True
         if self.transfer:
             data["transfer"] = self.transfer
+        if self.model_due:
+            data["model_due"] = True
         return data
 
     @classmethod
@@ -118,6 +122,7 @@ class AgentRun:
             pending={cid: Pending.from_json(p) for cid, p in data.get("pending", {}).items()},
             awaiting_message=data.get("awaiting_message", False),
             transfer=data.get("transfer"),
+            model_due=data.get("model_due", False),
         )
         if "batch" in data:
             b = data["batch"]

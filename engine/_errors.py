@@ -16,6 +16,7 @@
 | ``session_busy`` | :class:`SessionBusyError` | another run holds the session's lease (retryable) |
 | ``session_conflict`` | :class:`ConcurrencyError` | the session changed under a writer (retryable) |
 | ``session_closed`` | :class:`SessionClosedError` | the session is completed, failed or cancelled |
+| ``session_stuck`` | :class:`StuckSessionError` | a commit would leave a session waiting with nothing to resume it |
 | ``version_mismatch`` | :class:`VersionMismatchError` | a session paused under another workflow version |
 | ``node_timeout`` | :class:`NodeTimeoutError` | a node ran longer than its ``timeout`` (seconds) |
 | ``node_failed`` | :class:`NodeFailedError` | a node raised; the session fails |
@@ -43,6 +44,7 @@ __all__ = [
     "SessionBusyError",
     "SessionClosedError",
     "SessionNotFoundError",
+    "StuckSessionError",
     "UnknownCheckpointError",
     "UnknownInterruptError",
     "VersionMismatchError",
@@ -179,6 +181,14 @@ class ConcurrencyError(EngineError):
 
 class SessionClosedError(EngineError):
     code = "session_closed"
+
+
+class StuckSessionError(EngineError):
+    """A commit would leave the session ``waiting`` with nothing to resume it: no pending
+    interrupt, no stored answer to apply, no user message awaited. Stores refuse it; nothing is
+    stored (``details["session_id"]``)."""
+
+    code = "session_stuck"
 
 
 class VersionMismatchError(EngineError):

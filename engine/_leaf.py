@@ -17,7 +17,11 @@ from ._node import BaseNode, FunctionNode, to_jsonable
 
 logger = logging.getLogger("engine")
 
-__all__ = ["DECLINED_ROUTE", "confirmation_id", "drive_leaf"]
+__all__ = ["DECLINED_ROUTE", "EFFECT_MAY_HAVE_RUN", "confirmation_id", "drive_leaf"]
+
+EFFECT_MAY_HAVE_RUN = "effectMayHaveRun"
+"""Key of :attr:`Event.custom_metadata` on the event a leaf emits when it runs again after a
+worker died while it ran (``ctx.recovered``): its effect may have run once already."""
 
 DECLINED_ROUTE = "declined"
 """Route emitted by a ``require_confirmation`` node whose run a person declined."""
@@ -28,6 +32,9 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
 
     Exceptions from the node (after retries) come back as a failed outcome, never raised.
     """
+    if ctx.recovered:
+        logger.warning("Node %s runs again after a dead run: its effect may have run", ctx.node_path)
+        ctx.emit(Event(custom_metadata={EFFECT_MAY_HAVE_RUN: True}))
     await ctx.session.flush()  # everything before this node is stored before its code runs
     try:
         ctx.node_input = node.validate_input(ctx.node_input)

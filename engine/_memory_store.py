@@ -25,6 +25,7 @@ from ._errors import (
     ConcurrencyError,
     SessionClosedError,
     SessionNotFoundError,
+    StuckSessionError,
     UnknownInterruptError,
 )
 from ._events import Event, new_id
@@ -37,6 +38,7 @@ from ._store import (
     RunLoad,
     SessionRecord,
     SessionStatus,
+    awaits_message,
     rewind_event,
 )
 
@@ -106,9 +108,15 @@ class _MemSession:
 
 
 class InMemoryStore:
-    """A :class:`~engine.Store` in process memory (see the module docstring)."""
+    """A :class:`~engine.Store` in process memory (see the module docstring).
 
-    def __init__(self) -> None:
+    Args:
+        clock: seconds for leases (default ``time.monotonic``); a test passes its own to let a
+            dead worker's lease expire without waiting.
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
         self._sessions: dict[str, _MemSession] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
@@ -173,6 +181,10 @@ class InMemoryStore:
             )
         if commit.lease_owner is not None and mem.lease_owner != commit.lease_owner:
             raise ConcurrencyError(f"Session {session_id}: the run lost its lease.", session_id=session_id)
+        if commit.status == SessionStatus.WAITING and not commit.opened and not self._can_resume(mem, commit):
+            raise StuckSessionError(
+                f"Session {session_id} would wait with nothing to resume it.", session_id=session_id
+            )
         for event in commit.events:
             delta = event.state_delta
             if not delta:
@@ -184,7 +196,7 @@ class InMemoryStore:
             if user_delta:
                 self._user_state.setdefault((record.app_name, record.user_id), {}).update(user_delta)
         if commit.lease_owner is not None and commit.lease_ttl:
-            mem.lease_expires = time.monotonic() + commit.lease_ttl
+            mem.lease_expires = self._clock() + commit.lease_ttl
         mem.events.extend(_json(event) for event in commit.events)
         for opened in commit.opened:
             rec = _clone(opened)
@@ -226,6 +238,15 @@ class InMemoryStore:
             )
             record.checkpoint_id = checkpoint_id
         return _record_copy(record, commit.checkpoint)
+
+    @staticmethod
+    def _can_resume(mem: _MemSession, commit: Commit) -> bool:
+        """Whether the session, after ``commit``, has a pending interrupt, an answer to apply or
+        awaits a message (the ``waiting`` invariant of :class:`~engine.Store`)."""
+        if any(wire not in commit.cancelled for wire in mem.pending):
+            return True
+        consumed = set(commit.consumed)
+        return any(d.seq not in consumed for d in mem.deliveries) or awaits_message(commit.checkpoint)
 
     # -- interrupts and answers --------------------------------------------------------------
 
@@ -275,7 +296,7 @@ class InMemoryStore:
 
     async def acquire_lease(self, session_id: str, owner: str, ttl: float) -> bool:
         mem = self._get(session_id)
-        now = time.monotonic()
+        now = self._clock()
         if mem.lease_owner not in (None, owner) and mem.lease_expires > now:
             return False
         mem.lease_owner = owner

@@ -35,9 +35,19 @@ from ._lease import keep_lease
 from ._listener import Listener
 from ._memory_store import InMemoryStore
 from ._node import BaseNode, as_node
+from ._recovery import fail_stuck, lost_answers, stored_answers
 from ._runtime import CHECKPOINT_FORMAT, RunSession
 from ._slot import Slot
-from ._store import Answer, Commit, InterruptRecord, RunLoad, SessionRecord, SessionStatus, Store
+from ._store import (
+    Answer,
+    Commit,
+    InterruptRecord,
+    RunLoad,
+    SessionRecord,
+    SessionStatus,
+    Store,
+    awaits_message,
+)
 
 __all__ = ["InterruptsPendingError", "RunResult", "Runner"]
 
@@ -306,8 +316,16 @@ class Runner:
         if record.status in SessionStatus.CLOSED or checkpoint is None:
             return record, [], load.pending
         deliveries = load.deliveries
+        rederived: dict[str, Any] = {}
         if record.status == SessionStatus.WAITING and not deliveries:
-            return record, [], load.pending
+            if load.pending or awaits_message(checkpoint):
+                return record, [], load.pending
+            # Waiting with nothing to resume it (stored before stores refused that): the
+            # checkpoint names what the root waits on; answers stored for those are applied again.
+            waited = list(Slot.from_json(checkpoint["root"]).interrupts)
+            rederived = await stored_answers(self.store, session_id, waited, set())
+            if not rederived:
+                return await fail_stuck(self.store, record, owner, self.app_name, waited), [], []
         if record.workflow_version != self.version:
             raise VersionMismatchError(
                 f"Session {session_id} paused under {self.app_name} version {record.workflow_version!r}; "
@@ -341,10 +359,21 @@ class Runner:
                     session.close_interrupt(delivery.interrupt_id)
             taken.append(delivery.seq)
         session.consume(taken)
+        answers.update(rederived)
         slot = Slot.from_json(checkpoint["root"])
         session.root_node, session.root_slot = self.app, slot
         try:
             outcome = await self._execute_root(session, slot, answers, messages)
+            tried = set(answers)
+            while outcome.status == "waiting" and not outcome.awaiting_message:
+                lost = await lost_answers(self.store, session, outcome.interrupts, tried)
+                if not lost:
+                    break
+                tried.update(lost)
+                events = slot.ctx.pending if slot.ctx is not None else []
+                slot.record(self.app, outcome, session)
+                await session.commit(events)
+                outcome = await self._execute_root(session, slot, lost, [])
             record = await self._finish(session, slot, outcome)
         finally:
             await session.close()

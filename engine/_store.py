@@ -9,6 +9,11 @@ Guarantees every implementation gives (tests run the same suite over each):
 - ``commit`` is atomic: events, state changes, checkpoint, opened interrupts and consumed answers
   are stored together or not at all; it fails with :class:`~engine.ConcurrencyError` when the
   session's ``version`` is not ``expected_version`` (another writer got there first).
+- ``commit`` never leaves a session ``waiting`` with nothing to resume it: a commit with status
+  ``waiting`` after which the session has no pending interrupt, no stored answer left to apply
+  and no user message awaited (:func:`awaits_message`) raises :class:`~engine.StuckSessionError`
+  and stores nothing. The runner re-derives such a waiting point from the checkpoint instead
+  (an answered interrupt the checkpoint still waits on gets its stored answer again).
 - ``submit_answers`` is first-wins: an interrupt that is no longer pending raises
   :class:`~engine.AlreadyDecidedError` naming who decided it and when; nothing is stored.
 - ``acquire_lease`` (and ``open_run``, which also reads what a run needs) gives at most one live
@@ -36,6 +41,7 @@ __all__ = [
     "SessionRecord",
     "SessionStatus",
     "Store",
+    "awaits_message",
     "rewind_event",
 ]
 
@@ -263,6 +269,12 @@ class Store(Protocol):
                 ``decided_by``, ``decided_at``); nothing changed.
         """
         ...
+
+
+def awaits_message(checkpoint: dict[str, Any] | None) -> bool:
+    """True when the checkpoint's root waits for the user's next message (a task-mode agent)."""
+    root = (checkpoint or {}).get("root") or {}
+    return bool(root.get("awaiting_message"))
 
 
 REWIND_KEY = "rewindToCheckpoint"

@@ -83,6 +83,8 @@ class ToolContext:
         self.state = State(base)
         self.skip_summarization = False
         self.confirmation_request: dict[str, Any] | None = None
+        self.recovered = False
+        """True when the call runs again because a worker died while it ran (its effect may have run)."""
 
     @property
     def session_id(self) -> str:

@@ -180,6 +180,8 @@ class _Loop:
         self.tasks: dict[str, asyncio.Task[Outcome]] = {}
         self.starting: list[tuple[str, Coroutine[Any, Any, Outcome]]] = []
         """Node runs launched by the last scheduling pass, not started yet."""
+        self.recovered: set[str] = set()
+        """Nodes the restored checkpoint shows running: a run that died left them mid-way."""
 
     # -- (de)serialisation -----------------------------------------------------------------
 
@@ -207,6 +209,8 @@ class _Loop:
         loop.join_branches = {name: dict(b) for name, b in data.get("join_branches", {}).items()}
         loop.terminal_output = data.get("terminal_output")
         loop.ready = [name for name, slot in loop.nodes.items() if slot.status == "running"]
+        # A checkpoint only pauses with every node waiting: a running one was cut off by a dead run.
+        loop.recovered = set(loop.ready)
         return loop
 
     def to_json(self) -> dict[str, Any]:
@@ -323,6 +327,9 @@ class _Loop:
             author=node.name if node.authors_own_events else self.wf.name,
             output_for=[ctx.node_path, *ctx.output_for] if name in self.graph.terminal else None,
         )
+        if name in self.recovered:
+            self.recovered.discard(name)
+            child.recovered = not node.composite  # a composite resumes from its own checkpoint
         slot.bind(child, node, fresh=fresh)
         self.starting.append((name, node.execute(child)))
 

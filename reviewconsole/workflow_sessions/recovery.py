@@ -1,14 +1,17 @@
 """Recovery: a session whose run died is run again, from its last checkpoint.
 
-Two things leave a session with work and no run coming:
+Three things leave a session with work and no run coming:
 
 - *a dead holder*: the worker running it died (``kill -9``, a lost machine, a run stopped by a
   database outage). Its lease is never renewed and expires after ``LEASE_TTL`` seconds.
 - *a lost task*: the process died, or the database went away, between the commit that gave the
   session work (a start, a decision) and the enqueue of its ``run_session`` task.
+- *a stuck wait*, stored before the store refused it: ``waiting`` on interrupts none of which is
+  pending, with no answer to apply; the run re-derives the waiting point from the checkpoint
+  (``engine/_recovery.py``) or fails the session with ``session_stuck``.
 
-:func:`recover` finds both — sessions ``running``, or ``waiting`` with answers not yet applied,
-whose lease is expired, or free and untouched for ``grace`` seconds with no ``run_session`` task
+:func:`recover` finds them — sessions ``running``, ``waiting`` with answers not yet applied, or stuck
+waiting, whose lease is expired, or free and untouched for ``grace`` seconds with no ``run_session`` task
 queued — and enqueues one ``run_session`` for each. Every worker process sweeps (see
 :class:`RecoveryLoop`); a conditional UPDATE on the lease columns lets exactly one sweeper
 schedule a given session per ``grace`` period: it clears the dead owner and sets
@@ -28,6 +31,7 @@ from django.db import close_old_connections, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from ..inbox.models import Interrupt, InterruptStatus
 from .models import Delivery, SessionStatus, WorkflowSession
 
 logger = logging.getLogger("reviewconsole.recovery")
@@ -65,7 +69,15 @@ def sessions_to_recover(*, now: dt.datetime | None = None, grace: float | None =
     now = now or timezone.now()
     grace = _grace() if grace is None else grace
     unapplied = Delivery.objects.filter(session=OuterRef("pk"), applied_at__isnull=True)
-    has_work = Q(status=SessionStatus.RUNNING) | Q(status=SessionStatus.WAITING, has_unapplied=True)
+    pending = Interrupt.objects.filter(session=OuterRef("pk"), status=InterruptStatus.PENDING)
+    # Stored before the store refused it: waiting on interrupts, none pending, no answer to apply,
+    # no message awaited. Its run re-derives the waiting point (or fails it as session_stuck).
+    stuck = (
+        Q(status=SessionStatus.WAITING, has_unapplied=False, has_pending=False)
+        & Q(checkpoint__root__has_key="interrupts")
+        & ~Q(checkpoint__root__has_key="awaiting_message")
+    )
+    has_work = Q(status=SessionStatus.RUNNING) | Q(status=SessionStatus.WAITING, has_unapplied=True) | stuck
     dead_holder = ~Q(lease_owner="") & Q(lease_expires__lt=now)
     lost_task = (
         Q(lease_owner="")
@@ -73,7 +85,7 @@ def sessions_to_recover(*, now: dt.datetime | None = None, grace: float | None =
         & Q(updated_at__lt=now - dt.timedelta(seconds=grace))
     )
     rows = list(
-        WorkflowSession.objects.annotate(has_unapplied=Exists(unapplied))
+        WorkflowSession.objects.annotate(has_unapplied=Exists(unapplied), has_pending=Exists(pending))
         .filter(has_work & (dead_holder | lost_task))
         .order_by("updated_at")
         .values("id", "lease_owner", "lease_expires")[:limit]

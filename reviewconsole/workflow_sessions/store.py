@@ -145,6 +145,8 @@ class OrmStore:
         row = store_sql.update_session(
             session_id, commit, state=state, now=now, checkpoint_id=checkpoint_id, events=len(commit.events)
         )
+        if commit.status == engine.SessionStatus.WAITING and not commit.opened:
+            self._check_resumable(session_id, commit)
         store_sql.insert_events(session_id, commit.events, row.last_seq)
         for event in commit.events:
             _, app_delta, user_delta = split_delta(event.state_delta)
@@ -203,6 +205,26 @@ class OrmStore:
             error=commit.error,
             metadata=dict(row.metadata),
             updated_at=now.timestamp(),
+        )
+
+    def _check_resumable(self, session_id: str, commit: Commit) -> None:
+        """Refuse a ``waiting`` commit after which nothing can resume the session (no pending
+        interrupt, no answer left to apply, no message awaited): two indexed EXISTS queries, only
+        for waiting commits that open no interrupt.
+
+        Raises:
+            StuckSessionError: the transaction rolls back; nothing is stored.
+        """
+        if engine.awaits_message(commit.checkpoint):
+            return
+        pending = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING)
+        if pending.exclude(interrupt_id__in=commit.cancelled).exists():
+            return
+        unapplied = Delivery.objects.filter(session_id=session_id, applied_at__isnull=True)
+        if unapplied.exclude(pk__in=commit.consumed).exists():
+            return
+        raise engine.StuckSessionError(
+            f"Session {session_id} would wait with nothing to resume it.", session_id=session_id
         )
 
     def _state_after(self, session_id: str, events: list[engine.Event]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from engine import (
     NodeInfo,
     SessionNotFoundError,
     SessionStatus,
+    StuckSessionError,
     UnknownInterruptError,
 )
 from tests.engine.stores import STORE_FACTORIES
@@ -177,6 +178,39 @@ async def test_errors_are_stored_with_a_failed_status(store):
     session = await new_session(store)
     record = await store.commit(session.id, commit(0, status=SessionStatus.FAILED, error={"code": "node_failed"}))
     assert (record.status, record.error) == (SessionStatus.FAILED, {"code": "node_failed"})
+
+
+async def test_a_waiting_commit_with_nothing_to_resume_the_session_is_refused(store):
+    """Issue 16: a session is never ``waiting`` without a pending interrupt, an answer to apply
+    or an awaited message; the store refuses such a commit and stores none of it."""
+    session = await new_session(store)
+    with pytest.raises(StuckSessionError):
+        await store.commit(session.id, commit(0, status=SessionStatus.WAITING, pause=True, events=[event("lost")]))
+    record = await store.get_session(session.id)
+    assert (record.status, record.version) == (SessionStatus.NEW, 0)
+    assert await store.list_events(session.id) == []
+
+    paused = await opened(store, session, "a")
+    cancelling = commit(paused.version, status=SessionStatus.WAITING, pause=True, cancelled=["a"])
+    with pytest.raises(StuckSessionError):
+        await store.commit(session.id, cancelling)  # cancelling the last pending interrupt
+    assert [r.id for r in await store.pending_interrupts(session.id)] == ["a"]
+
+    await store.submit_answers(session.id, [Answer("a", "yes")], event(author="user"), decided_by="ada")
+    [delivery] = await store.take_deliveries(session.id)
+    # an answer stored and not applied yet resumes it; applying it while still waiting does not
+    kept = await store.commit(session.id, commit(paused.version, status=SessionStatus.WAITING, pause=True))
+    with pytest.raises(StuckSessionError):
+        await store.commit(
+            session.id, commit(kept.version, status=SessionStatus.WAITING, pause=True, consumed=[delivery.seq])
+        )
+    assert len(await store.take_deliveries(session.id)) == 1
+    # a root awaiting the user's next message is waiting on something
+    awaiting = {"format": 1, "root": {"status": "waiting", "run": "1", "awaiting_message": True}}
+    await store.commit(
+        session.id,
+        commit(kept.version, status=SessionStatus.WAITING, pause=True, consumed=[delivery.seq], checkpoint=awaiting),
+    )
 
 
 # -- interrupts and answers -----------------------------------------------------------------

@@ -82,3 +82,26 @@ def test_a_killed_run_is_completed_from_its_checkpoint(db, probe, on_commit, tmp
     session.refresh_from_db()
     assert session.status == "completed"
     assert [line.split()[1] for line in log.read_text().splitlines()] == ["intake", "work", "review", "finish"]
+
+
+def test_it_finds_a_session_stored_waiting_on_interrupts_none_of_which_is_pending(db):
+    """Issue 16: such a session (stored before the store refused it) gets a run, which re-derives
+    its waiting point from the checkpoint; one awaiting a user message, or with a checkpoint that
+    waits on nothing, is left alone."""
+    from django.contrib.auth.models import Group
+
+    from reviewconsole.inbox.models import Interrupt, Queue
+
+    waits_on = {"format": 1, "root": {"status": "waiting", "run": "1", "interrupts": {"ok": "ok"}}}
+    stuck = _session("waiting")
+    talking = _session("waiting")
+    asking = _session("waiting")
+    WorkflowSession.objects.filter(pk__in=[stuck.pk, asking.pk]).update(checkpoint=waits_on)
+    WorkflowSession.objects.filter(pk=talking.pk).update(
+        checkpoint={"format": 1, "root": {**waits_on["root"], "awaiting_message": True}}
+    )
+    queue = Queue.objects.create(slug="q", name="Q", group=Group.objects.create(name="reviewers"))
+    Interrupt.objects.create(session=asking, interrupt_id="ok", kind="input", queue=queue)
+    found = _ids()
+    assert stuck.pk in found
+    assert not {talking.pk, asking.pk} & found
