@@ -22,6 +22,7 @@ from ._errors import (
     NodeTimeoutError,
     SessionBusyError,
     SessionClosedError,
+    SessionNotFailedError,
     SessionNotFoundError,
     UnknownCheckpointError,
     UnknownInterruptError,
@@ -35,11 +36,12 @@ from ._interrupts import InterruptKind, RequestInput
 from ._join import JoinNode
 from ._listener import Listener, NodeStatus, RunListener
 from ._memory_store import InMemoryStore
+from ._model_retry import ModelRetry, ModelRouter, RetryingModel
 from ._models import LlmRequest, LlmResponse, Model, OfflineModel, ScriptedModel
 from ._node import BaseNode, FunctionNode, RetryConfig, node
 from ._node_tool import NodeTool
 from ._parallel import ParallelWorker
-from ._runner import InterruptsPendingError, Runner, RunResult
+from ._runner import RETRY_KEY, InterruptsPendingError, Runner, RunResult
 from ._state import State, split_delta
 from ._store import (
     Answer,
@@ -57,6 +59,7 @@ from ._workflow import Workflow
 
 __all__ = [
     "DEFAULT_ROUTE",
+    "RETRY_KEY",
     "START",
     "AlreadyDecidedError",
     "AmbiguousAnswerError",
@@ -95,6 +98,8 @@ __all__ = [
     "LongRunningFunctionTool",
     "Model",
     "ModelError",
+    "ModelRetry",
+    "ModelRouter",
     "NodeFailedError",
     "NodeInfo",
     "NodeStatus",
@@ -106,6 +111,7 @@ __all__ = [
     "Part",
     "RequestInput",
     "RetryConfig",
+    "RetryingModel",
     "RunListener",
     "RunLoad",
     "RunResult",
@@ -113,6 +119,7 @@ __all__ = [
     "ScriptedModel",
     "SessionBusyError",
     "SessionClosedError",
+    "SessionNotFailedError",
     "SessionNotFoundError",
     "SessionRecord",
     "SessionStatus",

@@ -37,6 +37,7 @@ from ._context import Context, Outcome
 from ._errors import ConfigurationError, WorkflowDataError
 from ._events import Content, Event, NodeInfo, new_id
 from ._interrupts import schema_to_json
+from ._model_retry import json_reply
 from ._models import LlmRequest, Model
 from ._node import BaseNode, to_jsonable
 from ._tools import BaseTool, as_tool
@@ -160,7 +161,7 @@ class LlmAgent(ToolCalls, BaseNode):
         else:
             run = AgentRun.from_json(ctx.saved)
             ctx.saved = run
-            model_due = await self._apply(ctx, run)
+            model_due = await self._apply(ctx, run) or run.model_due
         if run.batch is not None:
             batch_due, finished = await self._run_batch(ctx, run)
             if finished is not NOT_FINISHED:
@@ -235,6 +236,8 @@ class LlmAgent(ToolCalls, BaseNode):
         )
         event_id = new_id()
         final: Content | None = None
+        run.model_due = True  # stored with the flush: a run resuming here calls the model again
+        await ctx.session.commit([])
         await ctx.session.flush()  # everything before this call is stored before the model runs
         async for response in model.generate(request):
             if response.partial:
@@ -263,6 +266,7 @@ class LlmAgent(ToolCalls, BaseNode):
         ctx.emit(event)
         if run.transcript is not None:
             run.transcript.append(final)
+        run.model_due = False
         await ctx.commit()
         return final
 
@@ -270,9 +274,8 @@ class LlmAgent(ToolCalls, BaseNode):
         text = content.text
         if self._output_json is None:
             return text
-        raw = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
         try:
-            value = json.loads(raw)
+            value = json_reply(text)
         except ValueError as exc:
             raise WorkflowDataError(f"Agent {self.name}: the model's answer is not JSON.") from exc
         return self._check_output(value)

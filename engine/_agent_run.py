@@ -69,7 +69,7 @@ class Batch:
 class AgentRun:
     """An agent node's checkpoint: the transcript (``None`` before the first turn), the calls
     waiting by call id, the batch in progress, whether a task-mode agent waits for the user's next
-    message, and a handoff to apply."""
+    message, a handoff to apply, and whether a model call was under way."""
 
     transcript: list[Content] | None
     pending: dict[str, Pending] = field(default_factory=dict)
@@ -77,6 +77,9 @@ class AgentRun:
     awaiting_message: bool = False
     transfer: str | None = None
     """The agent the model handed the conversation to (applied once no call is pending)."""
+    model_due: bool = False
+    """A model call was under way: a run that resumes here (after a crash, or a retry of the
+    failed session) makes it again."""
 
     def to_json(self, agent: LlmAgent) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -102,6 +105,8 @@ class AgentRun:
             data["awaiting_message"] = True
         if self.transfer:
             data["transfer"] = self.transfer
+        if self.model_due:
+            data["model_due"] = True
         return data
 
     @classmethod
@@ -112,6 +117,7 @@ class AgentRun:
             pending={cid: Pending.from_json(p) for cid, p in data.get("pending", {}).items()},
             awaiting_message=data.get("awaiting_message", False),
             transfer=data.get("transfer"),
+            model_due=data.get("model_due", False),
         )
         if "batch" in data:
             b = data["batch"]

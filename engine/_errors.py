@@ -16,10 +16,11 @@
 | ``session_busy`` | :class:`SessionBusyError` | another run holds the session's lease (retryable) |
 | ``session_conflict`` | :class:`ConcurrencyError` | the session changed under a writer (retryable) |
 | ``session_closed`` | :class:`SessionClosedError` | the session is completed, failed or cancelled |
+| ``session_not_failed`` | :class:`SessionNotFailedError` | a retry of a session that has not failed |
 | ``version_mismatch`` | :class:`VersionMismatchError` | a session paused under another workflow version |
 | ``node_timeout`` | :class:`NodeTimeoutError` | a node ran longer than its ``timeout`` (seconds) |
 | ``node_failed`` | :class:`NodeFailedError` | a node raised; the session fails |
-| ``model_error`` | :class:`ModelError` | a model backend failed or ran out of scripted responses |
+| ``model_error`` | :class:`ModelError` | a model backend failed (``details["kind"]``: see :mod:`engine._model_retry`) |
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ __all__ = [
     "NodeTimeoutError",
     "SessionBusyError",
     "SessionClosedError",
+    "SessionNotFailedError",
     "SessionNotFoundError",
     "UnknownCheckpointError",
     "UnknownInterruptError",
@@ -179,6 +181,12 @@ class ConcurrencyError(EngineError):
 
 class SessionClosedError(EngineError):
     code = "session_closed"
+
+
+class SessionNotFailedError(EngineError):
+    """Only a failed session can be retried; ``details["status"]`` is the session's status."""
+
+    code = "session_not_failed"
 
 
 class VersionMismatchError(EngineError):

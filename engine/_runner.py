@@ -27,6 +27,7 @@ from ._errors import (
     EngineError,
     SessionBusyError,
     SessionClosedError,
+    SessionNotFailedError,
     UnknownCheckpointError,
     VersionMismatchError,
 )
@@ -39,9 +40,14 @@ from ._runtime import CHECKPOINT_FORMAT, RunSession
 from ._slot import Slot
 from ._store import Answer, Commit, InterruptRecord, RunLoad, SessionRecord, SessionStatus, Store
 
-__all__ = ["InterruptsPendingError", "RunResult", "Runner"]
+__all__ = ["REOPEN_ON_RETRY", "RETRY_KEY", "InterruptsPendingError", "RunResult", "Runner"]
 
 logger = logging.getLogger("engine")
+
+RETRY_KEY = "retryFailedSession"
+"""Key of :attr:`Event.custom_metadata` on the event that marks a retry (:meth:`Runner.retry`)."""
+REOPEN_ON_RETRY = "reopen_on_retry"
+"""Key of a failed session's ``error``: the interrupts its failure cancelled, opened again by a retry."""
 
 
 class InterruptsPendingError(EngineError):
@@ -378,13 +384,13 @@ class Runner:
         slot.record(self.app, outcome, session)
         if outcome.status == "waiting":
             return await session.finish(events, status=SessionStatus.WAITING, pause=True)
+        open_before = [wire for wire, rec in session.registry.items() if not any(rec is r for r in session.opened)]
         for wire in list(session.registry):
             session.cancel_interrupt(wire)
-        slot.child = slot.input = None
         if outcome.status == "completed":
+            slot.child = slot.input = None
             slot.status = "completed"
             return await session.finish(events, status=SessionStatus.COMPLETED, output=outcome.output)
-        slot.status = "failed"
         error = outcome.error
         logger.error("Session %s failed", session.session_id, exc_info=error)
         code = error.code if isinstance(error, EngineError) else "node_failed"
@@ -400,9 +406,13 @@ class Runner:
                 error_message=message,
             )
         )
-        detail = error.to_dict() if isinstance(error, EngineError) else {"code": code, "message": message}
+        detail: dict[str, Any] = (
+            error.to_dict() if isinstance(error, EngineError) else {"code": code, "message": message}
+        )
         detail["exception"] = repr(error)
-        return await session.finish(events, status=SessionStatus.FAILED, error=detail)
+        if open_before:
+            detail[REOPEN_ON_RETRY] = open_before
+        return await session.finish(events, status=SessionStatus.FAILED, error=detail, keep_checkpoint=True)
 
     async def restore_checkpoint(
         self, session_id: str, checkpoint_id: str, *, decided_by: str | None = None
@@ -441,6 +451,61 @@ class Runner:
         if record is None:
             raise UnknownCheckpointError("No such checkpoint in this session.", session_id=session_id)
         return record
+
+    async def retry(self, session_id: str, *, retried_by: str | None = None) -> SessionRecord:
+        """Put a failed session back to running from its last checkpoint; :meth:`run_pending` runs it.
+
+        A failed run keeps the last checkpoint it wrote (the step that failed had not finished:
+        it runs again, e.g. its model call is made again); the interrupts the failure cancelled
+        are opened again under the same wire ids. A retry event (``custom_metadata``
+        ``{RETRY_KEY: {"error_code", "retried_by"}}``) is appended and the error is cleared.
+        Nothing is deleted: the failure's events stay in the history.
+
+        Raises:
+            SessionNotFailedError: the session is not failed (``details["status"]``); nothing changed.
+            SessionBusyError: a run holds the lease; try again.
+        """
+        owner = f"{self.owner}:{new_id()[:8]}"
+        if not await self.store.acquire_lease(session_id, owner, self.lease_ttl):
+            raise SessionBusyError("The session is running; try again.", session_id=session_id)
+        try:
+            record = await self.store.get_session(session_id)
+            checkpoint = record.checkpoint or {}
+            root = checkpoint.get("root") or {}
+            if record.status != SessionStatus.FAILED or root.get("status") not in ("running", "waiting"):
+                raise SessionNotFailedError(
+                    f"Only a failed session can be retried; session {session_id} is {record.status}.",
+                    session_id=session_id,
+                    status=record.status,
+                )
+            error = record.error or {}
+            reopened: list[InterruptRecord] = []
+            for wire in error.get(REOPEN_ON_RETRY, []):
+                found = await self.store.get_interrupt(session_id, wire)
+                if found is not None and found.status == "cancelled":
+                    found.status, found.response, found.decided_by, found.decided_at = "pending", None, None, None
+                    reopened.append(found)
+            event = Event(
+                author="user",
+                invocation_id=record.invocation_id,
+                node_info=NodeInfo(path=""),
+                custom_metadata={RETRY_KEY: {"error_code": error.get("code", ""), "retried_by": retried_by}},
+            )
+            return await self.store.commit(
+                session_id,
+                Commit(
+                    events=[event],
+                    checkpoint=checkpoint,
+                    status=SessionStatus.RUNNING,
+                    expected_version=record.version,
+                    lease_owner=owner,
+                    invocation_id=record.invocation_id,
+                    opened=reopened,
+                    state=record.state,
+                ),
+            )
+        finally:
+            await self.store.release_lease(session_id, owner)
 
     async def cancel(self, session_id: str, *, reason: str = "") -> SessionRecord:
         """Cancel a session: pending interrupts are cancelled and nothing runs again.
