@@ -16,7 +16,7 @@ import engine
 
 from .models import SessionStatus, WorkflowSession
 
-__all__ = ["last_message", "session_outcome", "session_result"]
+__all__ = ["failed_sessions", "last_message", "session_outcome", "session_result"]
 
 ENDED = engine.SessionStatus.CLOSED  # completed, failed, cancelled: nothing runs again
 
@@ -59,3 +59,27 @@ def session_outcome(session: WorkflowSession) -> dict[str, Any]:
         "ended": session.status in ENDED,
         "result": session_result(session),
     }
+
+
+def failed_sessions(queue_ids: list[int], *, limit: int = 20) -> list[dict[str, Any]]:
+    """The newest failed sessions with an item in ``queue_ids``: ``{"session", "item", "message"}`` each.
+
+    ``item`` is the pk of the session's newest item there (its page offers the Retry);
+    ``message`` is the failure's own sentence (:func:`session_result`).
+    """
+    from ..inbox.models import Interrupt
+
+    rows = (
+        Interrupt.objects.filter(queue_id__in=queue_ids, session__status=SessionStatus.FAILED)
+        .select_related("session")
+        .order_by("-session__updated_at", "-pk")
+    )
+    found: dict[str, dict[str, Any]] = {}
+    for item in rows[: limit * 5]:
+        if item.session_id not in found and len(found) < limit:
+            found[item.session_id] = {
+                "session": item.session,
+                "item": item.pk,
+                "message": session_result(item.session) or "",
+            }
+    return list(found.values())
