@@ -27,10 +27,12 @@ chained. Wrap the model in :class:`~engine.RetryingModel` to retry transient fai
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import os
 import time
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -85,12 +87,24 @@ class OpenAIModel:
         self.temperature = temperature
         self.response_format = response_format
         self.base_url = base_url
-        self.client = openai.AsyncOpenAI(
-            base_url=base_url,
-            api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
-            timeout=timeout,
-            max_retries=max_retries,
+        self.api_key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
         )
+
+    @property
+    def client(self) -> openai.AsyncOpenAI:
+        """The ``openai`` client of the running event loop (its connections belong to that loop:
+        hosts that run each session in a loop of its own, as ``async_to_sync`` does, get one each)."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = openai.AsyncOpenAI(
+                base_url=self.base_url, api_key=self.api_key, timeout=self.timeout, max_retries=self.max_retries
+            )
+        return client
 
     def _body(self, request: LlmRequest) -> dict[str, Any]:
         instruction = request.instruction
