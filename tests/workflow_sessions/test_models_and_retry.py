@@ -109,9 +109,11 @@ def test_each_workflow_and_agent_gets_its_configured_model(settings, monkeypatch
 @pytest.fixture
 def llm_server(settings, monkeypatch, demo):
     monkeypatch.setenv("TEST_LLM_KEY", KEY)
-    with FakeOpenAI() as server:
-        with override_settings(REVIEWCONSOLE=conf(settings, {"llm": openai_entry(server.base_url, RETRIES=1)})):
-            yield server
+    with (
+        FakeOpenAI() as server,
+        override_settings(REVIEWCONSOLE=conf(settings, {"llm": openai_entry(server.base_url, RETRIES=1)})),
+    ):
+        yield server
 
 
 def test_a_failing_model_fails_the_session_visibly_and_a_manager_retries_it(
