@@ -41,7 +41,8 @@ from ._models import LlmRequest, LlmResponse, Model, OfflineModel, ScriptedModel
 from ._node import BaseNode, FunctionNode, RetryConfig, node
 from ._node_tool import NodeTool
 from ._parallel import ParallelWorker
-from ._runner import RETRY_KEY, InterruptsPendingError, Runner, RunResult
+from ._retry import RETRY_KEY
+from ._runner import InterruptsPendingError, Runner, RunResult
 from ._state import State, split_delta
 from ._store import (
     Answer,

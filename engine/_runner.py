@@ -27,7 +27,6 @@ from ._errors import (
     EngineError,
     SessionBusyError,
     SessionClosedError,
-    SessionNotFailedError,
     UnknownCheckpointError,
     VersionMismatchError,
 )
@@ -36,18 +35,14 @@ from ._lease import keep_lease
 from ._listener import Listener
 from ._memory_store import InMemoryStore
 from ._node import BaseNode, as_node
+from ._retry import REOPEN_ON_RETRY, retry_failed
 from ._runtime import CHECKPOINT_FORMAT, RunSession
 from ._slot import Slot
 from ._store import Answer, Commit, InterruptRecord, RunLoad, SessionRecord, SessionStatus, Store
 
-__all__ = ["REOPEN_ON_RETRY", "RETRY_KEY", "InterruptsPendingError", "RunResult", "Runner"]
+__all__ = ["InterruptsPendingError", "RunResult", "Runner"]
 
 logger = logging.getLogger("engine")
-
-RETRY_KEY = "retryFailedSession"
-"""Key of :attr:`Event.custom_metadata` on the event that marks a retry (:meth:`Runner.retry`)."""
-REOPEN_ON_RETRY = "reopen_on_retry"
-"""Key of a failed session's ``error``: the interrupts its failure cancelled, opened again by a retry."""
 
 
 class InterruptsPendingError(EngineError):
@@ -458,54 +453,16 @@ class Runner:
         A failed run keeps the last checkpoint it wrote (the step that failed had not finished:
         it runs again, e.g. its model call is made again); the interrupts the failure cancelled
         are opened again under the same wire ids. A retry event (``custom_metadata``
-        ``{RETRY_KEY: {"error_code", "retried_by"}}``) is appended and the error is cleared.
+        ``{engine.RETRY_KEY: {"error_code", "retried_by"}}``) is appended and the error is cleared.
         Nothing is deleted: the failure's events stay in the history.
 
         Raises:
             SessionNotFailedError: the session is not failed (``details["status"]``); nothing changed.
             SessionBusyError: a run holds the lease; try again.
         """
-        owner = f"{self.owner}:{new_id()[:8]}"
-        if not await self.store.acquire_lease(session_id, owner, self.lease_ttl):
-            raise SessionBusyError("The session is running; try again.", session_id=session_id)
-        try:
-            record = await self.store.get_session(session_id)
-            checkpoint = record.checkpoint or {}
-            root = checkpoint.get("root") or {}
-            if record.status != SessionStatus.FAILED or root.get("status") not in ("running", "waiting"):
-                raise SessionNotFailedError(
-                    f"Only a failed session can be retried; session {session_id} is {record.status}.",
-                    session_id=session_id,
-                    status=record.status,
-                )
-            error = record.error or {}
-            reopened: list[InterruptRecord] = []
-            for wire in error.get(REOPEN_ON_RETRY, []):
-                found = await self.store.get_interrupt(session_id, wire)
-                if found is not None and found.status == "cancelled":
-                    found.status, found.response, found.decided_by, found.decided_at = "pending", None, None, None
-                    reopened.append(found)
-            event = Event(
-                author="user",
-                invocation_id=record.invocation_id,
-                node_info=NodeInfo(path=""),
-                custom_metadata={RETRY_KEY: {"error_code": error.get("code", ""), "retried_by": retried_by}},
-            )
-            return await self.store.commit(
-                session_id,
-                Commit(
-                    events=[event],
-                    checkpoint=checkpoint,
-                    status=SessionStatus.RUNNING,
-                    expected_version=record.version,
-                    lease_owner=owner,
-                    invocation_id=record.invocation_id,
-                    opened=reopened,
-                    state=record.state,
-                ),
-            )
-        finally:
-            await self.store.release_lease(session_id, owner)
+        return await retry_failed(
+            self.store, session_id, owner=f"{self.owner}:{new_id()[:8]}", ttl=self.lease_ttl, retried_by=retried_by
+        )
 
     async def cancel(self, session_id: str, *, reason: str = "") -> SessionRecord:
         """Cancel a session: pending interrupts are cancelled and nothing runs again.
