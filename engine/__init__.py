@@ -23,6 +23,7 @@ from ._errors import (
     NodeTimeoutError,
     SessionBusyError,
     SessionClosedError,
+    SessionNotFailedError,
     SessionNotFoundError,
     StuckSessionError,
     UnknownCheckpointError,
@@ -38,10 +39,12 @@ from ._join import JoinNode
 from ._leaf import EFFECT_MAY_HAVE_RUN
 from ._listener import Listener, NodeStatus, RunListener
 from ._memory_store import InMemoryStore
+from ._model_retry import ModelRetry, ModelRouter, RetryingModel
 from ._models import LlmRequest, LlmResponse, Model, OfflineModel, ScriptedModel
 from ._node import BaseNode, FunctionNode, RetryConfig, node
 from ._node_tool import NodeTool
 from ._parallel import ParallelWorker
+from ._retry import RETRY_KEY
 from ._runner import InterruptsPendingError, Runner, RunResult
 from ._state import State, split_delta
 from ._store import (
@@ -62,6 +65,7 @@ from ._workflow import Workflow
 __all__ = [
     "DEFAULT_ROUTE",
     "EFFECT_MAY_HAVE_RUN",
+    "RETRY_KEY",
     "START",
     "AlreadyDecidedError",
     "AmbiguousAnswerError",
@@ -103,6 +107,8 @@ __all__ = [
     "LongRunningFunctionTool",
     "Model",
     "ModelError",
+    "ModelRetry",
+    "ModelRouter",
     "NodeFailedError",
     "NodeInfo",
     "NodeStatus",
@@ -114,6 +120,7 @@ __all__ = [
     "Part",
     "RequestInput",
     "RetryConfig",
+    "RetryingModel",
     "RunListener",
     "RunLoad",
     "RunResult",
@@ -121,6 +128,7 @@ __all__ = [
     "ScriptedModel",
     "SessionBusyError",
     "SessionClosedError",
+    "SessionNotFailedError",
     "SessionNotFoundError",
     "SessionRecord",
     "SessionStatus",

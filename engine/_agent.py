@@ -37,6 +37,7 @@ from ._context import Context, Outcome
 from ._errors import ConfigurationError, WorkflowDataError
 from ._events import Content, Event, FunctionCall, NodeInfo, new_id
 from ._interrupts import schema_to_json
+from ._model_retry import json_reply
 from ._models import LlmRequest, Model
 from ._node import BaseNode, to_jsonable
 from ._task_tool import TaskAgentTool
@@ -253,6 +254,8 @@ class LlmAgent(ToolCalls, BaseNode):
         )
         event_id = new_id()
         final: Content | None = None
+        run.model_due = True  # stored with the flush: a run resuming here calls the model again
+        await ctx.session.commit([])
         await ctx.session.flush()  # everything before this call is stored before the model runs
         async for response in model.generate(request):
             if response.partial:
@@ -311,9 +314,8 @@ class LlmAgent(ToolCalls, BaseNode):
         text = content.text
         if self._output_json is None:
             return text
-        raw = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
         try:
-            value = json.loads(raw)
+            value = json_reply(text)
         except ValueError as exc:
             raise WorkflowDataError(f"Agent {self.name}: the model's answer is not JSON.") from exc
         return self._check_output(value)

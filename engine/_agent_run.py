@@ -73,7 +73,7 @@ class Batch:
 class AgentRun:
     """An agent node's checkpoint: the transcript (``None`` before the first turn), the calls
     waiting by call id, the batch in progress, whether a task-mode agent waits for the user's next
-    message, and a handoff to apply."""
+    message, a handoff to apply, and whether a model call was under way."""
 
     transcript: list[Content] | None
     pending: dict[str, Pending] = field(default_factory=dict)
@@ -82,7 +82,8 @@ class AgentRun:
     transfer: str | None = None
     """The agent the model handed the conversation to (applied once no call is pending)."""
     model_due: bool = False
-    """The model is to be called next (a new run, a finished batch, an answer for the model)."""
+    """The model is to be called next (a new run, a finished batch, an answer for the model, or
+    a model call a dead run or the failed run a retry resumes was making)."""
 
     def to_json(self, agent: LlmAgent) -> dict[str, Any]:
         data: dict[str, Any] = {}

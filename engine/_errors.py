@@ -17,10 +17,11 @@
 | ``session_conflict`` | :class:`ConcurrencyError` | the session changed under a writer (retryable) |
 | ``session_closed`` | :class:`SessionClosedError` | the session is completed, failed or cancelled |
 | ``session_stuck`` | :class:`StuckSessionError` | a commit would leave a session waiting with nothing to resume it |
+| ``session_not_failed`` | :class:`SessionNotFailedError` | a retry of a session that has not failed |
 | ``version_mismatch`` | :class:`VersionMismatchError` | a session paused under another workflow version |
 | ``node_timeout`` | :class:`NodeTimeoutError` | a node ran longer than its ``timeout`` (seconds) |
 | ``node_failed`` | :class:`NodeFailedError` | a node raised; the session fails |
-| ``model_error`` | :class:`ModelError` | a model backend failed or ran out of scripted responses |
+| ``model_error`` | :class:`ModelError` | a model backend failed (``details["kind"]``: see :mod:`engine._model_retry`) |
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ __all__ = [
     "NodeTimeoutError",
     "SessionBusyError",
     "SessionClosedError",
+    "SessionNotFailedError",
     "SessionNotFoundError",
     "StuckSessionError",
     "UnknownCheckpointError",
@@ -189,6 +191,12 @@ class StuckSessionError(EngineError):
     stored (``details["session_id"]``)."""
 
     code = "session_stuck"
+
+
+class SessionNotFailedError(EngineError):
+    """Only a failed session can be retried; ``details["status"]`` is the session's status."""
+
+    code = "session_not_failed"
 
 
 class VersionMismatchError(EngineError):

@@ -36,6 +36,7 @@ from ._listener import Listener
 from ._memory_store import InMemoryStore
 from ._node import BaseNode, as_node
 from ._recovery import fail_stuck, lost_answers, stored_answers
+from ._retry import REOPEN_ON_RETRY, retry_failed
 from ._runtime import CHECKPOINT_FORMAT, RunSession
 from ._slot import Slot
 from ._store import (
@@ -407,13 +408,13 @@ class Runner:
         slot.record(self.app, outcome, session)
         if outcome.status == "waiting":
             return await session.finish(events, status=SessionStatus.WAITING, pause=True)
+        open_before = [wire for wire, rec in session.registry.items() if not any(rec is r for r in session.opened)]
         for wire in list(session.registry):
             session.cancel_interrupt(wire)
-        slot.child = slot.input = None
         if outcome.status == "completed":
+            slot.child = slot.input = None
             slot.status = "completed"
             return await session.finish(events, status=SessionStatus.COMPLETED, output=outcome.output)
-        slot.status = "failed"
         error = outcome.error
         logger.error("Session %s failed", session.session_id, exc_info=error)
         code = error.code if isinstance(error, EngineError) else "node_failed"
@@ -429,9 +430,13 @@ class Runner:
                 error_message=message,
             )
         )
-        detail = error.to_dict() if isinstance(error, EngineError) else {"code": code, "message": message}
+        detail: dict[str, Any] = (
+            error.to_dict() if isinstance(error, EngineError) else {"code": code, "message": message}
+        )
         detail["exception"] = repr(error)
-        return await session.finish(events, status=SessionStatus.FAILED, error=detail)
+        if open_before:
+            detail[REOPEN_ON_RETRY] = open_before
+        return await session.finish(events, status=SessionStatus.FAILED, error=detail, keep_checkpoint=True)
 
     async def restore_checkpoint(
         self, session_id: str, checkpoint_id: str, *, decided_by: str | None = None
@@ -470,6 +475,23 @@ class Runner:
         if record is None:
             raise UnknownCheckpointError("No such checkpoint in this session.", session_id=session_id)
         return record
+
+    async def retry(self, session_id: str, *, retried_by: str | None = None) -> SessionRecord:
+        """Put a failed session back to running from its last checkpoint; :meth:`run_pending` runs it.
+
+        A failed run keeps the last checkpoint it wrote (the step that failed had not finished:
+        it runs again, e.g. its model call is made again); the interrupts the failure cancelled
+        are opened again under the same wire ids. A retry event (``custom_metadata``
+        ``{engine.RETRY_KEY: {"error_code", "retried_by"}}``) is appended and the error is cleared.
+        Nothing is deleted: the failure's events stay in the history.
+
+        Raises:
+            SessionNotFailedError: the session is not failed (``details["status"]``); nothing changed.
+            SessionBusyError: a run holds the lease; try again.
+        """
+        return await retry_failed(
+            self.store, session_id, owner=f"{self.owner}:{new_id()[:8]}", ttl=self.lease_ttl, retried_by=retried_by
+        )
 
     async def cancel(self, session_id: str, *, reason: str = "") -> SessionRecord:
         """Cancel a session: pending interrupts are cancelled and nothing runs again.

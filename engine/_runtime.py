@@ -81,6 +81,10 @@ class RunSession:
         self.committed_events: list[Event] = []
         self.committed_state: dict[str, Any] = dict(record.state)
         """Session keys as stored after the last write (a running branch's changes not included)."""
+        self.written_checkpoint: dict[str, Any] | None = record.checkpoint
+        """The checkpoint as stored by the last write (at first, the one the run started from)."""
+        self.written = False
+        """Whether this run wrote anything yet."""
 
     # -- events ------------------------------------------------------------------------------
 
@@ -187,6 +191,11 @@ class RunSession:
         if self.registry.pop(wire_id, None) is not None:
             self._cancelled.append(wire_id)
 
+    @property
+    def opened(self) -> list[InterruptRecord]:
+        """Interrupts this run opened and has not written yet."""
+        return self._opened
+
     def consume(self, seqs: list[int]) -> None:
         """Mark deliveries as applied by this run; stored with the next commit."""
         self._consumed.extend(seqs)
@@ -241,14 +250,22 @@ class RunSession:
         pause: bool = False,
         output: Any = None,
         error: dict[str, Any] | None = None,
+        keep_checkpoint: bool = False,
     ) -> SessionRecord:
         """Write everything recorded plus ``events`` with the run's final status, atomically.
+
+        ``keep_checkpoint`` (a failure): the stored checkpoint stays the last one written, the
+        position a retry resumes from (:meth:`engine.Runner.retry`); when this run wrote nothing
+        yet, the answers it took are left unapplied so that the retry takes them again.
 
         Raises:
             ConcurrencyError: the session moved on or the lease was lost.
         """
         await self.commit(events)
-        record = await self._write(status, pause=pause, output=output, error=error)
+        if keep_checkpoint and not self.written:
+            self._consumed = []
+        checkpoint = self.written_checkpoint if keep_checkpoint else None
+        record = await self._write(status, pause=pause, output=output, error=error, checkpoint=checkpoint)
         await self.close()
         return record
 
@@ -263,7 +280,13 @@ class RunSession:
                 await soon
 
     async def _write(
-        self, status: str, *, pause: bool = False, output: Any = None, error: dict[str, Any] | None = None
+        self,
+        status: str,
+        *,
+        pause: bool = False,
+        output: Any = None,
+        error: dict[str, Any] | None = None,
+        checkpoint: dict[str, Any] | None = None,
     ) -> SessionRecord:
         async with self._lock:
             events, self._batch, self._dirty = self._batch, [], False
@@ -274,7 +297,7 @@ class RunSession:
                     state.update(split_delta(delta)[0])
             commit = Commit(
                 events=events,
-                checkpoint=self.checkpoint(),
+                checkpoint=checkpoint if checkpoint is not None else self.checkpoint(),
                 status=status,
                 expected_version=self.version,
                 lease_owner=self.lease_owner,
@@ -292,5 +315,6 @@ class RunSession:
             record = await self.store.commit(self.session_id, commit)
             self.version = record.version
             self.checkpoint_id = record.checkpoint_id
+            self.written_checkpoint, self.written = commit.checkpoint, True
             self.committed_events.extend(events)
             return record

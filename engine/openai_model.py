@@ -16,17 +16,27 @@ Conversation mapping (engine → chat messages):
   tool waiting on a person) gets ``{"status": "pending"}``; a later result on the same call id
   (a long-running tool's update) comes as a ``user`` message naming the call.
 
-Errors from the server or the network raise :class:`~engine.ModelError` (``details`` holds
-``status_code`` when the server answered).
+Errors from the server or the network raise :class:`~engine.ModelError` whose ``details`` hold
+``kind`` (``connection``, ``timeout``, ``rate_limited`` for 429, ``server_error`` for 5xx,
+``refused`` for other statuses), ``status_code`` when the server answered, and ``retry_after``
+(seconds) when it sent ``Retry-After`` or ``retry-after-ms``. The message names the status, never
+the server's body (which may echo what it was sent) nor the key; the ``openai`` exception is not
+chained. Wrap the model in :class:`~engine.RetryingModel` to retry transient failures (the
+``openai`` client's own retries are off by default: ``max_retries=0``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import email.utils
 import json
 import os
+import time
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import openai
 
 from ._errors import ModelError
@@ -51,7 +61,8 @@ class OpenAIModel:
         stream: stream replies (text deltas become partial responses).
         temperature: sampling temperature (None: the server's default).
         timeout: seconds per request.
-        max_retries: retries of failed requests by the ``openai`` client.
+        max_retries: retries of failed requests by the ``openai`` client itself (0: leave retries
+            to :class:`~engine.RetryingModel`, whose delays are configurable).
         response_format: send ``output_schema`` as a ``json_schema`` response format (turn off
             for servers that reject it; the schema is then only described in the instruction).
     """
@@ -67,7 +78,7 @@ class OpenAIModel:
         stream: bool = True,
         temperature: float | None = None,
         timeout: float = 60.0,
-        max_retries: int = 2,
+        max_retries: int = 0,
         response_format: bool = True,
     ) -> None:
         self.name = model
@@ -75,12 +86,25 @@ class OpenAIModel:
         self.stream = stream
         self.temperature = temperature
         self.response_format = response_format
-        self.client = openai.AsyncOpenAI(
-            base_url=base_url,
-            api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
-            timeout=timeout,
-            max_retries=max_retries,
+        self.base_url = base_url
+        self.api_key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
         )
+
+    @property
+    def client(self) -> openai.AsyncOpenAI:
+        """The ``openai`` client of the running event loop (its connections belong to that loop:
+        hosts that run each session in a loop of its own, as ``async_to_sync`` does, get one each)."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = openai.AsyncOpenAI(
+                base_url=self.base_url, api_key=self.api_key, timeout=self.timeout, max_retries=self.max_retries
+            )
+        return client
 
     def _body(self, request: LlmRequest) -> dict[str, Any]:
         instruction = request.instruction
@@ -135,12 +159,20 @@ class OpenAIModel:
                 ]
                 yield LlmResponse(_content(message.content or "", calls))
         except openai.APIStatusError as exc:
-            raise ModelError(
-                f"Model {self.model}: the server answered {exc.status_code}: {exc.message}",
-                status_code=exc.status_code,
-            ) from exc
+            raise _status_error(self.model, exc) from None
+        except openai.APITimeoutError:
+            raise ModelError(f"Model {self.model}: the server did not answer in time.", kind="timeout") from None
+        except openai.APIConnectionError:
+            raise ModelError(f"Model {self.model}: the server could not be reached.", kind="connection") from None
+        except httpx.TimeoutException:
+            raise ModelError(f"Model {self.model}: the server did not answer in time.", kind="timeout") from None
+        except httpx.TransportError:
+            raise ModelError(f"Model {self.model}: the connection broke off.", kind="connection") from None
         except openai.APIError as exc:
-            raise ModelError(f"Model {self.model}: {exc.message}") from exc
+            raise ModelError(f"Model {self.model}: the reply could not be read ({type(exc).__name__}).") from None
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel(base_url={self.base_url!r}, model={self.model!r})"
 
     async def _streamed(self, body: dict[str, Any]) -> AsyncIterator[LlmResponse]:
         text: list[str] = []
@@ -161,6 +193,43 @@ class OpenAIModel:
                     slot[1] += fragment.function.name or ""
                     slot[2] += fragment.function.arguments or ""
         yield LlmResponse(_content("".join(text), [(c[0], c[1], c[2]) for _, c in sorted(calls.items())]))
+
+
+def _status_error(model: str, exc: openai.APIStatusError) -> ModelError:
+    status = exc.status_code
+    if status == 429:
+        kind = "rate_limited"
+    elif status >= 500 or status in (408, 409):
+        kind = "server_error"
+    else:
+        kind = "refused"
+    details: dict[str, Any] = {"kind": kind, "status_code": status}
+    retry_after = _retry_after(exc.response.headers)
+    if retry_after is not None:
+        details["retry_after"] = retry_after
+    return ModelError(f"Model {model}: the server answered {status}.", **details)
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds the server asked to wait: ``retry-after-ms``, or ``Retry-After`` (seconds or an HTTP date)."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def _content(text: str, calls: list[tuple[str | None, str, str]]) -> Content:

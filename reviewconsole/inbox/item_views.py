@@ -22,6 +22,7 @@ from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 from ..audit.services import audit_record
 from ..json_input import UnstorableValueError, check_storable
 from ..workflow_sessions.outcome import session_outcome
+from ..workflow_sessions.services import session_retry
 from ..workflows import UnknownWorkflowError
 from . import claims
 from .drafts import revisions
@@ -187,3 +188,24 @@ def reassign(request: HttpRequest, pk: int) -> HttpResponse:
     where = to_user.get_username() if to_user else to_queue.name if to_queue else ""
     messages.success(request, f"Reassigned to {where}.")
     return redirect("inbox:index") if to_queue else redirect("inbox:detail", pk=item.pk)
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def retry(request: HttpRequest, pk: int) -> HttpResponse:
+    """A manager of the workflow's queue runs the item's failed session again from its last checkpoint.
+
+    404 outside the user's queues; 403 for anyone else; 409 when the session has not failed (or
+    someone retried it first) or is running.
+    """
+    item = item_for(request.user, pk)
+    try:
+        session_retry(session=item.session, user=request.user, request=request)
+    except REFUSALS as exc:
+        return refusal(request, item, exc)
+    if wants_json(request):
+        item.refresh_from_db()
+        return JsonResponse({"item": summary(item), "session": session_outcome(item.session)})
+    messages.success(request, "The session runs again from its last checkpoint.")
+    return redirect("inbox:detail", pk=item.pk)

@@ -17,4 +17,5 @@ urlpatterns = [
     path("items/<int:pk>/unclaim/", item_views.unclaim, name="unclaim"),
     path("items/<int:pk>/take-over/", item_views.take_over, name="take_over"),
     path("items/<int:pk>/reassign/", item_views.reassign, name="reassign"),
+    path("items/<int:pk>/retry/", item_views.retry, name="retry"),
 ]

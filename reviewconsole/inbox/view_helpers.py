@@ -21,8 +21,10 @@ from django.shortcuts import redirect, render
 
 from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
+from ..workflow_sessions.llm import workflow_model
 from ..workflow_sessions.outcome import session_outcome
 from ..workflow_sessions.runners import configured_model
+from ..workflow_sessions.services import can_retry
 from ..workflows import UnknownWorkflowError, get
 from .actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
 from .conf import inbox_setting
@@ -54,9 +56,10 @@ def detail_context(request: HttpRequest, item: Interrupt, **extra: Any) -> dict[
     try:
         spec = get(session.workflow)
         title = spec.title
+        model = workflow_model(session.workflow)
     except UnknownWorkflowError:
         title = session.workflow
-    model = configured_model()
+        model = configured_model()
     member = queues_for(user).filter(pk=item.queue_id).exists()
     manager = member and is_queue_manager(user, item.queue_id)
     pending = item.is_pending and member
@@ -94,6 +97,7 @@ def detail_context(request: HttpRequest, item: Interrupt, **extra: Any) -> dict[
         "sentence": status_sentence(item),
         # How the session went on after the decision (its status, then its result once it ended).
         "outcome": None if item.is_pending else session_outcome(session),
+        "can_retry": member and can_retry(user, session),
         "stored_diff": parse_unified(item.edit_diff) if item.edit_diff else [],
         "prev_pk": prev_pk,
         "next_pk": next_pk,

@@ -164,12 +164,26 @@ REVIEWCONSOLE = {
     # Dotted paths of the modules whose WORKFLOWS list registers workflows (plus those named by
     # entry points of the group "reviewconsole.workflows"). None here: embedded.py adds the demo.
     "WORKFLOWS": env.workflow_modules([]),
-    # Which model agents use: "offline" (deterministic, no network) or "openai" (an
-    # OpenAI-compatible server; see OPENAI_* below).
+    # The default model: a name in MODELS ("offline": deterministic, no network; "openai": an
+    # OpenAI-compatible server). A workflow that names none uses it (WorkflowSpec.model).
     "MODEL": os.environ.get("REVIEWCONSOLE_MODEL", "offline"),
-    "OPENAI_BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
-    "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", ""),
-    "OPENAI_MODEL": os.environ.get("OPENAI_MODEL", ""),
+    # Named model configurations (README "Use a real LLM"; reviewconsole/workflow_sessions/llm.py).
+    # API_KEY_ENV names the environment variable holding the key: the key itself is never a setting.
+    "MODELS": {
+        "offline": {"BACKEND": "offline"},
+        "openai": {
+            "BACKEND": "openai",
+            "BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
+            "API_KEY_ENV": "OPENAI_API_KEY",
+            "MODEL": os.environ.get("OPENAI_MODEL", "") or "gpt-4o-mini",
+            "TEMPERATURE": float(os.environ["OPENAI_TEMPERATURE"]) if os.environ.get("OPENAI_TEMPERATURE") else None,
+            "TIMEOUT": float(os.environ.get("OPENAI_TIMEOUT", "60")),
+            "RETRIES": int(os.environ.get("OPENAI_RETRIES", "2")),
+        },
+    },
+    # Back-off between retries of a failed model call, in seconds: the first delay, its growth
+    # factor, the longest delay, and the longest Retry-After a server may ask for.
+    "MODEL_BACKOFF": {"INITIAL": 0.5, "MULTIPLIER": 2.0, "MAX": 8.0, "MAX_RETRY_AFTER": 60.0},
     # Seconds a run holds its session's lease without committing before another worker may take it.
     "LEASE_TTL": float(os.environ.get("REVIEWCONSOLE_LEASE_TTL", "60")),
     # The queue that receives items whose workflow names no queue.

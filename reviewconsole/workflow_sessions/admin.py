@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -20,11 +20,16 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from engine import EngineError
+
 from ..audit.services import audit_record
 from ..inbox.models import Interrupt, Queue
 from ..inbox.pictures import mermaid_available, picture_csp, picture_media, session_picture
+from ..workflows import UnknownWorkflowError
 from .export import session_export
-from .models import Checkpoint, Delivery, Event, WorkflowSession
+from .models import Checkpoint, Delivery, Event, SessionStatus, WorkflowSession
+from .outcome import session_result
+from .services import session_retry
 from .timeline import timeline
 
 
@@ -106,12 +111,34 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
         "updated_at",
         "state",
         "output",
+        "failure",
         "error",
         "export_link",
         "workflow_picture",
         "event_timeline",
     )
     readonly_fields = fields
+    actions = ["retry_sessions"]
+
+    @admin.display(description="Failure")
+    def failure(self, obj: WorkflowSession) -> str:
+        """Why a failed session failed, in the engine's words (the inbox shows the same sentence)."""
+        return (session_result(obj) or "") if obj.status == SessionStatus.FAILED else ""
+
+    @admin.action(description="Retry the selected failed sessions from their last checkpoint")
+    def retry_sessions(self, request: HttpRequest, queryset: QuerySet[WorkflowSession]) -> None:
+        """Retry each selected session through the session service (queue managers only; audited)."""
+        done, refused = 0, []
+        for session in queryset:
+            try:
+                session_retry(session=session, user=request.user, request=request)
+                done += 1
+            except (PermissionDenied, EngineError, UnknownWorkflowError) as exc:
+                refused.append(f"{session.id}: {exc}")
+        if done:
+            self.message_user(request, f"{done} session(s) run again from their last checkpoint.", messages.SUCCESS)
+        for line in refused:
+            self.message_user(request, line, messages.ERROR)
 
     def get_urls(self) -> list[URLPattern]:
         export = path(

@@ -5,3 +5,6 @@ class WorkflowSessionsConfig(AppConfig):
     name = "reviewconsole.workflow_sessions"
     label = "workflow_sessions"
     verbose_name = "Workflow sessions"
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401 (registers the model settings' system checks)

@@ -16,11 +16,12 @@ import engine
 
 from .models import SessionStatus, WorkflowSession
 
-__all__ = ["last_message", "session_outcome", "session_result"]
+__all__ = ["failed_sessions", "last_message", "session_outcome", "session_result"]
 
 ENDED = engine.SessionStatus.CLOSED  # completed, failed, cancelled: nothing runs again
 
 _LOOK_BACK = 50  # events searched, newest first, for the last message
+_FAILED_LOOK_AT = 500  # failed sessions the inbox looks at for its "Sessions that failed"
 
 
 def last_message(session: WorkflowSession) -> str:
@@ -59,3 +60,26 @@ def session_outcome(session: WorkflowSession) -> dict[str, Any]:
         "ended": session.status in ENDED,
         "result": session_result(session),
     }
+
+
+def failed_sessions(queue_ids: list[int], *, limit: int = 20) -> list[dict[str, Any]]:
+    """Failed sessions with an item in ``queue_ids``, newest first: ``{"session", "item", "message"}`` each.
+
+    ``item`` is the pk of the session's newest item there (its page offers the Retry);
+    ``message`` is the failure's own sentence (:func:`session_result`). Both queries walk an index
+    (sessions by status, items by session) and sort nothing in the database; at most
+    ``_FAILED_LOOK_AT`` failed sessions are looked at.
+    """
+    from ..inbox.models import Interrupt
+
+    if not queue_ids:
+        return []
+    sessions = {
+        s.pk: s for s in WorkflowSession.objects.filter(status=SessionStatus.FAILED).order_by()[:_FAILED_LOOK_AT]
+    }
+    newest: dict[str, int] = {}
+    items = Interrupt.objects.filter(session_id__in=list(sessions), queue_id__in=queue_ids).order_by()
+    for session_id, pk in items.values_list("session_id", "pk"):
+        newest[session_id] = max(pk, newest.get(session_id, 0))
+    found = sorted((sessions[sid] for sid in newest), key=lambda s: s.updated_at, reverse=True)[:limit]
+    return [{"session": s, "item": newest[s.pk], "message": session_result(s) or ""} for s in found]

@@ -1,42 +1,30 @@
-"""One engine runner per registered workflow version, on the ORM store, with the configured model."""
+"""One engine runner per registered workflow version, on the ORM store, with the workflow's models (:mod:`.llm`)."""
 
 from __future__ import annotations
 
 import functools
 
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
-from engine import Model, OfflineModel, Runner, VersionMismatchError
+from engine import Model, Runner, VersionMismatchError
 
-from ..workflows import all_specs, get
+from ..workflows import get
+from .llm import DEFAULT, built_model, workflow_model
 from .models import WorkflowSession
 from .store import OrmStore
 
 __all__ = ["configured_model", "runner_for", "runner_for_session"]
 
 
-@functools.cache
 def configured_model() -> Model:
-    """The model agents use: the offline draft model, or an OpenAI-compatible server.
+    """The default model (``REVIEWCONSOLE["MODEL"]``), with every workflow's offline policies.
 
     Raises:
-        django.core.exceptions.ImproperlyConfigured: an unknown ``REVIEWCONSOLE["MODEL"]``.
+        django.core.exceptions.ImproperlyConfigured: it is not in ``REVIEWCONSOLE["MODELS"]``.
     """
-    conf = settings.REVIEWCONSOLE
-    kind = conf["MODEL"]
-    if kind == "offline":
-        model = OfflineModel()
-        for spec in all_specs():
-            for agent, policy in spec.offline_policies.items():
-                model.register(agent, policy)
-        return model
-    if kind == "openai":
-        from engine.openai_model import OpenAIModel
-
-        return OpenAIModel(base_url=conf["OPENAI_BASE_URL"], api_key=conf["OPENAI_API_KEY"], model=conf["OPENAI_MODEL"])
-    from django.core.exceptions import ImproperlyConfigured
-
-    raise ImproperlyConfigured(f"REVIEWCONSOLE['MODEL'] must be 'offline' or 'openai', not {kind!r}.")
+    return built_model(DEFAULT)
 
 
 def runner_for(workflow: str, version: str | None = None) -> Runner:
@@ -84,6 +72,15 @@ def _runner(workflow: str, index: int) -> Runner:
         build(None),
         OrmStore(),
         app_name=spec.name,
-        model=configured_model(),
+        model=workflow_model(spec.name),
         lease_ttl=settings.REVIEWCONSOLE["LEASE_TTL"],
     )
+
+
+@receiver(setting_changed)
+def _forget_on_change(*, setting: str, **kwargs: object) -> None:
+    """Build models and runners anew after a test changes ``REVIEWCONSOLE`` (override_settings)."""
+    if setting == "REVIEWCONSOLE":
+        _runner.cache_clear()
+        workflow_model.cache_clear()
+        built_model.cache_clear()

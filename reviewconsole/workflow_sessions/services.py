@@ -1,4 +1,7 @@
-"""Services on sessions: start one, and enqueue its runs. Doors (webhooks, the API, AG-UI) call these."""
+"""Services on sessions: start one, retry a failed one, and enqueue their runs.
+
+Doors (webhooks, the API, AG-UI, the inbox, the admin) call these.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +9,20 @@ import json
 from typing import Any
 
 from asgiref.sync import async_to_sync
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.http import HttpRequest
 
-from .models import WorkflowSession
-from .runners import runner_for
+from ..audit.services import audit_record
+from ..inbox.models import Queue
+from ..inbox.selectors import is_queue_manager
+from ..workflows import UnknownWorkflowError, get
+from .models import SessionStatus, WorkflowSession
+from .runners import runner_for, runner_for_session
 from .tasks import run_session
 
-__all__ = ["enqueue_run", "session_start"]
+__all__ = ["can_retry", "enqueue_run", "manages_workflow", "session_retry", "session_start"]
 
 
 def enqueue_run(session_id: str) -> None:
@@ -48,3 +58,50 @@ def session_start(*, workflow: str, data: Any, user_id: str, metadata: dict[str,
     WorkflowSession.objects.filter(pk=record.id).update(title=_title(data))
     enqueue_run(record.id)
     return WorkflowSession.objects.get(pk=record.id)
+
+
+def manages_workflow(user: AbstractBaseUser | AnonymousUser, workflow: str) -> bool:
+    """Whether ``user`` is a manager of ``workflow``'s queue (a superuser manages every one)."""
+    if not user.is_authenticated:
+        return False
+    if getattr(user, "is_superuser", False):
+        return True
+    try:
+        slug = get(workflow).queue
+    except UnknownWorkflowError:
+        return False
+    queue = Queue.objects.filter(slug=slug).values_list("pk", flat=True).first()
+    return queue is not None and is_queue_manager(user, queue)  # type: ignore[arg-type]
+
+
+def can_retry(user: AbstractBaseUser | AnonymousUser, session: WorkflowSession) -> bool:
+    """Whether ``user`` may retry ``session`` now: it failed and they manage its workflow's queue."""
+    return session.status == SessionStatus.FAILED and manages_workflow(user, session.workflow)
+
+
+@transaction.atomic
+def session_retry(
+    *, session: WorkflowSession, user: AbstractBaseUser | AnonymousUser, request: HttpRequest | None = None
+) -> WorkflowSession:
+    """Run a failed session again from its last checkpoint (:meth:`engine.Runner.retry`); audited as ``session.retry``.
+
+    Raises:
+        PermissionDenied: ``user`` does not manage the workflow's queue; nothing changed.
+        engine.SessionNotFailedError: the session has not failed (e.g. someone retried it first).
+        engine.SessionBusyError: a run holds the session; try again.
+        UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
+    """
+    if not manages_workflow(user, session.workflow):
+        raise PermissionDenied("Only a manager of this workflow's queue can retry its sessions.")
+    error = session.error if isinstance(session.error, dict) else {}
+    runner = runner_for_session(session)
+    async_to_sync(runner.retry)(session.id, retried_by=user.get_username())
+    audit_record(
+        action="session.retry",
+        user=user,
+        target=session,
+        request=request,
+        detail={"error_code": error.get("code", ""), "message": str(error.get("message", ""))},
+    )
+    enqueue_run(session.id)
+    return WorkflowSession.objects.get(pk=session.id)

@@ -141,6 +141,10 @@ class WorkflowSpec:
     escalate_to: str = ""
     bulk_approve: bool = False
     chat: bool = False
+    model: str = "default"
+    """The name in ``REVIEWCONSOLE["MODELS"]`` of the model its agents use (``default``: ``REVIEWCONSOLE["MODEL"]``)."""
+    agent_models: dict[str, str] = field(default_factory=dict)
+    """Agent name → the name in ``MODELS`` of the model that agent uses instead."""
 
 
 def get(name: str) -> WorkflowSpec:

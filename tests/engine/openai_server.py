@@ -4,7 +4,11 @@ It answers from a script of replies, in order, with or without ``stream=true`` (
 events, tool-call arguments split over several chunks), and records every request it got.
 
 A reply is ``{"text": str}``, ``{"tool_calls": [{"name": str, "arguments": dict}], "text"?: str}``
-or ``{"status": int, "error": str}`` (an error response).
+(``"raw_arguments": str`` instead of ``arguments`` sends that text as is, e.g. malformed JSON),
+``{"status": int, "error": str, "headers"?: dict}`` (an error response, e.g. a 429 with
+``Retry-After``; ``"echo_authorization": True`` puts the request's ``Authorization`` header in the
+error body, as a careless server might), or ``{"hang": True}``: no answer until the server stops
+(the client's timeout fires; nothing sleeps).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ class FakeOpenAI:
         self.replies = list(replies or [])
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
 
@@ -36,6 +41,7 @@ class FakeOpenAI:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stopping.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
@@ -63,18 +69,28 @@ class FakeOpenAI:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 reply = fake._next(body, {k.lower(): v for k, v in self.headers.items()})
+                if reply.get("hang"):
+                    fake._stopping.wait()
+                    self.close_connection = True
+                    return
                 if "status" in reply:
-                    self._json(reply["status"], {"error": {"message": reply["error"], "type": "server_error"}})
+                    message = reply["error"]
+                    if reply.get("echo_authorization"):
+                        message += f" (you sent {self.headers.get('Authorization')})"
+                    error = {"error": {"message": message, "type": "server_error"}}
+                    self._json(reply["status"], error, reply.get("headers", {}))
                 elif body.get("stream"):
                     self._stream(body, reply)
                 else:
                     self._json(200, _completion(body, reply))
 
-            def _json(self, status: int, data: dict[str, Any]) -> None:
+            def _json(self, status: int, data: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 raw = json.dumps(data).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(raw)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(raw)
 
@@ -98,7 +114,10 @@ def _tool_calls(reply: dict[str, Any]) -> list[dict[str, Any]]:
         {
             "id": f"call_{i}",
             "type": "function",
-            "function": {"name": call["name"], "arguments": json.dumps(call.get("arguments", {}))},
+            "function": {
+                "name": call["name"],
+                "arguments": call.get("raw_arguments", json.dumps(call.get("arguments", {}))),
+            },
         }
         for i, call in enumerate(reply.get("tool_calls", []))
     ]

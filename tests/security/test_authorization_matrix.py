@@ -146,6 +146,17 @@ EXPECTATIONS: dict[str, list[Check]] = {
             writes=True,
         ),
     ],
+    # Retry (issue 12): managers of the workflow's queue only; the session here has not failed, so
+    # they get 409 and nothing changes.
+    "inbox/items/<int:pk>/retry/": [
+        Check("GET", lambda w: f"/inbox/items/{w['item']}/retry/", pages(405)),
+        Check(
+            "POST",
+            lambda w: f"/inbox/items/{w['item']}/retry/",
+            pages(403, queue_manager=409, admin=409, other_reviewer=404, auditor=404, staff=404),
+            writes=True,
+        ),
+    ],
     "hooks/<slug:slug>/": [
         Check("POST", lambda w: "/hooks/email-review/", every(401), data={"complaint": "x"}, json=True, writes=True),
         Check("GET", lambda w: "/hooks/email-review/", every(405)),
