@@ -28,7 +28,7 @@ TTL = 30.0
 
 Expire = Callable[[str], Awaitable[None]]
 
-WRITE_POINTS = {"parallel_branches": 25, "nested_tool": 14, "two_levels": 17, "parallel_calls": 22, "long_running": 12}
+WRITE_POINTS = {"parallel_branches": 25, "nested_tool": 14, "two_levels": 17, "parallel_calls": 22, "long_running": 13}
 """Write points of each shape's clean run (a change here means the engine writes differently)."""
 
 
