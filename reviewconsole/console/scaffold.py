@@ -140,7 +140,8 @@ import pytest
 
 from engine import WorkflowDataError
 from reviewconsole.testing import run_workflow
-from $package import WORKFLOWS
+
+from .. import WORKFLOWS
 
 SPEC = WORKFLOWS[0]
 REQUEST = {"subject": "A new laptop", "details": "The old one broke."}
