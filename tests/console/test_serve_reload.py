@@ -8,6 +8,7 @@ that registers a package made by ``startworkflow``; the test waits on the consol
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import re
@@ -31,7 +32,8 @@ SETTINGS = """
 from reviewconsole.settings.embedded import *  # noqa: F403
 from reviewconsole.settings.embedded import REVIEWCONSOLE
 
-REVIEWCONSOLE = {**REVIEWCONSOLE, "WORKFLOWS": [*REVIEWCONSOLE.get("WORKFLOWS", ["reviewconsole.demo"]), "reload_probe"]}
+WORKFLOWS = [*REVIEWCONSOLE.get("WORKFLOWS", ["reviewconsole.demo"]), "reload_probe"]
+REVIEWCONSOLE = {**REVIEWCONSOLE, "WORKFLOWS": WORKFLOWS}
 """
 
 
@@ -84,7 +86,7 @@ def _csrf(http: httpx.Client, path: str) -> str:
 
 @pytest.fixture
 def console(tmp_path):
-    call_command("startworkflow", "reload-probe", "--directory", str(tmp_path / "packages"), stdout=open(os.devnull, "w"))
+    call_command("startworkflow", "reload-probe", "--directory", str(tmp_path / "packages"), stdout=io.StringIO())
     (tmp_path / "reload_settings.py").write_text(SETTINGS, encoding="utf-8")
     env = {
         **os.environ,
