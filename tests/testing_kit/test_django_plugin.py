@@ -12,9 +12,10 @@ from engine import WorkflowDataError
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.errors import DecisionError
 from reviewconsole.testing.django import REVIEWER, ConsoleRun
-from reviewconsole.workflows import email_review
 
 COMPLAINT = {"complaint": "My phone battery drains too fast"}
+SENT = "Draft approved and sent successfully."  # the email review's end messages
+REJECTED = "Draft rejected."
 
 
 def test_the_plugin_is_registered_for_pytest():
@@ -30,7 +31,7 @@ def test_a_session_is_decided_through_the_inbox(console_workflow):
     run.decide("revise", text="shorter")
     assert "(Revised after reviewer feedback: shorter)" in run.state["draft"]
     run.decide("approve")
-    run.assert_outcome("completed", message=email_review.SENT)
+    run.assert_outcome("completed", message=SENT)
     run.assert_route("draft_email", "draft_email", "send_email", exact=False)
     assert run.route[0] == "process_input"
     decisions = AuditEntry.objects.filter(action="interrupt.decide", actor_user__username=REVIEWER)

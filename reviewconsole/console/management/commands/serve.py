@@ -59,13 +59,11 @@ class Command(BaseCommand):
             "--reload", action="store_true", help="Restart when the code of a registered workflow package changes."
         )
 
-    def handle(
-        self, *args: Any, host: str, port: int, workers: int, no_migrate: bool, reload: bool = False, **options: Any
-    ) -> None:
+    def handle(self, *args: Any, host: str, port: int, workers: int, no_migrate: bool, **options: Any) -> None:
         if not no_migrate:
             call_command("migrate", interactive=False, verbosity=0)
             self.stdout.write("Database migrated.")
-        if reload:
+        if options.get("reload"):
             from reviewconsole.console.reload import serve_with_reload
 
             serve_with_reload(["--host", host, "--port", str(port), "--workers", str(workers)], self.stdout)
