@@ -65,19 +65,44 @@ def input_json_schema(spec: WorkflowSpec) -> dict[str, Any] | None:
     return TypeAdapter(schema).json_schema()
 
 
+def _offered(spec: WorkflowSpec) -> bool:
+    return not spec.chat and spec.input_schema is not None
+
+
+def _rights(user: User) -> tuple[set[str], set[str]]:
+    """``(permissions, managed queue slugs)`` of an authenticated user, in two queries (Django
+    caches the permissions on the user object)."""
+    from ..inbox.selectors import managed_queues_for
+
+    managed = set(managed_queues_for(user).values_list("slug", flat=True))
+    return user.get_all_permissions(), managed  # type: ignore[union-attr]
+
+
+def _allowed(spec: WorkflowSpec, permissions: set[str], managed: set[str]) -> bool:
+    return spec.queue in managed or f"workflow_sessions.{start_permission_codename(spec.name)}" in permissions
+
+
 def may_start(user: User, spec: WorkflowSpec) -> bool:
     """Whether ``user`` may start ``spec`` from the console (see the module docstring)."""
-    if not user.is_authenticated or spec.chat or spec.input_schema is None:
+    if not user.is_authenticated or not _offered(spec):
         return False
-    if user.is_superuser or user.has_perm(f"workflow_sessions.{start_permission_codename(spec.name)}"):
+    if user.is_superuser:
+        return True
+    if user.has_perm(f"workflow_sessions.{start_permission_codename(spec.name)}"):
         return True
     queue = Queue.objects.filter(slug=spec.queue).values_list("pk", flat=True).first()
     return queue is not None and is_queue_manager(user, queue)
 
 
 def startable_specs(user: User) -> list[WorkflowSpec]:
-    """The workflows ``user`` may start, by title."""
-    return sorted((s for s in all_specs() if may_start(user, s)), key=lambda s: (s.title.lower(), s.name))
+    """The workflows ``user`` may start, by title (a couple of queries, whatever their number)."""
+    if not user.is_authenticated:
+        return []
+    offered = [s for s in all_specs() if _offered(s)]
+    if not user.is_superuser:
+        permissions, managed = _rights(user)
+        offered = [s for s in offered if _allowed(s, permissions, managed)]
+    return sorted(offered, key=lambda s: (s.title.lower(), s.name))
 
 
 def startable_spec(user: User, workflow: str) -> WorkflowSpec:

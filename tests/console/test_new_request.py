@@ -158,3 +158,14 @@ def test_a_refused_form_shows_the_posted_text_escaped(manager):
     assert page.status_code == 400
     html = page.content.decode()
     assert '"><b>x</b>' not in html and "&quot;&gt;&lt;b&gt;x&lt;/b&gt;" in html
+
+
+def test_what_a_user_may_start_costs_a_few_queries_whatever_the_number_of_workflows(
+    manager, starter, django_assert_max_num_queries
+):
+    from reviewconsole.console.starts import startable_specs
+
+    for user in (manager, starter):
+        user = get_user_model().objects.get(pk=user.pk)  # no permission cache
+        with django_assert_max_num_queries(3):
+            assert startable_specs(user)
