@@ -1,10 +1,11 @@
-"""URLs: the inbox, webhooks, the session JSON, login, the admin, and the favicon."""
+"""URLs: the inbox, New request, webhooks, the session JSON, login, the admin, and the favicon."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from .api.api import api
+from .console import start_views
 from .console import views as console_views
 from .hooks import views as hook_views
 
@@ -12,6 +13,10 @@ urlpatterns = [
     path("", console_views.home, name="home"),
     path("favicon.ico", console_views.favicon, name="favicon"),
     path("inbox/", include("reviewconsole.inbox.urls")),
+    path("new/", start_views.new_request, name="new_request"),
+    path("new/<slug:workflow>/", start_views.new_request_form, name="new_request_form"),
+    path("sessions/<str:session_id>/", start_views.session_follow, name="session_follow"),
+    path("sessions/<str:session_id>/status.json", start_views.session_status_json, name="session_status_json"),
     path("hooks/<slug:slug>/", hook_views.receive, name="webhook"),
     path("agui/", include("reviewconsole.agui.urls")),
     path("api/v1/", api.urls),

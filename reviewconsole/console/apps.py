@@ -1,7 +1,18 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class ConsoleConfig(AppConfig):
     name = "reviewconsole.console"
     label = "console"
     verbose_name = "Console"
+
+    def ready(self) -> None:
+        from .starts import sync_start_permissions
+
+        # Once sessions' app migrated (the permission is on sessions' content type).
+        post_migrate.connect(
+            sync_start_permissions,
+            sender=self.apps.get_app_config("workflow_sessions"),
+            dispatch_uid="reviewconsole.console.start_permissions",
+        )

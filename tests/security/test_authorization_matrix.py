@@ -157,6 +157,26 @@ EXPECTATIONS: dict[str, list[Check]] = {
             writes=True,
         ),
     ],
+    # New request (issue 12): managers of the workflow's queue (or holders of its permission) start
+    # it; anyone else gets 404 for it, as for an unknown workflow. A session's page is its
+    # starter's (the world's session came from a webhook: only the superuser sees it).
+    "new/": [Check("GET", lambda w: "/new/", pages(200))],
+    "new/<slug:workflow>/": [
+        Check("GET", lambda w: "/new/email-review/", pages(404, queue_manager=200, admin=200)),
+        Check(
+            "POST",
+            lambda w: "/new/email-review/",
+            pages(404, queue_manager=(302, "/sessions/"), admin=(302, "/sessions/")),
+            data={"f.complaint": "matrix"},
+            writes=True,
+        ),
+    ],
+    "sessions/<str:session_id>/": [
+        Check("GET", lambda w: f"/sessions/{w['session']}/", pages(404, admin=(302, "/inbox/items/"))),
+    ],
+    "sessions/<str:session_id>/status.json": [
+        Check("GET", lambda w: f"/sessions/{w['session']}/status.json", pages(404, admin=200)),
+    ],
     "hooks/<slug:slug>/": [
         Check("POST", lambda w: "/hooks/email-review/", every(401), data={"complaint": "x"}, json=True, writes=True),
         Check("GET", lambda w: "/hooks/email-review/", every(405)),

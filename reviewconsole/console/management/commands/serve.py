@@ -4,7 +4,9 @@ One process: Daphne serves the ASGI app on the main thread; worker threads run s
 in-memory channel layer is shared because everything is in this process. Static files (the
 inbox's CSS and JS) are served by the same process, as nothing else serves them on the embedded
 default. Ctrl-C stops it all. Links in notification emails use the served address (``--host``,
-``--port``) unless ``BASE_URL`` is set (``REVIEWCONSOLE_BASE_URL``).
+``--port``) unless ``BASE_URL`` is set (``REVIEWCONSOLE_BASE_URL``). ``--reload`` serves from a child
+process restarted whenever the code of a registered workflow package changes
+(:mod:`reviewconsole.console.reload`).
 """
 
 from __future__ import annotations
@@ -56,12 +58,20 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8000, help="Port to bind (default 8000).")
         parser.add_argument("--workers", type=int, default=1, help="Task worker threads (default 1).")
         parser.add_argument("--no-migrate", action="store_true", help="Skip migrations.")
+        parser.add_argument(
+            "--reload", action="store_true", help="Restart when the code of a registered workflow package changes."
+        )
 
     def handle(self, *args: Any, host: str, port: int, workers: int, no_migrate: bool, **options: Any) -> None:
         self.check()
         if not no_migrate:
             call_command("migrate", interactive=False, verbosity=0)
             self.stdout.write("Database migrated.")
+        if options.get("reload"):
+            from reviewconsole.console.reload import serve_with_reload
+
+            serve_with_reload(["--host", host, "--port", str(port), "--workers", str(workers)], self.stdout)
+            return
         from daphne.endpoints import build_endpoint_description_strings
         from daphne.server import Server
         from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
