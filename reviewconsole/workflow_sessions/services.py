@@ -8,11 +8,13 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.db import transaction
 
-from .models import WorkflowSession
+from engine import InterruptNotReadyError, InterruptRecord, Runner, UnknownInterruptError
+
+from .models import Delivery, WorkflowSession
 from .runners import runner_for
 from .tasks import run_session
 
-__all__ = ["enqueue_run", "session_start"]
+__all__ = ["answer_waiting", "answers_submit", "enqueue_run", "session_start"]
 
 
 def enqueue_run(session_id: str) -> None:
@@ -48,3 +50,37 @@ def session_start(*, workflow: str, data: Any, user_id: str, metadata: dict[str,
     WorkflowSession.objects.filter(pk=record.id).update(title=_title(data))
     enqueue_run(record.id)
     return WorkflowSession.objects.get(pk=record.id)
+
+
+async def answer_waiting(session_id: str) -> bool:
+    """True while an answer to the session is stored and no run has applied it yet."""
+    return await Delivery.objects.filter(session_id=session_id, applied_at__isnull=True).aexists()
+
+
+async def answers_submit(
+    runner: Runner,
+    session_id: str,
+    answers: dict[Any, Any],
+    *,
+    decided_by: str | None = None,
+    context: dict[str, Any] | None = None,
+) -> list[InterruptRecord]:
+    """``runner.submit`` for the doors: an answer for an interrupt not open yet while an earlier
+    answer is stored but not yet applied is retryable, as while the session runs.
+
+    Raises:
+        engine.InterruptNotReadyError: no such pending interrupt, and a stored answer waits for
+            its run (409 ``interrupt_not_ready``, retry): the run may open it.
+        Everything ``Runner.submit`` raises.
+    """
+    try:
+        return await runner.submit(session_id, answers, decided_by=decided_by, context=context)
+    except UnknownInterruptError as exc:
+        if not await answer_waiting(session_id):
+            raise
+        raise InterruptNotReadyError(
+            "No such pending interrupt yet: an earlier answer is stored and not yet applied; "
+            "retry once the session pauses again.",
+            interrupt_id=exc.details.get("interrupt_id"),
+            pending=exc.details.get("pending", []),
+        ) from None
