@@ -18,6 +18,8 @@ or tracebacks; the details go to the server log.
 |  | answer waits to be applied: retry the same request in a moment |
 | ``answer_invalid`` | a ``resolved`` payload is missing or does not fit the interrupt's schema |
 | ``answer_missing`` | a ``resolved`` payload to a free-text interrupt is empty (``{"result": null}``, blank text) |
+| ``answer_too_long`` | feedback, a reason or a draft in a ``resolved`` payload is over its maximum |
+|  | (``inbox.actions.MAX_LENGTHS``: 5,000, 2,000 and 20,000 characters) |
 | ``action_not_supported`` | a ``resolved`` payload stands for a decision the request kind does not support |
 |  | (feedback to a VIP confirmation); the message lists those it takes |
 | ``interrupt_expired`` | a ``resolved`` entry answers an interrupt past its ``expiresAt`` |
@@ -47,6 +49,7 @@ MESSAGES = {
     "interrupt_not_ready": "The interrupt is not open yet: an earlier answer is being applied; retry in a moment.",
     "answer_invalid": "The answer does not fit the interrupt's response schema.",
     "answer_missing": "The answer is empty: a free-text interrupt needs text.",
+    "answer_too_long": "The answer is longer than its maximum.",
     "action_not_supported": "The request does not support that decision.",
     "interrupt_expired": "The interrupt has expired; cancel it instead.",
     "checkpoint_unknown": "Unknown checkpoint.",

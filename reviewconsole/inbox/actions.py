@@ -33,11 +33,13 @@ from engine import InterruptKind
 
 from ..workflows import UnknownWorkflowError, get
 from .conf import inbox_setting
-from .errors import ActionNotSupportedError, AnswerMissingError
+from .errors import ActionNotSupportedError, AnswerMissingError, AnswerTooLongError
 from .models import Interrupt
 
 __all__ = [
     "ACTIONS",
+    "MAX_LENGTHS",
+    "check_lengths",
     "REQUEST_KINDS",
     "RequestKind",
     "action_of_answer",
@@ -51,6 +53,11 @@ __all__ = [
 ]
 
 ACTIONS = ("approve", "reject", "revise", "answer")
+
+MAX_LENGTHS = {"feedback": 5_000, "reason": 2_000, "draft": 20_000}
+"""Most characters of a reviewer's feedback, a rejection's reason and an edited draft, in every door
+(inbox, API, AG-UI): longer is 400 ``answer_too_long`` and nothing is stored, so the drafting
+model's prompt never receives more."""
 
 YES = frozenset({"yes", "y", "true", "approve", "approved", "confirm", "confirmed"})
 NO = frozenset({"no", "n", "false", "reject", "rejected", "decline", "declined", "deny", "denied"})
@@ -171,6 +178,29 @@ def check_action(item: Interrupt, action: str) -> None:
         raise ActionNotSupportedError(action, allowed)
 
 
+def check_lengths(**texts: str | None) -> None:
+    """Refuse a ``feedback``, ``reason`` or ``draft`` over its :data:`MAX_LENGTHS`.
+
+    Raises:
+        AnswerTooLongError: 400 ``answer_too_long`` naming the field and its maximum.
+    """
+    for name, text in texts.items():
+        limit = MAX_LENGTHS[name]
+        if isinstance(text, str) and len(text) > limit:
+            raise AnswerTooLongError(name, limit)
+
+
+def _answer_texts(value: Any) -> dict[str, str | None]:
+    """The feedback, reason and draft a raw answer carries (for :func:`check_lengths`)."""
+    value = _unwrap(value)
+    if isinstance(value, str):
+        return {"feedback": value}
+    if isinstance(value, dict):
+        found = {k: value.get(k) for k in ("reason", "draft")}
+        return {k: v for k, v in found.items() if isinstance(v, str)}
+    return {}
+
+
 def action_of_answer(item: Interrupt, value: Any) -> str | None:
     """The decision a raw answer to ``item`` stands for (None: nothing was answered).
 
@@ -188,10 +218,12 @@ def check_answer(item: Interrupt, value: Any) -> str:
     """The decision a raw answer (API payload, AG-UI ``resolved`` payload) to ``item`` stands for.
 
     Raises:
+        AnswerTooLongError: feedback, a reason or a draft over :data:`MAX_LENGTHS` (400 ``answer_too_long``).
         AnswerMissingError: a free-text answer with nothing in it (``None``, blank): 400 ``answer_missing``.
         ActionNotSupportedError: it stands for a decision the request kind does not support
             (feedback to a VIP confirmation): 400 ``action_not_supported``.
     """
+    check_lengths(**_answer_texts(value))
     action = action_of_answer(item, value)
     if action is None:
         raise AnswerMissingError()

@@ -14,6 +14,7 @@ from typing import Any
 __all__ = [
     "ActionNotSupportedError",
     "AnswerMissingError",
+    "AnswerTooLongError",
     "ClaimConflictError",
     "DecisionError",
     "ExpiredError",
@@ -50,6 +51,18 @@ class ActionNotSupportedError(DecisionError):
             f"This request cannot be decided with {action[:40]!r}; it takes {', '.join(allowed)}. Nothing was recorded."
         )
         self.details = {"action": action[:40], "actions": allowed}
+
+
+class AnswerTooLongError(DecisionError):
+    """Feedback, a rejection's reason or an edited draft over its maximum (400 ``answer_too_long``).
+
+    ``details``: ``field`` and ``max_length`` (characters)."""
+
+    code = "answer_too_long"
+
+    def __init__(self, field: str, limit: int) -> None:
+        super().__init__(f"The {field} is longer than {limit:,} characters; shorten it. Nothing was recorded.")
+        self.details = {"field": field, "max_length": limit}
 
 
 class AnswerMissingError(DecisionError):

@@ -48,3 +48,14 @@ async def test_an_answer_to_a_superseded_draft_is_interrupt_superseded(agui, scr
     refused = well_formed(await agui("email-review", body("t-old", resume=resume(old, "approve"))))
     assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "interrupt_superseded"
     assert newer["id"] in refused.last["message"] and "superseded: a newer request exists" in refused.last["message"]
+
+
+async def test_feedback_over_its_maximum_is_answer_too_long(agui, scripted):
+    from reviewconsole.inbox.actions import MAX_LENGTHS
+
+    scripted("email-review", ["Draft one."])
+    first = well_formed(await agui("email-review", body("t-long", '{"complaint": "Late parcel"}')))
+    [interrupt] = first.interrupts
+    long = "x" * (MAX_LENGTHS["feedback"] + 1)
+    refused = well_formed(await agui("email-review", body("t-long", resume=resume(interrupt, long))))
+    assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "answer_too_long"
