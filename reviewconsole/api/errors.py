@@ -8,7 +8,7 @@ Every refusal is ``{"error": {"code": str, "message": str, ...details}}`` with a
 | 400 | ``interrupt_ambiguous`` | a resume names no interrupt while several are pending (``pending``) |
 | 400 | ``answer_invalid`` / ``data_invalid`` | a payload or an input fails the workflow's schema (``errors``) |
 | 400 | ``answer_missing`` | a free-text interrupt's payload is empty (``null``, ``{"result": null}``, blank text) |
-| 400 | ``answer_too_long`` | feedback (5,000), a reason (2,000) or a draft (20,000 characters) is too long (``field``, ``max_length``) |
+| 400 | ``answer_too_long`` | feedback, a reason or a draft over 5,000 / 2,000 / 20,000 characters (``field``) |
 | 400 | ``action_not_supported`` | the payload stands for a decision the request kind does not support (``actions``) |
 | 401 | ``unauthorized`` | no bearer token, or an unknown or revoked one |
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
