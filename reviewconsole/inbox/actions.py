@@ -39,7 +39,6 @@ from .models import Interrupt
 __all__ = [
     "ACTIONS",
     "MAX_LENGTHS",
-    "check_lengths",
     "REQUEST_KINDS",
     "RequestKind",
     "action_of_answer",
@@ -47,6 +46,7 @@ __all__ = [
     "allows_bulk_approve",
     "can_edit_draft",
     "check_answer",
+    "check_lengths",
     "register_request_kind",
     "reject_reason_required",
     "request_kind",
