@@ -36,6 +36,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A NUL in the URL or a header is a 400 here, not a 500 at the database (PostgreSQL).
     "reviewconsole.console.request_guard.RefuseNulMiddleware",
+    # A number too large for the database or a date (an admin filter) is a 400, not a 500.
+    "reviewconsole.console.request_guard.RefuseOverflowMiddleware",
     # A view's database outage or lock wait becomes a 503 / 409 with Retry-After, not a 500.
     "reviewconsole.console.unavailable.DatabaseErrorMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
