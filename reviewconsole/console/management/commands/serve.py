@@ -60,6 +60,7 @@ class Command(BaseCommand):
             self.stdout.write("Database migrated.")
         from daphne.endpoints import build_endpoint_description_strings
         from daphne.server import Server
+
         from reviewconsole.asgi import application
         from reviewconsole.console.static_files import StaticFilesHandler
 
