@@ -8,8 +8,10 @@ API clients, subscriptions, webhook secrets, Replay, Redeliver). Their password 
 either way. A user's password is only set when it does not match already, so a restart of
 ``./run`` (which runs this command) keeps everyone logged in.
 Every workflow but the chats gets a webhook endpoint (``support-handoff`` waits for the user's
-next chat message, which only an AG-UI client sends: it has none); their secret is
-``$DEMO_WEBHOOK_SECRET`` (``whsec_…``) when set.
+next chat message, which only an AG-UI client sends: it has none). Each has its own secret, so a
+delivery captured at one cannot be replayed at another: ``email-review``'s (the README's curl
+example) is ``$DEMO_WEBHOOK_SECRET`` (``whsec_…``) when set, every other one is generated once and
+kept (``send_webhook`` signs with it; the admin shows it under *Webhooks*).
 The API client ``demo`` may use every workflow; its token is ``$DEMO_API_TOKEN`` when set (else it
 is created without a usable token: make one in the admin).
 """
@@ -47,6 +49,10 @@ AUDITED_APPS = (
     "admin",
     "axes",
 )
+
+
+README_ENDPOINT = "email-review"
+"""The endpoint whose secret is ``$DEMO_WEBHOOK_SECRET`` (the README signs for it with curl)."""
 
 
 def auditor_group() -> Group:
@@ -168,10 +174,18 @@ class Command(BaseCommand):
                 WebhookEndpoint.objects.filter(slug=spec.name, workflow=spec.name).update(enabled=False)
                 continue
             endpoint, _ = WebhookEndpoint.objects.get_or_create(slug=spec.name, defaults={"workflow": spec.name})
-            if secret:
+            if secret and spec.name == README_ENDPOINT:
                 WebhookSecret.objects.filter(endpoint=endpoint, label="demo").exclude(secret=secret).delete()
                 WebhookSecret.objects.get_or_create(endpoint=endpoint, secret=secret, defaults={"label": "demo"})
-            elif not endpoint.secrets.exists():
+                continue
+            # Each endpoint its own secret: a delivery captured at one cannot be replayed at another.
+            # (A copy of $DEMO_WEBHOOK_SECRET left by an older demo is replaced.)
+            others = WebhookSecret.objects.filter(endpoint__in=WebhookEndpoint.objects.exclude(pk=endpoint.pk))
+            shared = endpoint.secrets.filter(label="demo", secret__in=others.values("secret"))
+            if secret:
+                shared = shared | endpoint.secrets.filter(label="demo", secret=secret)
+            shared.delete()
+            if not endpoint.secrets.exists():
                 generated_secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
                 WebhookSecret.objects.create(endpoint=endpoint, secret=generated_secret, label="demo")
 
