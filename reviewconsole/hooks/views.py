@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
@@ -24,7 +25,8 @@ def _error(status: int, code: str, message: str) -> JsonResponse:
 def receive(request: HttpRequest, slug: str) -> JsonResponse:
     """Verify, validate and start a session; see :func:`.services.webhook_receive` for the answers.
 
-    Refusals, checked in this order: 404 unknown or disabled endpoint, 413 body over the limit,
+    Refusals, checked in this order: 404 unknown or disabled endpoint, 413 ``body_too_large`` body
+    over the limit (a ``Content-Length`` over it, or a chunked body that turns out longer),
     400 body not UTF-8, 401 missing or bad signature (or a missing or empty signature header, or a
     timestamp outside the window), 415 not JSON, 400 ``webhook-id`` blank, with control characters
     or too long, 409 ``webhook_id_used`` (the id was delivered to another endpoint signed with
@@ -41,8 +43,11 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     length = request.headers.get("Content-Length", "0")
     if not (length.isascii() and length.isdigit()) or int(length) > max_body_bytes():  # not "²": int() refuses it
         return _error(413, "body_too_large", f"The body exceeds {max_body_bytes()} bytes.")
-    body = request.body
-    if len(body) > max_body_bytes():
+    try:  # a chunked body (no Content-Length) over DATA_UPLOAD_MAX_MEMORY_SIZE is refused as it is read
+        body = request.body
+    except RequestDataTooBig:
+        body = None
+    if body is None or len(body) > max_body_bytes():
         return _error(413, "body_too_large", f"The body exceeds {max_body_bytes()} bytes.")
     try:
         body.decode("utf-8")
