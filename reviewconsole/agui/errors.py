@@ -10,6 +10,8 @@ or tracebacks; the details go to the server log.
 | ``input_invalid`` | the user message does not fit the workflow's input, the input holds a NUL or a non-finite |
 |  | number, or ``resume`` has two entries for one interrupt id (the message names it) |
 | ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` |
+| ``interrupt_claimed`` | a ``resolved`` entry answers an interrupt a reviewer has claimed, and the token |
+|  | lacks the ``override_claims`` scope (the message names the holder) |
 | ``interrupt_superseded`` | ``resume`` answers an interrupt a newer one of the thread replaced ("superseded: a |
 |  | newer request exists", naming its id) and not that newer one |
 | ``resume_incomplete`` | ``resume`` leaves a pending interrupt of the thread unanswered |
@@ -43,6 +45,7 @@ MESSAGES = {
     "input_missing": "Send a user message to start this workflow.",
     "input_invalid": "The user message does not fit the workflow's input.",
     "interrupts_pending": "The thread is waiting on interrupts; resume them first.",
+    "interrupt_claimed": "A reviewer has claimed this interrupt.",
     "interrupt_superseded": "superseded: a newer request exists.",
     "resume_incomplete": "Answer every pending interrupt of the thread.",
     "interrupt_unknown": "Unknown interrupt.",

@@ -11,6 +11,8 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
   while an earlier answer is stored and not yet applied: its run may open that id); an entry for an interrupt
   already decided (a replay of the same answer, or an answer that lost to a reviewer in the inbox:
   first decision wins) is left alone, so sending the same answer twice is harmless;
+- a ``resolved`` entry for an interrupt a reviewer has claimed is ``interrupt_claimed`` unless the
+  token has the ``override_claims`` scope (the claim is the reviewer's: the inbox's rule);
 - a ``resolved`` entry needs a payload valid for the interrupt (``answer_invalid``), one that stands
   for a decision its request kind supports (``action_not_supported``: feedback to a VIP
   confirmation; ``answer_missing``: an empty free-text answer; see ``inbox/actions.py``), and must
@@ -67,6 +69,7 @@ async def apply_resume(
     due: dict[str, dt.datetime],
     decided_by: str,
     now: dt.datetime,
+    override_claims: bool = False,
 ) -> str:
     """Check and apply ``entries``; returns :data:`SUBMITTED`, :data:`CANCELLED` or :data:`UNCHANGED`.
 
@@ -109,7 +112,7 @@ async def apply_resume(
         return CANCELLED
     if not answers:
         return UNCHANGED
-    await sync_to_async(services.check_answers)(session_id, answers)
+    await sync_to_async(services.check_answers)(session_id, answers, override_claims=override_claims)
     try:
         await answers_submit(runner, session_id, answers, decided_by=decided_by, context={"decision": "answer"})
     except AnswerMissingError:

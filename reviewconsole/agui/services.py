@@ -21,7 +21,7 @@ from ..api.models import ApiClient
 from ..inbox.actions import check_answer
 from ..inbox.errors import DecisionError
 from ..inbox.models import Interrupt, InterruptStatus
-from ..inbox.refusals import newer_request
+from ..inbox.refusals import claimed_conflict, newer_request
 from ..workflow_sessions.models import WorkflowSession
 from .errors import Refusal
 from .models import AguiThread
@@ -91,17 +91,20 @@ def lease_free(session_id: str) -> bool:
     return not owner or expires is None or expires < timezone.now()
 
 
-def check_answers(session_id: str, answers: dict[str, Any]) -> None:
-    """Refuse an answer its request kind does not support, or an empty free-text one
-    (``inbox.actions.check_answer``).
+def check_answers(session_id: str, answers: dict[str, Any], *, override_claims: bool = False) -> None:
+    """Refuse an answer to an interrupt a reviewer has claimed (unless ``override_claims``), one
+    its request kind does not support, or an empty free-text one (``inbox.actions.check_answer``).
 
     Raises:
-        Refusal: ``action_not_supported`` or ``answer_missing``; nothing was stored.
+        Refusal: ``interrupt_claimed``, ``action_not_supported``, ``answer_too_long`` or
+            ``answer_missing``; nothing was stored.
     """
     rows = Interrupt.objects.filter(
         session_id=session_id, status=InterruptStatus.PENDING, interrupt_id__in=list(answers)
     )
-    for row in rows.select_related("session"):
+    for row in rows.select_related("session", "claimed_by"):
+        if row.claim_holder() and not override_claims:
+            raise Refusal("interrupt_claimed", claimed_conflict(row).message)
         try:
             check_answer(row, answers[row.interrupt_id])
         except DecisionError as exc:

@@ -13,7 +13,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from ..workflows import all_specs
-from .models import ApiClient, IdempotencyRecord
+from .models import SCOPES, ApiClient, IdempotencyRecord
 
 
 class ApiClientForm(forms.ModelForm):
@@ -23,9 +23,16 @@ class ApiClientForm(forms.ModelForm):
         help_text="The workflows this client may start, read and resume.",
     )
 
+    scopes = forms.MultipleChoiceField(
+        choices=list(SCOPES.items()),
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="Limit the token to the sessions this client started; let it answer requests a reviewer claimed.",
+    )
+
     class Meta:
         model = ApiClient
-        fields = ("name", "workflows")
+        fields = ("name", "workflows", "scopes")
 
 
 @admin.register(ApiClient)

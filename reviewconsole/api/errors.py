@@ -14,6 +14,7 @@ Every refusal is ``{"error": {"code": str, "message": str, ...details}}`` with a
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
 | 404 | ``not_found`` / ``session_not_found`` / ``workflow_unknown`` / ``interrupt_unknown`` | |
 | 409 | ``interrupt_decided`` | someone answered first (``decided_by``, ``decided_at``) |
+| 409 | ``interrupt_claimed`` | a reviewer holds the claim; tokens with the ``override_claims`` scope may answer |
 | 409 | ``interrupt_superseded`` | a newer request of the session replaced it ("superseded: a newer request exists"; |
 |  |  | ``newer_interrupt_id``, the session's ``url``) |
 | 409 | ``session_closed`` / ``session_busy`` / ``interrupt_not_ready`` | the session cannot take it now |

@@ -17,7 +17,7 @@ from engine import AlreadyDecidedError
 from ..audit.services import audit_record
 from ..inbox.actions import check_answer
 from ..inbox.models import Interrupt, InterruptStatus
-from ..inbox.refusals import newer_request
+from ..inbox.refusals import claimed_conflict, newer_request
 from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.runners import runner_for_session
 from ..workflow_sessions.services import answers_submit, enqueue_run, session_start
@@ -68,6 +68,8 @@ def api_session_resume(
         engine.InterruptNotReadyError: the session runs, or an earlier answer is stored and not
             yet applied: the interrupt may be about to open (409, ``Retry-After``).
         engine.AlreadyDecidedError: someone answered first (409, who and when).
+        ApiError: 409 ``interrupt_claimed``: a reviewer holds the interrupt's claim and the token
+            lacks the ``override_claims`` scope (``claimed_by``, ``claim_expires_at``).
         ApiError: 409 ``interrupt_superseded``: the interrupt was answered or cancelled and a newer
             request of the session replaced it (``newer_interrupt_id``, the session's ``url``).
         engine.AnswerInvalidError: the payload fails the interrupt's schema (400).
@@ -75,7 +77,7 @@ def api_session_resume(
             support, e.g. feedback text to a VIP confirmation (400 ``action_not_supported``).
         UnknownWorkflowError: the workflow is no longer registered (409); nothing is stored.
     """
-    _check_answer(session, interrupt_id, payload)
+    _check_answer(client, session, interrupt_id, payload)
     runner = runner_for_session(session)
     try:
         records = async_to_sync(answers_submit)(
@@ -99,15 +101,21 @@ def api_session_resume(
     return answered
 
 
-def _check_answer(session: WorkflowSession, interrupt_id: str | None, payload: Any) -> None:
+def _check_answer(client: ApiClient, session: WorkflowSession, interrupt_id: str | None, payload: Any) -> None:
     """Refuse ``payload`` when the interrupt it answers does not support what it stands for
-    (``inbox.actions.check_answer``); the engine checks everything else."""
+    (``inbox.actions.check_answer``) or a reviewer holds its claim and the token may not override
+    it; the engine checks everything else."""
     rows = Interrupt.objects.filter(session=session, status=InterruptStatus.PENDING).select_related("session")
     if interrupt_id is not None:
         rows = rows.filter(interrupt_id=interrupt_id)
-    found = list(rows[:2])
-    if len(found) == 1:
-        check_answer(found[0], payload)
+    found = list(rows.select_related("claimed_by")[:2])
+    if len(found) != 1:
+        return
+    row = found[0]
+    if row.claim_holder() and not client.may_override_claims:
+        conflict = claimed_conflict(row)
+        raise ApiError(409, "interrupt_claimed", conflict.message, interrupt_id=row.interrupt_id, **conflict.details)
+    check_answer(row, payload)
 
 
 def _superseded(session: WorkflowSession, interrupt_id: str) -> ApiError | None:

@@ -59,3 +59,20 @@ async def test_feedback_over_its_maximum_is_answer_too_long(agui, scripted):
     long = "x" * (MAX_LENGTHS["feedback"] + 1)
     refused = well_formed(await agui("email-review", body("t-long", resume=resume(interrupt, long))))
     assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "answer_too_long"
+
+
+async def test_an_answer_to_a_claimed_interrupt_is_interrupt_claimed(agui, scripted):
+    from asgiref.sync import sync_to_async
+
+    from reviewconsole.inbox.claims import interrupt_claim
+    from tests.personas import persona_user
+
+    scripted("email-review", ["Draft one."])
+    first = well_formed(await agui("email-review", body("t-claimed", '{"complaint": "Late parcel"}')))
+    [interrupt] = first.interrupts
+    row = await Interrupt.objects.aget(interrupt_id=interrupt["id"])
+    admin = await sync_to_async(persona_user)("admin")
+    await sync_to_async(interrupt_claim)(interrupt=row, user=admin)
+    refused = well_formed(await agui("email-review", body("t-claimed", resume=resume(interrupt, "approve"))))
+    assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "interrupt_claimed"
+    assert await Interrupt.objects.filter(pk=row.pk, status="pending").aexists()
