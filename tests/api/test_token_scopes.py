@@ -19,7 +19,9 @@ def test_an_own_sessions_token_sees_only_its_clients_sessions(client, demo, on_c
     other, _ = start_session("vip-discount", {"customer_id": "c123"})  # started by someone else
     token = _scoped("crm", "own_sessions")
     with on_commit():
-        started = post(client, "/api/v1/sessions", {"workflow": "vip-discount", "input": {"customer_id": "c123"}}, token)
+        started = post(
+            client, "/api/v1/sessions", {"workflow": "vip-discount", "input": {"customer_id": "c123"}}, token
+        )
     mine = started.json()["session_id"]
     assert client.get(f"/api/v1/sessions/{mine}", headers=auth(token)).status_code == 200
     assert client.get(f"/api/v1/sessions/{other.id}", headers=auth(token)).status_code == 404

@@ -9,6 +9,7 @@ import json
 import pytest
 from django.core.management import call_command
 
+from reviewconsole.console.demo_secrets import endpoint_secret
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from tests.conftest import DEMO_SECRET, signed_headers
@@ -35,6 +36,7 @@ def test_the_demo_gives_each_endpoint_its_own_secret(demo):
     assert secrets["email-review"] == [DEMO_SECRET]  # the README's curl example signs with it
     flat = [s for values in secrets.values() for s in values]
     assert len(flat) == len(set(flat)), secrets
+    assert secrets["vip-discount"] == [endpoint_secret(DEMO_SECRET, "vip-discount")]  # derived: computable
     call_command("demo", stdout=io.StringIO())  # a second run keeps them
     again = {e.slug: list(e.secrets.values_list("secret", flat=True)) for e in WebhookEndpoint.objects.all()}
     assert again == secrets
