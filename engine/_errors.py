@@ -6,6 +6,7 @@
 | ``config_invalid`` | :class:`ConfigurationError` | a node, agent or tool is misconfigured |
 | ``data_invalid`` | :class:`WorkflowDataError` | a node's input, output or state fails its schema or binding |
 | ``answer_invalid`` | :class:`AnswerInvalidError` | an answer to an interrupt fails its ``response_schema`` |
+| ``answer_missing`` | :class:`AnswerMissingError` | a free-text answer is empty (``None``, blank text) |
 | ``interrupt_unknown`` | :class:`UnknownInterruptError` | an answer names no pending interrupt |
 | ``interrupt_ambiguous`` | :class:`AmbiguousAnswerError` | an answer names no id while several are pending |
 | ``interrupt_decided`` | :class:`AlreadyDecidedError` | an interrupt was already answered (first answer wins) |
@@ -33,6 +34,7 @@ __all__ = [
     "AlreadyDecidedError",
     "AmbiguousAnswerError",
     "AnswerInvalidError",
+    "AnswerMissingError",
     "CheckpointDecidedError",
     "ConcurrencyError",
     "ConfigurationError",
@@ -86,6 +88,13 @@ class AnswerInvalidError(EngineError, ValueError):
     """``details["errors"]`` lists ``{"path": [...], "message": str}`` validation errors."""
 
     code = "answer_invalid"
+
+
+class AnswerMissingError(AnswerInvalidError):
+    """A free-text interrupt (no ``response_schema``) answered with nothing: ``None`` (JSON
+    ``null``, also ``{"result": null}``) or blank text. Refused instead of resuming with "None"."""
+
+    code = "answer_missing"
 
 
 class UnknownInterruptError(EngineError, LookupError):

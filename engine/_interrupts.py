@@ -23,7 +23,7 @@ from typing import Any
 import jsonschema
 from pydantic import BaseModel, TypeAdapter
 
-from ._errors import AnswerInvalidError, ConfigurationError
+from ._errors import AnswerInvalidError, AnswerMissingError, ConfigurationError
 
 __all__ = [
     "CONFIRMATION_SCHEMA",
@@ -123,6 +123,7 @@ def normalize_answer(kind: str, response: Any, schema: dict[str, Any] | None) ->
 
     Raises:
         AnswerInvalidError: the answer does not fit (``details["errors"]`` lists why).
+        AnswerMissingError: a free-text answer (no ``schema``) is ``None`` or blank.
     """
     if kind == InterruptKind.LONG_RUNNING:
         if isinstance(response, dict):
@@ -134,6 +135,8 @@ def normalize_answer(kind: str, response: Any, schema: dict[str, Any] | None) ->
     if kind == InterruptKind.CONFIRMATION:
         return _normalize_confirmation(value)
     if schema is None:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise AnswerMissingError("The answer is empty: a free-text interrupt needs text.")
         return value
     if isinstance(value, str) and not _wants_string(schema):
         with contextlib.suppress(ValueError):

@@ -125,7 +125,13 @@ def signed_headers(body, *, secret=DEMO_SECRET, webhook_id=None, timestamp=None)
 
 
 def post_webhook(client, data, *, slug="email-review", **kwargs):
-    """POST ``data`` (JSON-encoded here) signed with the demo secret to ``/hooks/<slug>/``."""
+    """POST ``data`` (JSON-encoded here) to ``/hooks/<slug>/``, signed with that endpoint's demo
+    secret (``DEMO_SECRET`` for ``email-review``; each other endpoint has its own) unless ``secret=``."""
+    if "secret" not in kwargs and slug != "email-review":
+        from reviewconsole.hooks.models import WebhookSecret
+
+        own = WebhookSecret.objects.filter(endpoint__slug=slug).values_list("secret", flat=True).first()
+        kwargs["secret"] = own or DEMO_SECRET
     body = json.dumps(data)
     return client.post(f"/hooks/{slug}/", body, content_type="application/json", headers=signed_headers(body, **kwargs))
 

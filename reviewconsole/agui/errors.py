@@ -10,9 +10,20 @@ or tracebacks; the details go to the server log.
 | ``input_invalid`` | the user message does not fit the workflow's input, the input holds a NUL or a non-finite |
 |  | number, or ``resume`` has two entries for one interrupt id (the message names it) |
 | ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` |
+| ``interrupt_claimed`` | a ``resolved`` entry answers an interrupt a reviewer has claimed, and the token |
+|  | lacks the ``override_claims`` scope (the message names the holder) |
+| ``interrupt_superseded`` | ``resume`` answers an interrupt a newer one of the thread replaced ("superseded: a |
+|  | newer request exists", naming its id) and not that newer one |
 | ``resume_incomplete`` | ``resume`` leaves a pending interrupt of the thread unanswered |
 | ``interrupt_unknown`` | ``resume`` names an interrupt this thread never had |
+| ``interrupt_not_ready`` | ``resume`` names an interrupt not open yet while the session runs or an earlier |
+|  | answer waits to be applied: retry the same request in a moment |
 | ``answer_invalid`` | a ``resolved`` payload is missing or does not fit the interrupt's schema |
+| ``answer_missing`` | a ``resolved`` payload to a free-text interrupt is empty (``{"result": null}``, blank text) |
+| ``answer_too_long`` | feedback, a reason or a draft in a ``resolved`` payload is over its maximum |
+|  | (``inbox.actions.MAX_LENGTHS``: 5,000, 2,000 and 20,000 characters) |
+| ``action_not_supported`` | a ``resolved`` payload stands for a decision the request kind does not support |
+|  | (feedback to a VIP confirmation); the message lists those it takes |
 | ``interrupt_expired`` | a ``resolved`` entry answers an interrupt past its ``expiresAt`` |
 | ``checkpoint_unknown`` | ``forwardedProps.checkpointId`` names no pause of this thread |
 | ``checkpoint_decided`` | the rewind would reopen, or go back past, an interrupt decided outside this thread |
@@ -34,9 +45,15 @@ MESSAGES = {
     "input_missing": "Send a user message to start this workflow.",
     "input_invalid": "The user message does not fit the workflow's input.",
     "interrupts_pending": "The thread is waiting on interrupts; resume them first.",
+    "interrupt_claimed": "A reviewer has claimed this interrupt.",
+    "interrupt_superseded": "superseded: a newer request exists.",
     "resume_incomplete": "Answer every pending interrupt of the thread.",
     "interrupt_unknown": "Unknown interrupt.",
+    "interrupt_not_ready": "The interrupt is not open yet: an earlier answer is being applied; retry in a moment.",
     "answer_invalid": "The answer does not fit the interrupt's response schema.",
+    "answer_missing": "The answer is empty: a free-text interrupt needs text.",
+    "answer_too_long": "The answer is longer than its maximum.",
+    "action_not_supported": "The request does not support that decision.",
     "interrupt_expired": "The interrupt has expired; cancel it instead.",
     "checkpoint_unknown": "Unknown checkpoint.",
     "checkpoint_decided": "An interrupt of that checkpoint was decided outside this thread; that decision is final.",

@@ -4,12 +4,19 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
 
 - each interrupt has at most one entry (two for one id, e.g. one ``resolved`` and one
   ``cancelled``, are ``input_invalid``, naming the id: no entry silently wins);
+- an entry for an interrupt a newer request of the thread replaced (the next draft of a review
+  loop) is ``interrupt_superseded``, naming the newer id, unless the request answers that one too;
 - every pending interrupt of the thread must have an entry (else ``resume_incomplete``);
-- an entry for an id the thread never had is ``interrupt_unknown``; an entry for an interrupt
+- an entry for an id the thread never had is ``interrupt_unknown`` (``interrupt_not_ready``, retryable,
+  while an earlier answer is stored and not yet applied: its run may open that id); an entry for an interrupt
   already decided (a replay of the same answer, or an answer that lost to a reviewer in the inbox:
   first decision wins) is left alone, so sending the same answer twice is harmless;
-- a ``resolved`` entry needs a payload valid for the interrupt (``answer_invalid``) and must not be
-  past its due time (``interrupt_expired``; a ``cancelled`` entry is accepted then);
+- a ``resolved`` entry for an interrupt a reviewer has claimed is ``interrupt_claimed`` unless the
+  token has the ``override_claims`` scope (the claim is the reviewer's: the inbox's rule);
+- a ``resolved`` entry needs a payload valid for the interrupt (``answer_invalid``), one that stands
+  for a decision its request kind supports (``action_not_supported``: feedback to a VIP
+  confirmation; ``answer_missing``: an empty free-text answer; see ``inbox/actions.py``), and must
+  not be past its due time (``interrupt_expired``; a ``cancelled`` entry is accepted then);
 - a ``cancelled`` entry abandons the run: the session is cancelled (its pending interrupts leave
   the inbox) and the run ends with outcome ``cancelled``; answers sent with it are not applied.
 
@@ -25,10 +32,12 @@ import logging
 from collections.abc import Sequence
 
 from ag_ui.core import ResumeEntry
+from asgiref.sync import sync_to_async
 
 from engine import (
     AlreadyDecidedError,
     AnswerInvalidError,
+    AnswerMissingError,
     EngineError,
     InterruptNotReadyError,
     InterruptRecord,
@@ -37,6 +46,8 @@ from engine import (
     UnknownInterruptError,
 )
 
+from ..workflow_sessions.services import answer_waiting, answers_submit
+from . import services
 from .errors import Refusal
 from .interrupts import answer_value
 
@@ -58,11 +69,12 @@ async def apply_resume(
     due: dict[str, dt.datetime],
     decided_by: str,
     now: dt.datetime,
+    override_claims: bool = False,
 ) -> str:
     """Check and apply ``entries``; returns :data:`SUBMITTED`, :data:`CANCELLED` or :data:`UNCHANGED`.
 
     Raises:
-        Refusal: ``input_invalid`` (two entries for one interrupt id), ``resume_incomplete``,
+        Refusal: ``input_invalid`` (two entries for one interrupt id), ``interrupt_superseded``, ``resume_incomplete``,
             ``interrupt_unknown``, ``answer_invalid`` or ``interrupt_expired``; nothing was stored.
     """
     by_id: dict[str, ResumeEntry] = {}
@@ -73,11 +85,15 @@ async def apply_resume(
             )
         by_id[entry.interrupt_id] = entry
     open_ = {record.id: record for record in pending}
+    for wire in by_id:
+        newer = None if wire in open_ else await sync_to_async(services.newer_interrupt)(session_id, wire)
+        if newer is not None and newer not in by_id:
+            raise Refusal("interrupt_superseded", f"superseded: a newer request exists ({newer[:200]}).")
     if any(wire not in by_id for wire in open_):
         raise Refusal("resume_incomplete")
     for wire in by_id:
         if wire not in open_ and await runner.store.get_interrupt(session_id, wire) is None:
-            raise Refusal("interrupt_unknown")
+            raise Refusal("interrupt_not_ready" if await answer_waiting(session_id) else "interrupt_unknown")
     answers: dict[str, object] = {}
     cancel = False
     for wire, record in open_.items():
@@ -96,14 +112,19 @@ async def apply_resume(
         return CANCELLED
     if not answers:
         return UNCHANGED
+    await sync_to_async(services.check_answers)(session_id, answers, override_claims=override_claims)
     try:
-        await runner.submit(session_id, answers, decided_by=decided_by, context={"decision": "answer"})
+        await answers_submit(runner, session_id, answers, decided_by=decided_by, context={"decision": "answer"})
+    except AnswerMissingError:
+        raise Refusal("answer_missing") from None
     except AnswerInvalidError:
         raise Refusal("answer_invalid") from None
     except AlreadyDecidedError:
         logger.info("AG-UI answer for session %s lost to an earlier decision; first decision wins", session_id)
         return UNCHANGED
-    except (UnknownInterruptError, InterruptNotReadyError):
+    except InterruptNotReadyError:
+        raise Refusal("interrupt_not_ready") from None
+    except UnknownInterruptError:
         raise Refusal("interrupt_unknown") from None
     except EngineError:
         logger.exception("AG-UI resume of session %s was refused by the engine", session_id)

@@ -222,6 +222,7 @@ async def _continue_thread(
             due=due,
             decided_by=_decider(client),
             now=timezone.now(),
+            override_claims=client.may_override_claims,
         )
     elif pending:
         raise Refusal("interrupts_pending")

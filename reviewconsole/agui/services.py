@@ -18,7 +18,10 @@ from django.utils import timezone
 from engine import InterruptRecord, Runner
 
 from ..api.models import ApiClient
+from ..inbox.actions import check_answer
+from ..inbox.errors import DecisionError
 from ..inbox.models import Interrupt, InterruptStatus
+from ..inbox.refusals import claimed_conflict, newer_request
 from ..workflow_sessions.models import WorkflowSession
 from .errors import Refusal
 from .models import AguiThread
@@ -86,6 +89,33 @@ def lease_free(session_id: str) -> bool:
     """True when no live run holds the session's lease."""
     owner, expires = WorkflowSession.objects.values_list("lease_owner", "lease_expires").get(pk=session_id)
     return not owner or expires is None or expires < timezone.now()
+
+
+def check_answers(session_id: str, answers: dict[str, Any], *, override_claims: bool = False) -> None:
+    """Refuse an answer to an interrupt a reviewer has claimed (unless ``override_claims``), one
+    its request kind does not support, or an empty free-text one (``inbox.actions.check_answer``).
+
+    Raises:
+        Refusal: ``interrupt_claimed``, ``action_not_supported``, ``answer_too_long`` or
+            ``answer_missing``; nothing was stored.
+    """
+    rows = Interrupt.objects.filter(
+        session_id=session_id, status=InterruptStatus.PENDING, interrupt_id__in=list(answers)
+    )
+    for row in rows.select_related("session", "claimed_by"):
+        if row.claim_holder() and not override_claims:
+            raise Refusal("interrupt_claimed", claimed_conflict(row).message)
+        try:
+            check_answer(row, answers[row.interrupt_id])
+        except DecisionError as exc:
+            raise Refusal(exc.code, exc.message) from None
+
+
+def newer_interrupt(session_id: str, interrupt_id: str) -> str | None:
+    """The id of the newer request that replaced ``interrupt_id`` in the session (``inbox.refusals.newer_request``)."""
+    row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).first()
+    newer = newer_request(row) if row is not None else None
+    return newer.interrupt_id if newer is not None else None
 
 
 def due_times(session_id: str, records: list[InterruptRecord]) -> dict[str, dt.datetime]:

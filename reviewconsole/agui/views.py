@@ -6,6 +6,7 @@ import json
 
 from ag_ui.core import RunAgentInput
 from asgiref.sync import sync_to_async
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
@@ -28,7 +29,8 @@ async def run(request: HttpRequest, workflow: str) -> HttpResponseBase:
     """Run ``workflow`` for the token's client; answers ``text/event-stream`` (see :mod:`.runs`).
 
     Refused before any event, as JSON: 401 missing or unknown token, 404 unknown workflow, 403
-    token not scoped to the workflow, 413 body over 1 MiB, 400 body not a RunAgentInput (also one
+    token not scoped to the workflow, 413 ``body_too_large`` body over 1 MiB (with or without a
+    ``Content-Length``: chunked bodies too), 400 body not a RunAgentInput (also one
     nested too deeply to parse). Every later refusal is a RUN_ERROR event in the stream
     (:mod:`.errors`).
     """
@@ -41,10 +43,14 @@ async def run(request: HttpRequest, workflow: str) -> HttpResponseBase:
         return _error(404, "unknown_workflow", "No such workflow.")
     if not client.may_use(spec.name):
         return _error(403, "forbidden", "This token may not run this workflow.")
-    if len(request.body) > MAX_BODY_BYTES:
+    try:  # Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE as it reads it (also a chunked one)
+        raw = request.body
+    except RequestDataTooBig:
+        raw = None
+    if raw is None or len(raw) > MAX_BODY_BYTES:
         return _error(413, "body_too_large", "The body exceeds 1 MiB.")
     try:
-        body = json.loads(request.body)
+        body = json.loads(raw)
         run_input = RunAgentInput.model_validate(body)
     except RecursionError:  # json.loads of nesting deeper than the interpreter's recursion limit
         return _error(400, "invalid_input", "The body is nested too deeply to be an AG-UI RunAgentInput.")

@@ -1,4 +1,5 @@
-"""API clients in the admin: a new client's token is shown once, then only its hash is kept; revoke."""
+"""API clients in the admin: a new client's token is shown once (in the answer's body), then only
+its hash is kept; revoke."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from ..workflows import all_specs
-from .models import ApiClient, IdempotencyRecord
+from .models import SCOPES, ApiClient, IdempotencyRecord
 
 
 class ApiClientForm(forms.ModelForm):
@@ -21,9 +23,16 @@ class ApiClientForm(forms.ModelForm):
         help_text="The workflows this client may start, read and resume.",
     )
 
+    scopes = forms.MultipleChoiceField(
+        choices=list(SCOPES.items()),
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="Limit the token to the sessions this client started; let it answer requests a reviewer claimed.",
+    )
+
     class Meta:
         model = ApiClient
-        fields = ("name", "workflows")
+        fields = ("name", "workflows", "scopes")
 
 
 @admin.register(ApiClient)
@@ -39,10 +48,25 @@ class ApiClientAdmin(admin.ModelAdmin):
         if not change:
             token = ApiClient.new_token()
             obj.set_token(token)
-            super().save_model(request, obj, form, change)
-            messages.warning(request, f"The token of {obj.name} (shown this once; copy it now): {token}")
-            return
+            request.new_api_token = token  # type: ignore[attr-defined]  # for response_add, this request only
         super().save_model(request, obj, form, change)
+
+    def response_add(self, request: HttpRequest, obj: ApiClient, post_url_continue: str | None = None) -> HttpResponse:
+        """The new token in this response's body only (never a message: those travel in a cookie),
+        not cached; after it only the token's hash and prefix are kept."""
+        token = getattr(request, "new_api_token", None)
+        if token is None:
+            return super().response_add(request, obj, post_url_continue)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"The token of {obj.name}",
+            "client": obj,
+            "token": token,
+        }
+        response = TemplateResponse(request, "admin/api/apiclient/token.html", context)
+        response["Cache-Control"] = "no-store"
+        return response
 
     @admin.action(description="Revoke the selected clients' tokens", permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiClient]) -> None:

@@ -7,10 +7,16 @@ Every refusal is ``{"error": {"code": str, "message": str, ...details}}`` with a
 | 400 | ``invalid_request`` | the body, a parameter or a header fails validation (``errors`` lists them) |
 | 400 | ``interrupt_ambiguous`` | a resume names no interrupt while several are pending (``pending``) |
 | 400 | ``answer_invalid`` / ``data_invalid`` | a payload or an input fails the workflow's schema (``errors``) |
+| 400 | ``answer_missing`` | a free-text interrupt's payload is empty (``null``, ``{"result": null}``, blank text) |
+| 400 | ``answer_too_long`` | feedback, a reason or a draft over 5,000 / 2,000 / 20,000 characters (``field``) |
+| 400 | ``action_not_supported`` | the payload stands for a decision the request kind does not support (``actions``) |
 | 401 | ``unauthorized`` | no bearer token, or an unknown or revoked one |
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
 | 404 | ``not_found`` / ``session_not_found`` / ``workflow_unknown`` / ``interrupt_unknown`` | |
 | 409 | ``interrupt_decided`` | someone answered first (``decided_by``, ``decided_at``) |
+| 409 | ``interrupt_claimed`` | a reviewer holds the claim; tokens with the ``override_claims`` scope may answer |
+| 409 | ``interrupt_superseded`` | a newer request of the session replaced it ("superseded: a newer request exists"; |
+|  |  | ``newer_interrupt_id``, the session's ``url``) |
 | 409 | ``session_closed`` / ``session_busy`` / ``interrupt_not_ready`` | the session cannot take it now |
 | 409 | ``workflow_unavailable`` / ``version_mismatch`` | the workflow cannot resume it |
 | 409 | ``idempotency_in_flight`` | the same key is being processed right now |
@@ -38,6 +44,7 @@ from engine import EngineError
 
 from ..console.unavailable import MESSAGES as DATABASE_REFUSALS
 from ..console.unavailable import classify
+from ..inbox.errors import DecisionError
 from ..workflows import UnknownWorkflowError
 
 logger = logging.getLogger("reviewconsole.api")
@@ -47,6 +54,7 @@ __all__ = ["ApiError", "install_handlers"]
 _ENGINE_STATUS = {
     "interrupt_ambiguous": 400,
     "answer_invalid": 400,
+    "answer_missing": 400,
     "data_invalid": 400,
     "session_not_found": 404,
     "interrupt_unknown": 404,
@@ -82,6 +90,8 @@ def error_for(exc: BaseException) -> ApiError | None:
             if k in ("errors", "pending", "interrupt_id", "decided_by", "decided_at", "status", "session_id")
         }
         return ApiError(status, exc.code, exc.message, **details)
+    if isinstance(exc, DecisionError):
+        return ApiError(400, exc.code, exc.message, **({"errors": exc.errors} if exc.errors else {}), **exc.details)
     if isinstance(exc, RequestDataTooBig):  # raised by the first read of request.body
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return ApiError(413, "body_too_large", f"The body exceeds {limit} bytes.", max_bytes=limit)

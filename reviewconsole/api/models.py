@@ -9,6 +9,15 @@ from django.db import models
 
 TOKEN_PREFIX = "rc_"  # noqa: S105 (a prefix that makes tokens recognisable, not a secret)
 
+SCOPE_OWN_SESSIONS = "own_sessions"
+"""The token reads and answers only the sessions its own client started (API or AG-UI)."""
+SCOPE_OVERRIDE_CLAIMS = "override_claims"
+"""The token may answer an interrupt a reviewer has claimed (without it: 409 ``interrupt_claimed``)."""
+SCOPES = {
+    SCOPE_OWN_SESSIONS: "Only the sessions this client started",
+    SCOPE_OVERRIDE_CLAIMS: "May answer requests a reviewer has claimed",
+}
+
 
 def hash_token(token: str) -> str:
     """SHA-256 hex of a token; tokens are random (256 bits), so no salt or slow hash is needed."""
@@ -22,6 +31,9 @@ class ApiClient(models.Model):
     token_hash = models.CharField(max_length=64, unique=True, editable=False)
     token_prefix = models.CharField(max_length=12, editable=False, help_text="First characters, to recognise it.")
     workflows = models.JSONField(default=list, blank=True, help_text='Workflow names it may use; ["*"] for all.')
+    scopes = models.JSONField(
+        default=list, blank=True, help_text=f"Extra limits and rights: {', '.join(SCOPES)} (see api/models.py)."
+    )
     revoked_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
@@ -41,6 +53,19 @@ class ApiClient(models.Model):
         """Store ``token``'s hash (the token itself is never stored)."""
         self.token_hash = hash_token(token)
         self.token_prefix = token[:12]
+
+    @property
+    def own_sessions_only(self) -> bool:
+        return SCOPE_OWN_SESSIONS in self.scopes
+
+    @property
+    def may_override_claims(self) -> bool:
+        return SCOPE_OVERRIDE_CLAIMS in self.scopes
+
+    @property
+    def session_owners(self) -> list[str]:
+        """The ``user_id`` of the sessions this client started (through the API or AG-UI)."""
+        return [f"client:{self.name}", f"agui:{self.name}"]
 
     def may_use(self, workflow: str) -> bool:
         """True when the client is active and scoped to ``workflow``."""

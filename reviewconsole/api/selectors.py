@@ -25,9 +25,13 @@ def session_for(client: ApiClient, session_id: str) -> WorkflowSession:
 
     Raises:
         ApiError: 404 ``session_not_found``, also when it exists outside the client's scope (so
-            a client learns nothing about other workflows' sessions).
+            a client learns nothing about other workflows' sessions), and for a session another
+            client started when the token has the ``own_sessions`` scope.
     """
-    session = _scoped(client, WorkflowSession.objects.all(), "workflow").filter(pk=session_id).first()
+    rows = _scoped(client, WorkflowSession.objects.all(), "workflow")
+    if client.own_sessions_only:
+        rows = rows.filter(user_id__in=client.session_owners)
+    session = rows.filter(pk=session_id).first()
     if session is None:
         raise ApiError(404, "session_not_found", "No such session.")
     return session
@@ -39,6 +43,8 @@ def interrupts_for(
     """Interrupts of the client's workflows, oldest first, filtered by workflow, queue and status."""
     rows = Interrupt.objects.select_related("queue", "session").filter(status=status)
     rows = _scoped(client, rows, "session__workflow")
+    if client.own_sessions_only:
+        rows = rows.filter(session__user_id__in=client.session_owners)
     if workflow:
         rows = rows.filter(session__workflow=workflow)
     if queue:

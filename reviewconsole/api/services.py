@@ -12,10 +12,15 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.http import HttpRequest
 
+from engine import AlreadyDecidedError
+
 from ..audit.services import audit_record
+from ..inbox.actions import check_answer
+from ..inbox.models import Interrupt, InterruptStatus
+from ..inbox.refusals import claimed_conflict, newer_request
 from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.runners import runner_for_session
-from ..workflow_sessions.services import enqueue_run, session_start
+from ..workflow_sessions.services import answers_submit, enqueue_run, session_start
 from ..workflows import UnknownWorkflowError, get
 from .errors import ApiError
 from .models import ApiClient
@@ -60,17 +65,30 @@ def api_session_resume(
     Raises:
         engine.AmbiguousAnswerError: no id while several are pending (400, ``pending`` listed).
         engine.UnknownInterruptError: the id names no pending interrupt (404).
+        engine.InterruptNotReadyError: the session runs, or an earlier answer is stored and not
+            yet applied: the interrupt may be about to open (409, ``Retry-After``).
         engine.AlreadyDecidedError: someone answered first (409, who and when).
+        ApiError: 409 ``interrupt_claimed``: a reviewer holds the interrupt's claim and the token
+            lacks the ``override_claims`` scope (``claimed_by``, ``claim_expires_at``).
+        ApiError: 409 ``interrupt_superseded``: the interrupt was answered or cancelled and a newer
+            request of the session replaced it (``newer_interrupt_id``, the session's ``url``).
         engine.AnswerInvalidError: the payload fails the interrupt's schema (400).
+        ActionNotSupportedError: the payload stands for a decision the request kind does not
+            support, e.g. feedback text to a VIP confirmation (400 ``action_not_supported``).
         UnknownWorkflowError: the workflow is no longer registered (409); nothing is stored.
     """
+    _check_answer(client, session, interrupt_id, payload)
     runner = runner_for_session(session)
-    records = async_to_sync(runner.submit)(
-        session.id,
-        {interrupt_id: payload},
-        decided_by=_actor(client),
-        context={"decision": "answer", "client": client.name},
-    )
+    try:
+        records = async_to_sync(answers_submit)(
+            runner,
+            session.id,
+            {interrupt_id: payload},
+            decided_by=_actor(client),
+            context={"decision": "answer", "client": client.name},
+        )
+    except AlreadyDecidedError as exc:
+        raise _superseded(session, str(exc.details.get("interrupt_id") or interrupt_id or "")) or exc from None
     answered = [r.id for r in records]
     audit_record(
         action="interrupt.decide",
@@ -81,6 +99,39 @@ def api_session_resume(
     )
     enqueue_run(session.id)
     return answered
+
+
+def _check_answer(client: ApiClient, session: WorkflowSession, interrupt_id: str | None, payload: Any) -> None:
+    """Refuse ``payload`` when the interrupt it answers does not support what it stands for
+    (``inbox.actions.check_answer``) or a reviewer holds its claim and the token may not override
+    it; the engine checks everything else."""
+    rows = Interrupt.objects.filter(session=session, status=InterruptStatus.PENDING).select_related("session")
+    if interrupt_id is not None:
+        rows = rows.filter(interrupt_id=interrupt_id)
+    found = list(rows.select_related("claimed_by")[:2])
+    if len(found) != 1:
+        return
+    row = found[0]
+    if row.claim_holder() and not client.may_override_claims:
+        conflict = claimed_conflict(row)
+        raise ApiError(409, "interrupt_claimed", conflict.message, interrupt_id=row.interrupt_id, **conflict.details)
+    check_answer(row, payload)
+
+
+def _superseded(session: WorkflowSession, interrupt_id: str) -> ApiError | None:
+    """409 ``interrupt_superseded`` when a newer request of the session replaced ``interrupt_id``."""
+    row = Interrupt.objects.filter(session=session, interrupt_id=interrupt_id).first()
+    newer = newer_request(row) if row is not None else None
+    if newer is None:
+        return None
+    return ApiError(
+        409,
+        "interrupt_superseded",
+        "superseded: a newer request exists; answer that one instead.",
+        interrupt_id=interrupt_id,
+        newer_interrupt_id=newer.interrupt_id,
+        url=f"/api/v1/sessions/{session.id}",
+    )
 
 
 def api_session_cancel(*, client: ApiClient, session: WorkflowSession, reason: str, request: HttpRequest) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-__all__ = ["MESSAGE", "RefuseNulMiddleware", "has_nul"]
+__all__ = ["MESSAGE", "RefuseNulMiddleware", "RefuseOverflowMiddleware", "has_nul"]
 
 MESSAGE = "The URL or a header contains a NUL character (U+0000)."
 
@@ -42,4 +42,24 @@ class RefuseNulMiddleware:
         if request.path.startswith(("/api/", "/hooks/")):
             return JsonResponse({"error": "invalid_request", "message": MESSAGE}, status=400)
         page = f"<!doctype html><title>Bad request</title><p>{MESSAGE}</p>"
+        return HttpResponse(page, status=400, content_type="text/html; charset=utf-8")
+
+
+class RefuseOverflowMiddleware:
+    """Answer 400 when a view fails with ``OverflowError``: a number in the request too large for
+    the database or a date (``/admin/…/?created_at__year=99999999999999999999``), never a 500."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, OverflowError):
+            return None
+        message = "A number in the request is too large."
+        if request.path.startswith(("/api/", "/hooks/")):
+            return JsonResponse({"error": {"code": "invalid_request", "message": message}}, status=400)
+        page = f"<!doctype html><title>Bad request</title><p>{message}</p>"
         return HttpResponse(page, status=400, content_type="text/html; charset=utf-8")

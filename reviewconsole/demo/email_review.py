@@ -117,7 +117,10 @@ def _sections(instruction: str) -> tuple[str, str]:
 
 
 def offline_draft(request: LlmRequest) -> str:
-    """The offline draft model's reply: deterministic, and it visibly applies the feedback."""
+    """The offline draft model's reply: deterministic, and it visibly applies the feedback.
+
+    The reply is only the email a customer would receive: the feedback it applied is the
+    session state's ``feedback`` (shown beside the draft), never a note inside the text."""
     complaint, feedback = _sections(request.instruction)
     topic = re.sub(r"\s+", " ", complaint)[:80].rstrip(" .!?") or "your message"
     lower = feedback.lower()
@@ -138,7 +141,5 @@ def offline_draft(request: LlmRequest) -> str:
         lines += ["", "If the problem cannot be fixed, we will refund you in full."]
     if "discount" in lower or "voucher" in lower:
         lines += ["", "As a thank-you for your patience, here is a 10% discount on your next order."]
-    if feedback:
-        lines += ["", f"(Revised after reviewer feedback: {feedback})"]
     lines += ["", "Kind regards,", "The Support Team"]
     return "\n".join(lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import logging
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ __all__ = [
     "MAX_WEBHOOK_ID",
     "WebhookResult",
     "sign",
+    "signing_secret",
+    "used_elsewhere",
     "verify",
     "webhook_receive",
     "webhook_repeat",
@@ -54,23 +57,57 @@ class WebhookResult:
     body: dict[str, Any]
 
 
-def verify(endpoint: WebhookEndpoint, body: bytes, headers: dict[str, str]) -> bool:
-    """True when any of the endpoint's secrets signed ``body`` (Standard Webhooks, v1, 5 min window).
+def _strict_base64(text: str) -> bool:
+    """Whether ``text`` is canonical base64 (the library's ``b64decode`` drops stray characters,
+    so ``v1,<sig>!!!`` verified as ``v1,<sig>``)."""
+    try:
+        return base64.b64encode(base64.b64decode(text, validate=True)).decode() == text
+    except ValueError:
+        return False
+
+
+def _header(headers: dict[str, str], name: str) -> str:
+    return next((value for key, value in headers.items() if key.lower() == name), "")
+
+
+def signing_secret(endpoint: WebhookEndpoint, body: bytes, headers: dict[str, str]) -> str | None:
+    """The endpoint's secret that signed ``body`` (Standard Webhooks, v1, 5 min window), or None.
 
     ``webhook-timestamp`` must be Unix seconds in ASCII digits: the library parses it with
-    ``float()``, which would also take ``T.0``, ``+T`` or ``Te0`` for the signed ``T``.
+    ``float()``, which would also take ``T.0``, ``+T`` or ``Te0`` for the signed ``T``. Every
+    signature in ``webhook-signature`` must be ``v<n>,<canonical base64>``: one that is not
+    refuses the delivery.
     """
-    timestamp = next((value for name, value in headers.items() if name.lower() == "webhook-timestamp"), "")
+    timestamp = _header(headers, "webhook-timestamp")
     if not (timestamp.isascii() and timestamp.isdigit()):
-        return False
+        return None
+    signatures = _header(headers, "webhook-signature").split(" ")
+    if not all(version and _strict_base64(sig) for version, _, sig in (s.partition(",") for s in signatures)):
+        return None
     for secret in endpoint.secrets.values_list("secret", flat=True):
         try:
             Webhook(secret).verify(body, headers, json_parse=False)
         except Exception as exc:  # the library raises several types for malformed headers; all mean "not this secret"
             logger.debug("Webhook for %s not signed by one of its secrets: %r", endpoint.slug, exc)
             continue
-        return True
-    return False
+        return secret
+    return None
+
+
+def verify(endpoint: WebhookEndpoint, body: bytes, headers: dict[str, str]) -> bool:
+    """True when one of the endpoint's secrets signed ``body`` (see :func:`signing_secret`)."""
+    return signing_secret(endpoint, body, headers) is not None
+
+
+def used_elsewhere(endpoint: WebhookEndpoint, webhook_id: str, secret: str) -> bool:
+    """Whether ``webhook_id`` was delivered to another endpoint that shares ``secret``: a captured
+    delivery replayed at another endpoint (the signature covers id, timestamp and body, not the
+    endpoint). A ``webhook-id`` is unique per secret."""
+    return (
+        WebhookDelivery.objects.filter(webhook_id=webhook_id, endpoint__secrets__secret=secret)
+        .exclude(endpoint=endpoint)
+        .exists()
+    )
 
 
 def sign(secret: str, webhook_id: str, timestamp: int, body: str) -> str:

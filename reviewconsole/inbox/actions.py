@@ -1,35 +1,139 @@
-"""What a reviewer may do with an item, by its kind and what its interrupt declares.
+"""What a reviewer may do with an item: each request kind declares its decisions.
 
-| interrupt | actions |
-|---|---|
-| input with a ``response_schema`` | ``answer`` (the generated form) |
-| input (free text) | ``approve``, ``reject``, ``revise`` (feedback) |
-| tool confirmation, long-running tool | ``approve``, ``reject`` |
+A request kind (``metadata["kind"]``, else the workflow's ``kind``) is registered in
+:data:`REQUEST_KINDS` with the decisions it supports and how a raw answer (from the API or
+AG-UI) reads as one of them. Outside code adds its own with :func:`register_request_kind`.
 
-``metadata["actions"]`` restricts these (e.g. ``["approve", "reject"]`` drops feedback). A
-rejection needs a reason unless ``metadata["reject_reason_required"]`` is false (default: the
+| request kind | decisions | a raw answer reads as |
+|---|---|---|
+| ``email_draft`` (free-text review) | ``approve``, ``reject``, ``revise`` | approve / reject, else feedback |
+| ``vip_discount`` (confirmation) | ``approve``, ``reject`` (decline, reason) | yes/no words or a boolean only |
+| ``refund``, ``support_case`` (tool calls) | ``approve``, ``reject`` | the engine's confirmation / status |
+| ``incident_triage`` (structured form) | ``answer`` (the generated form) | the form's value |
+| unregistered | by the interrupt: ``answer`` with a ``response_schema``, ``approve``/``reject`` for tool |
+|  | confirmations and long-running tools, ``approve``/``reject``/``revise`` for free text |
+
+A kind's decisions are kept to those its interrupt can carry (a tool confirmation takes no
+feedback; a form only its answer). ``metadata["actions"]`` (the workflow's own declaration)
+replaces the kind's list within that bound, so a workflow may declare more or fewer. Anything
+else is refused (:class:`ActionNotSupportedError`, ``400 action_not_supported`` in every door).
+
+A rejection needs a reason unless ``metadata["reject_reason_required"]`` is false (default: the
 ``REJECT_REASON_REQUIRED`` setting). Bulk approval needs ``metadata["bulk_approve"]`` or the
 workflow's ``bulk_approve``. Drafts (request kind ``email_draft``) may be edited before approval.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 from engine import InterruptKind
 
 from ..workflows import UnknownWorkflowError, get
 from .conf import inbox_setting
+from .errors import ActionNotSupportedError, AnswerMissingError, AnswerTooLongError
 from .models import Interrupt
 
 __all__ = [
     "ACTIONS",
+    "MAX_LENGTHS",
+    "REQUEST_KINDS",
+    "RequestKind",
+    "action_of_answer",
     "allowed_actions",
     "allows_bulk_approve",
     "can_edit_draft",
+    "check_answer",
+    "check_lengths",
+    "register_request_kind",
     "reject_reason_required",
     "request_kind",
 ]
 
 ACTIONS = ("approve", "reject", "revise", "answer")
+
+MAX_LENGTHS = {"feedback": 5_000, "reason": 2_000, "draft": 20_000}
+"""Most characters of a reviewer's feedback, a rejection's reason and an edited draft, in every door
+(inbox, API, AG-UI): longer is 400 ``answer_too_long`` and nothing is stored, so the drafting
+model's prompt never receives more."""
+
+YES = frozenset({"yes", "y", "true", "approve", "approved", "confirm", "confirmed"})
+NO = frozenset({"no", "n", "false", "reject", "rejected", "decline", "declined", "deny", "denied"})
+
+
+def _unwrap(value: Any) -> Any:
+    return value["result"] if isinstance(value, dict) and set(value) == {"result"} else value
+
+
+def read_free_text(value: Any) -> str | None:
+    """A free-text answer: ``"approve"``/``"reject"`` (or a boolean), else feedback (``revise``).
+
+    None when nothing was said (``None``, blank text): the door answers ``answer_missing``."""
+    value = _unwrap(value)
+    if isinstance(value, dict) and isinstance(value.get("result"), str):  # an edited draft
+        value = value["result"]
+    if isinstance(value, bool):
+        return "approve" if value else "reject"
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    text = str(value).strip().lower()
+    return text if text in ("approve", "reject") else "revise"
+
+
+def read_yes_no(value: Any) -> str | None:
+    """A confirmation's answer: yes/no words or a boolean (also ``{"confirmed"|"approved": …}``).
+
+    Anything else reads as ``revise`` (free text the confirmation cannot take)."""
+    value = _unwrap(value)
+    if isinstance(value, dict):
+        for key in ("confirmed", "approved", "text"):
+            if key in value:
+                value = value[key]
+                break
+    if isinstance(value, bool):
+        return "approve" if value else "reject"
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    text = str(value).strip().lower()
+    return "approve" if text in YES else "reject" if text in NO else "revise"
+
+
+@dataclass(frozen=True)
+class RequestKind:
+    """A kind of request: the decisions it supports, in the page's order, and how a raw answer
+    (``Any`` JSON) reads as one of them (``None``: no answer given)."""
+
+    name: str
+    actions: tuple[str, ...]
+    read_answer: Callable[[Any], str | None] = read_free_text
+
+
+REQUEST_KINDS: dict[str, RequestKind] = {}
+
+
+def register_request_kind(kind: RequestKind) -> RequestKind:
+    """Declare (or redeclare) ``kind``; returns it.
+
+    Raises:
+        ValueError: an action outside :data:`ACTIONS`, or none.
+    """
+    unknown = [a for a in kind.actions if a not in ACTIONS]
+    if unknown or not kind.actions:
+        raise ValueError(f"Request kind {kind.name!r} declares unknown actions {unknown} or none.")
+    REQUEST_KINDS[kind.name] = kind
+    return kind
+
+
+for _kind in (
+    RequestKind("email_draft", ("approve", "reject", "revise")),
+    RequestKind("vip_discount", ("approve", "reject"), read_yes_no),
+    RequestKind("refund", ("approve", "reject"), read_yes_no),
+    RequestKind("support_case", ("approve", "reject"), read_yes_no),
+    RequestKind("incident_triage", ("answer",)),
+):
+    register_request_kind(_kind)
 
 
 def request_kind(item: Interrupt) -> str:
@@ -43,19 +147,88 @@ def request_kind(item: Interrupt) -> str:
         return ""
 
 
-def allowed_actions(item: Interrupt) -> list[str]:
-    """The actions ``item`` takes, in the order the page offers them."""
+def _carried(item: Interrupt) -> list[str]:
+    """The decisions the interrupt itself can carry, whatever its request kind declares."""
     if item.kind == InterruptKind.INPUT and item.response_schema:
-        base = ["answer"]
-    elif item.kind in (InterruptKind.CONFIRMATION, InterruptKind.LONG_RUNNING):
-        base = ["approve", "reject"]
-    else:
-        base = ["approve", "reject", "revise"]
-    restrict = item.metadata.get("actions") if isinstance(item.metadata, dict) else None
-    if isinstance(restrict, list):
-        kept = [a for a in base if a in restrict]
-        return kept or base
-    return base
+        return ["answer"]
+    if item.kind in (InterruptKind.CONFIRMATION, InterruptKind.LONG_RUNNING):
+        return ["approve", "reject"]
+    return ["approve", "reject", "revise"]
+
+
+def allowed_actions(item: Interrupt) -> list[str]:
+    """The actions ``item`` takes, in the order the page offers them (see the module docstring)."""
+    carried = _carried(item)
+    declared: Any = item.metadata.get("actions") if isinstance(item.metadata, dict) else None
+    if not isinstance(declared, list):
+        registered = REQUEST_KINDS.get(request_kind(item))
+        declared = list(registered.actions) if registered else carried
+    kept = [a for a in carried if a in declared]
+    return kept or carried
+
+
+def check_action(item: Interrupt, action: str) -> None:
+    """Raise unless ``item`` takes ``action``.
+
+    Raises:
+        ActionNotSupportedError: the request kind does not support it (400 ``action_not_supported``).
+    """
+    allowed = allowed_actions(item)
+    if action not in allowed:
+        raise ActionNotSupportedError(action, allowed)
+
+
+def check_lengths(**texts: str | None) -> None:
+    """Refuse a ``feedback``, ``reason`` or ``draft`` over its :data:`MAX_LENGTHS`.
+
+    Raises:
+        AnswerTooLongError: 400 ``answer_too_long`` naming the field and its maximum.
+    """
+    for name, text in texts.items():
+        limit = MAX_LENGTHS[name]
+        if isinstance(text, str) and len(text) > limit:
+            raise AnswerTooLongError(name, limit)
+
+
+def _answer_texts(value: Any) -> dict[str, str | None]:
+    """The feedback, reason and draft a raw answer carries (for :func:`check_lengths`)."""
+    value = _unwrap(value)
+    if isinstance(value, str):
+        return {"feedback": value}
+    if isinstance(value, dict):
+        found = {k: value.get(k) for k in ("reason", "draft")}
+        return {k: v for k, v in found.items() if isinstance(v, str)}
+    return {}
+
+
+def action_of_answer(item: Interrupt, value: Any) -> str | None:
+    """The decision a raw answer to ``item`` stands for (None: nothing was answered).
+
+    Confirmations and long-running results are read by the engine (any answer is approve or
+    reject, or an interim update): they are reported as ``"approve"`` unless a kind reads them."""
+    if item.kind == InterruptKind.INPUT and item.response_schema:
+        return "answer"
+    registered = REQUEST_KINDS.get(request_kind(item))
+    if item.kind == InterruptKind.INPUT:
+        return (registered.read_answer if registered else read_free_text)(value)
+    return "approve"
+
+
+def check_answer(item: Interrupt, value: Any) -> str:
+    """The decision a raw answer (API payload, AG-UI ``resolved`` payload) to ``item`` stands for.
+
+    Raises:
+        AnswerTooLongError: feedback, a reason or a draft over :data:`MAX_LENGTHS` (400 ``answer_too_long``).
+        AnswerMissingError: a free-text answer with nothing in it (``None``, blank): 400 ``answer_missing``.
+        ActionNotSupportedError: it stands for a decision the request kind does not support
+            (feedback to a VIP confirmation): 400 ``action_not_supported``.
+    """
+    check_lengths(**_answer_texts(value))
+    action = action_of_answer(item, value)
+    if action is None:
+        raise AnswerMissingError()
+    check_action(item, action)
+    return action
 
 
 def reject_reason_required(item: Interrupt) -> bool:

@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ClaimConflictError", "DecisionError", "ExpiredError", "InboxConflict", "MovedError", "SupersededError"]
+__all__ = [
+    "ActionNotSupportedError",
+    "AnswerMissingError",
+    "AnswerTooLongError",
+    "ClaimConflictError",
+    "DecisionError",
+    "ExpiredError",
+    "InboxConflict",
+    "MovedError",
+    "SupersededError",
+]
 
 
 class DecisionError(ValueError):
@@ -20,10 +30,48 @@ class DecisionError(ValueError):
     ``errors`` lists field errors for generated forms: ``[{"path": [...], "message": str}]``.
     """
 
+    code = "invalid"
+
     def __init__(self, message: str, *, errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.errors = errors or []
+        self.details: dict[str, Any] = {}
+
+
+class ActionNotSupportedError(DecisionError):
+    """The request's kind does not support that decision (400 ``action_not_supported``).
+
+    ``details["actions"]`` lists the decisions it does support."""
+
+    code = "action_not_supported"
+
+    def __init__(self, action: str, allowed: list[str]) -> None:
+        super().__init__(
+            f"This request cannot be decided with {action[:40]!r}; it takes {', '.join(allowed)}. Nothing was recorded."
+        )
+        self.details = {"action": action[:40], "actions": allowed}
+
+
+class AnswerTooLongError(DecisionError):
+    """Feedback, a rejection's reason or an edited draft over its maximum (400 ``answer_too_long``).
+
+    ``details``: ``field`` and ``max_length`` (characters)."""
+
+    code = "answer_too_long"
+
+    def __init__(self, field: str, limit: int) -> None:
+        super().__init__(f"The {field} is longer than {limit:,} characters; shorten it. Nothing was recorded.")
+        self.details = {"field": field, "max_length": limit}
+
+
+class AnswerMissingError(DecisionError):
+    """A free-text answer with nothing in it (None, blank): 400 ``answer_missing``; nothing was stored."""
+
+    code = "answer_missing"
+
+    def __init__(self, message: str = "The answer is empty: say approve, reject or what to change.") -> None:
+        super().__init__(message)
 
 
 class InboxConflict(Exception):

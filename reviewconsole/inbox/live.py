@@ -23,6 +23,7 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from . import publisher
+from .actions import allows_bulk_approve
 from .models import Interrupt, InterruptStatus, QueueChange
 
 logger = logging.getLogger("reviewconsole.inbox")
@@ -154,7 +155,7 @@ def summary(row: Interrupt) -> dict[str, Any]:
         "decision": row.decision,
         "decided_by": row.decided_by_label,
         "decided_at": _iso(row.decided_at),
-        "bulk_approve": bool(row.metadata.get("bulk_approve")),
+        "bulk_approve": allows_bulk_approve(row),  # the interrupt's metadata, else the workflow's setting
         "url": f"/inbox/items/{row.pk}/",
     }
 

@@ -7,6 +7,7 @@ sentence whether the race was lost in a pre-check or in the database's condition
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from django.utils import timezone
 
@@ -15,7 +16,14 @@ from engine import AlreadyDecidedError
 from .errors import ClaimConflictError, ExpiredError, MovedError, SupersededError
 from .models import Interrupt, InterruptStatus, OnExpiry
 
-__all__ = ["claimed_conflict", "expired_conflict", "moved_conflict", "refusal_for"]
+__all__ = [
+    "claimed_conflict",
+    "expired_conflict",
+    "moved_conflict",
+    "newer_request",
+    "refusal_for",
+    "superseded_conflict",
+]
 
 
 def _utc(at: dt.datetime | None) -> str:
@@ -54,6 +62,36 @@ def moved_conflict(row: Interrupt) -> MovedError:
     return MovedError("This request was moved to another queue; nothing was recorded.")
 
 
+def _node(path: str) -> str:
+    """A node path without its run counts: ``wf@1/review@2`` → ``wf/review``."""
+    return re.sub(r"@[^/]*", "", path)
+
+
+def newer_request(row: Interrupt) -> Interrupt | None:
+    """The newest request that replaced ``row``: a later interrupt of the same session asked by
+    the same function at the same node, in any run of it (the next draft of a review loop), or None."""
+    later = Interrupt.objects.filter(session_id=row.session_id, function_name=row.function_name, pk__gt=row.pk)
+    node = _node(row.node_path)
+    return next((r for r in later.order_by("-pk")[:50] if _node(r.node_path) == node), None)
+
+
+def superseded_conflict(row: Interrupt, newer: Interrupt) -> SupersededError:
+    """The 409 for a request a newer one of its session replaced: names the newer one
+    (``newer_item``: its inbox id, ``newer_url``, ``newer_interrupt_id``) and what became of this one."""
+    if row.status == InterruptStatus.RESOLVED:
+        by = f" by {row.decided_by_label}" if row.decided_by_label else ""
+        what = f" (it was {_DONE.get(row.decision, 'decided')}{by}{_utc(row.decided_at)})"
+    else:
+        what = ""
+    return SupersededError(
+        f"This request is superseded: a newer request exists{what}; nothing was recorded.",
+        superseded_at=row.decided_at.isoformat() if row.decided_at else None,
+        newer_item=newer.pk,
+        newer_url=f"/inbox/items/{newer.pk}/",
+        newer_interrupt_id=newer.interrupt_id,
+    )
+
+
 _DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}
 
 
@@ -61,9 +99,14 @@ def refusal_for(row: Interrupt, now: dt.datetime | None = None) -> Exception | N
     """Why ``row`` (as stored) takes no decision or claim now, or None if it may.
 
     ``AlreadyDecidedError`` (decided by a person or a system: names who and when),
-    ``SupersededError`` (cancelled: the session moved on), ``ExpiredError`` (timed out, or due
+    ``SupersededError`` (a newer request of the session replaced it: names it; or cancelled: the
+    session moved on), ``ExpiredError`` (timed out, or due
     and about to expire).
     """
+    if row.status in (InterruptStatus.CANCELLED, InterruptStatus.RESOLVED) and row.decision != "timeout":
+        newer = newer_request(row)
+        if newer is not None:
+            return superseded_conflict(row, newer)
     if row.status == InterruptStatus.CANCELLED:
         return SupersededError(
             f"This request was superseded{_utc(row.decided_at)}: the session moved on without it; "

@@ -26,7 +26,7 @@ from engine import AlreadyDecidedError, InterruptKind
 from ..audit.services import audit_record
 from ..workflow_sessions.runners import runner_for_session
 from ..workflow_sessions.services import enqueue_run
-from .actions import ACTIONS, allowed_actions, reject_reason_required
+from .actions import ACTIONS, check_action, check_lengths, reject_reason_required
 from .drafts import draft_of, edit_diff
 from .errors import DecisionError
 from .models import Interrupt
@@ -97,10 +97,7 @@ def _check_may_decide(interrupt: Interrupt, user: AbstractBaseUser) -> bool:
 
 
 def _check_action(interrupt: Interrupt, action: str, reason: str) -> None:
-    if action not in ACTIONS:
-        raise DecisionError(f"Unknown action {action!r}.")
-    if action not in allowed_actions(interrupt):
-        raise DecisionError(f"This request cannot be decided with {action!r}.")
+    check_action(interrupt, action)
     if action == "reject" and reject_reason_required(interrupt) and not reason.strip():
         raise DecisionError("Give a reason for the rejection.")
 
@@ -131,6 +128,7 @@ def interrupt_decide(
     """
     override = _check_may_decide(interrupt, user)
     _check_action(interrupt, action, reason)
+    check_lengths(feedback=text if action == "revise" else None, reason=reason, draft=draft)
     value = None
     if action == "answer":
         value = validate_value(interrupt.response_schema or {}, form or {})

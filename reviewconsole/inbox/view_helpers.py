@@ -128,6 +128,8 @@ def refusal(request: HttpRequest, item: Interrupt, exc: Exception, **extra: Any)
     # request or the workflow is at fault.
     conflict = status == 409 and key not in ("workflow_gone",) and isinstance(exc, InboxConflict | AlreadyDecidedError)
     notice = {"conflict" if conflict else "error": message}
+    if isinstance(exc, InboxConflict) and exc.details.get("newer_url"):
+        extra["newer_url"] = exc.details["newer_url"]  # superseded: the page links the newer request
     if request.method == "POST" and status == 400:  # give back what they typed
         extra.update(
             posted_feedback=request.POST.get("feedback", ""),
@@ -145,7 +147,7 @@ def _classify(exc: Exception) -> tuple[int, str, str, dict[str, Any]]:
     if isinstance(exc, AlreadyDecidedError):
         return 409, "already_decided", exc.message, dict(exc.details)
     if isinstance(exc, DecisionError):
-        return 400, "invalid", exc.message, {"errors": exc.errors}
+        return 400, exc.code, exc.message, {"errors": exc.errors, **exc.details}
     if isinstance(exc, AnswerInvalidError):
         return 400, "invalid", exc.message, {"errors": exc.details.get("errors", [])}
     if isinstance(exc, PermissionDenied):

@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from ..audit.services import audit_record
 from ..workflow_sessions.admin import ReadOnlyAdmin
 from ..workflows import all_specs
+from .addresses import PrivateAddressError, check_destination
 from .models import EVENT_TYPES, DeliveryAttempt, OutboundMessage, Subscription
 from .services import message_redeliver
 
@@ -28,6 +29,14 @@ class SubscriptionForm(forms.ModelForm):
     class Meta:
         model = Subscription
         fields = ("name", "url", "events", "workflows", "enabled", "secret")
+
+    def clean_url(self) -> str:
+        url = str(self.cleaned_data["url"])
+        try:
+            check_destination(url)
+        except PrivateAddressError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return url
 
 
 @admin.register(Subscription)

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
+from .addresses import PrivateAddressError, check_destination
 from .models import DeliveryAttempt, MessageStatus, OutboundMessage, Subscription
 
 logger = logging.getLogger("reviewconsole.outbound")
@@ -103,6 +104,10 @@ def _post(message: OutboundMessage) -> tuple[int | None, str]:
         "webhook-signature": Webhook(message.subscription.secret).sign(message.pk, now, body),
     }
     try:
+        check_destination(message.subscription.url)
+    except PrivateAddressError as exc:
+        return None, f"Refused: {exc}"[:1000]
+    try:
         response = httpx.post(
             message.subscription.url,
             content=body.encode(),
@@ -114,7 +119,8 @@ def _post(message: OutboundMessage) -> tuple[int | None, str]:
         return None, f"{type(exc).__name__}: {exc}"[:1000]
     if 200 <= response.status_code < 300:
         return response.status_code, ""
-    return response.status_code, f"HTTP {response.status_code}: {response.text[:300]}"
+    # The receiver's reply body is not kept: it is the receiver's, and auditors read the attempts.
+    return response.status_code, f"HTTP {response.status_code}"
 
 
 def _body(message: OutboundMessage) -> str:

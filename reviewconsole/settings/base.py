@@ -39,6 +39,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A NUL in the URL or a header is a 400 here, not a 500 at the database (PostgreSQL).
     "reviewconsole.console.request_guard.RefuseNulMiddleware",
+    # A number too large for the database or a date (an admin filter) is a 400, not a 500.
+    "reviewconsole.console.request_guard.RefuseOverflowMiddleware",
     # A view's database outage or lock wait becomes a 503 / 409 with Retry-After, not a 500.
     "reviewconsole.console.unavailable.DatabaseErrorMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
@@ -195,6 +197,8 @@ REVIEWCONSOLE = {
     # Largest webhook body kept on its delivery for replay, in bytes (longer bodies are not kept).
     "WEBHOOK_KEEP_BYTES": int(os.environ.get("REVIEWCONSOLE_WEBHOOK_KEEP_BYTES", str(256 * 1024))),
     # Outbound events: attempts per message, first back-off (seconds, doubled each retry), timeout.
+    # Outbound events to loopback, link-local or private addresses (refused unless set; see outbound/addresses.py).
+    "OUTBOUND_ALLOW_PRIVATE": os.environ.get("REVIEWCONSOLE_OUTBOUND_ALLOW_PRIVATE", "") in ("1", "true", "yes"),
     "OUTBOUND_MAX_ATTEMPTS": int(os.environ.get("REVIEWCONSOLE_OUTBOUND_MAX_ATTEMPTS", "8")),
     "OUTBOUND_BACKOFF": float(os.environ.get("REVIEWCONSOLE_OUTBOUND_BACKOFF", "10")),
     "OUTBOUND_TIMEOUT": float(os.environ.get("REVIEWCONSOLE_OUTBOUND_TIMEOUT", "10")),

@@ -2,18 +2,32 @@
 
 Secrets come from the environment when set; otherwise a random key is generated once and kept in
 ``var/secret_key`` so sessions survive restarts. Not for production (see ``production.py``).
+
+``var/`` is made ``0700`` and the SQLite database file ``0600`` before Django opens it (SQLite
+gives its ``-wal`` and ``-shm`` files the database file's mode): it holds webhook secrets, hashed
+tokens and session keys, which no other local user may read.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+from pathlib import Path
 
 from . import env
 from .base import *  # noqa: F403
 from .base import REVIEWCONSOLE, VAR_DIR
 
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+VAR_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+VAR_DIR.chmod(0o700)
+
+
+def private_file(path: Path) -> str:
+    """Create ``path`` (if missing) readable and writable by its owner only (``0600``); return it as text."""
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)
+    path.chmod(0o600)
+    return str(path)
 
 
 def _secret_key() -> str:
@@ -49,6 +63,8 @@ DATABASES = {
 }
 # The demo workflows unless REVIEWCONSOLE_WORKFLOWS names the modules (replacing the demo).
 REVIEWCONSOLE = {**REVIEWCONSOLE, "WORKFLOWS": env.workflow_modules([env.DEMO_WORKFLOWS])}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" and DATABASES["default"]["NAME"] != ":memory:":
+    private_file(Path(DATABASES["default"]["NAME"]))
 CHANNEL_LAYERS = env.channel_layers(CHANNEL_LAYERS)  # noqa: F405
 TASKS = env.tasks(TASKS)  # noqa: F405
 

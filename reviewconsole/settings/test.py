@@ -16,10 +16,12 @@ import tempfile
 os.environ.setdefault("REVIEWCONSOLE_VAR_DIR", tempfile.mkdtemp(prefix="reviewconsole-test-"))
 
 from .embedded import *  # noqa: F403
-from .embedded import DATABASES, VAR_DIR
+from .embedded import DATABASES, VAR_DIR, private_file
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
+    DATABASES["default"]["TEST"] = {"NAME": private_file(VAR_DIR / "test.sqlite3")}
+# The outbound tests' receiver listens on loopback.
+REVIEWCONSOLE = {**REVIEWCONSOLE, "OUTBOUND_ALLOW_PRIVATE": True}  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default"]}}
 ALLOWED_HOSTS = [*ALLOWED_HOSTS, "testserver"]  # noqa: F405 (Django's test client and Channels' communicator)

@@ -14,15 +14,25 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest
 
+from engine import InterruptNotReadyError, InterruptRecord, Runner, UnknownInterruptError
+
 from ..audit.services import audit_record
 from ..inbox.models import Queue
 from ..inbox.selectors import is_queue_manager
 from ..workflows import UnknownWorkflowError, get
-from .models import SessionStatus, WorkflowSession
+from .models import Delivery, SessionStatus, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .tasks import run_session
 
-__all__ = ["can_retry", "enqueue_run", "manages_workflow", "session_retry", "session_start"]
+__all__ = [
+    "answer_waiting",
+    "answers_submit",
+    "can_retry",
+    "enqueue_run",
+    "manages_workflow",
+    "session_retry",
+    "session_start",
+]
 
 
 def enqueue_run(session_id: str) -> None:
@@ -105,3 +115,37 @@ def session_retry(
     )
     enqueue_run(session.id)
     return WorkflowSession.objects.get(pk=session.id)
+
+
+async def answer_waiting(session_id: str) -> bool:
+    """True while an answer to the session is stored and no run has applied it yet."""
+    return await Delivery.objects.filter(session_id=session_id, applied_at__isnull=True).aexists()
+
+
+async def answers_submit(
+    runner: Runner,
+    session_id: str,
+    answers: dict[Any, Any],
+    *,
+    decided_by: str | None = None,
+    context: dict[str, Any] | None = None,
+) -> list[InterruptRecord]:
+    """``runner.submit`` for the doors: an answer for an interrupt not open yet while an earlier
+    answer is stored but not yet applied is retryable, as while the session runs.
+
+    Raises:
+        engine.InterruptNotReadyError: no such pending interrupt, and a stored answer waits for
+            its run (409 ``interrupt_not_ready``, retry): the run may open it.
+        Everything ``Runner.submit`` raises.
+    """
+    try:
+        return await runner.submit(session_id, answers, decided_by=decided_by, context=context)
+    except UnknownInterruptError as exc:
+        if not await answer_waiting(session_id):
+            raise
+        raise InterruptNotReadyError(
+            "No such pending interrupt yet: an earlier answer is stored and not yet applied; "
+            "retry once the session pauses again.",
+            interrupt_id=exc.details.get("interrupt_id"),
+            pending=exc.details.get("pending", []),
+        ) from None

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -85,10 +86,24 @@ def open_page(browser: Any, console: Console, username: str, **context_args: Any
     return context, page
 
 
+def endpoint_secret(console: Console, slug: str) -> str:
+    """The signing secret of endpoint ``slug`` in the console's database (the demo gives each
+    endpoint its own; ``email-review``'s is ``DEMO_SECRET``)."""
+    database = Path(console.env["REVIEWCONSOLE_VAR_DIR"]) / "reviewconsole.sqlite3"
+    with closing(sqlite3.connect(database)) as connection:
+        row = connection.execute(
+            "SELECT s.secret FROM hooks_webhooksecret s JOIN hooks_webhookendpoint e ON s.endpoint_id = e.id "
+            "WHERE e.slug = ? ORDER BY s.created_at DESC LIMIT 1",
+            (slug,),
+        ).fetchone()
+    return row[0] if row else DEMO_SECRET
+
+
 def webhook(console: Console, slug: str, data: Any) -> str:
     """Start a session of workflow ``slug`` through its signed webhook; returns the session id."""
     body = json.dumps(data)
-    headers = {"content-type": "application/json", **signed_headers(body, webhook_id=f"msg_{uuid.uuid4().hex}")}
+    signed = signed_headers(body, secret=endpoint_secret(console, slug), webhook_id=f"msg_{uuid.uuid4().hex}")
+    headers = {"content-type": "application/json", **signed}
     response = httpx.post(f"{console.url}/hooks/{slug}/", content=body, headers=headers, timeout=10)
     assert response.status_code == 202, response.text
     return response.json()["session_id"]

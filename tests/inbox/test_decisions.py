@@ -128,7 +128,10 @@ def test_a_schema_item_takes_only_the_form(start_session, personas):
     _, [item] = start_session("incident-triage", {"title": "Checkout down"})
     with pytest.raises(DecisionError) as caught:
         interrupt_decide(interrupt=item, user=personas.admin, action="approve")
-    assert caught.value.message == "This request cannot be decided with 'approve'."
+    assert (
+        caught.value.message == "This request cannot be decided with 'approve'; it takes answer. Nothing was recorded."
+    )
+    assert caught.value.code == "action_not_supported"
 
 
 def test_an_interrupt_may_restrict_the_actions(start_review, personas):

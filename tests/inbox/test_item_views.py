@@ -30,7 +30,7 @@ def test_a_vip_discount_shows_customer_tier_and_discount(client, personas, start
     assert 'id="tier">Verified VIP Member<' in page
     assert 'id="proposed-discount">20%<' in page
     assert "Any &lt;b&gt;deal&lt;/b&gt;?" in page
-    assert response.context["actions"] == ["approve", "reject", "revise"]
+    assert response.context["actions"] == ["approve", "reject"]
 
 
 def test_a_refund_approval_shows_order_amount_reason_and_limit(client, personas, start_session):

@@ -315,7 +315,7 @@ class Stack:
     def send_webhook(self, client: httpx.Client, slug: str, data: Any, webhook_id: str | None = None) -> httpx.Response:
         """POST a signed webhook through nginx."""
         body = json.dumps(data)
-        headers = {"content-type": "application/json", **sign(body, webhook_id or f"msg_{uuid.uuid4().hex}")}
+        headers = {"content-type": "application/json", **sign(body, webhook_id or f"msg_{uuid.uuid4().hex}", slug)}
         return client.post(f"/hooks/{slug}/", content=body, headers=headers)
 
     def start_probe(self, client: httpx.Client | None = None, **data: Any) -> str:

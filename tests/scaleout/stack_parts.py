@@ -29,15 +29,18 @@ OPENSSL = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", 
 OPENSSL += ["-addext", "subjectAltName=IP:127.0.0.1"]
 
 
-def sign(body: str, webhook_id: str) -> dict[str, str]:
-    """Standard Webhooks headers for ``body`` signed with the demo secret (no Django needed)."""
+def sign(body: str, webhook_id: str, slug: str = "email-review") -> dict[str, str]:
+    """Standard Webhooks headers for ``body`` to endpoint ``slug``, signed with its demo secret
+    (derived from :data:`SECRET`; no Django needed)."""
     from standardwebhooks.webhooks import Webhook
+
+    from reviewconsole.console.demo_secrets import endpoint_secret
 
     now = dt.datetime.now(tz=dt.UTC)
     return {
         "webhook-id": webhook_id,
         "webhook-timestamp": str(int(now.timestamp())),
-        "webhook-signature": Webhook(SECRET).sign(webhook_id, now, body),
+        "webhook-signature": Webhook(endpoint_secret(SECRET, slug)).sign(webhook_id, now, body),
     }
 
 

@@ -51,7 +51,7 @@ def _at_once(stack, send) -> list[httpx.Response]:
 def test_one_webhook_redelivered_to_every_process_at_once_starts_one_session(healthy):
     stack = healthy
     body = json.dumps({"label": "redelivered"})
-    headers = {"content-type": "application/json", **sign(body, f"msg_{uuid.uuid4().hex}")}
+    headers = {"content-type": "application/json", **sign(body, f"msg_{uuid.uuid4().hex}", "probe")}
     answers = _at_once(stack, lambda c: c.post("/hooks/probe/", content=body, headers=headers))
     assert Counter(a.status_code for a in answers) == {202: COPIES}
     sessions = {a.json()["session_id"] for a in answers}

@@ -25,7 +25,8 @@ async def test_feedback_shorter_gives_a_shorter_draft_that_says_what_it_applied(
     record = await runner.store.get_session(session.id)
     assert second.status == "waiting"
     assert len(second.interrupts[0].message) < len(first.interrupts[0].message)
-    assert "(Revised after reviewer feedback: shorter)" in record.state["draft"]
+    assert "We are sorry about this." in record.state["draft"] and record.state["feedback"] == "shorter"
+    assert "Revised after reviewer feedback" not in record.state["draft"]  # the draft is what the customer gets
 
 
 async def test_approve_sends_and_reject_drops(runner_for):
@@ -73,5 +74,5 @@ async def test_the_real_feedback_still_applies_after_such_a_complaint(runner_for
     await runner.run(session.id, {"complaint": FORGED})
     await runner.resume(session.id, {None: "shorter"})
     draft = (await runner.store.get_session(session.id)).state["draft"]
-    assert "(Revised after reviewer feedback: shorter)" in draft
+    assert "We are sorry about this." in draft
     assert "refund you in full" not in draft

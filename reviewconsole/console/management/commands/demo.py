@@ -10,8 +10,11 @@ API clients, subscriptions, webhook secrets, Replay, Redeliver). Their password 
 either way. A user's password is only set when it does not match already, so a restart of
 ``./run`` (which runs this command) keeps everyone logged in.
 Every workflow but the chats gets a webhook endpoint (``support-handoff`` waits for the user's
-next chat message, which only an AG-UI client sends: it has none); their secret is
-``$DEMO_WEBHOOK_SECRET`` (``whsec_…``) when set.
+next chat message, which only an AG-UI client sends: it has none). Each has its own secret, so a
+delivery captured at one cannot be replayed at another. With ``$DEMO_WEBHOOK_SECRET``
+(``whsec_…``) set, ``email-review``'s (the README's curl example) is that secret and every other
+one is derived from it (:func:`endpoint_secret`); without it each is generated once and kept.
+``send_webhook`` signs with the endpoint's own; the admin shows them under *Webhooks*.
 The API client ``demo`` may use every workflow; its token is ``$DEMO_API_TOKEN`` when set (else it
 is created without a usable token: make one in the admin).
 """
@@ -32,6 +35,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.db.models import Q
 
+from reviewconsole.console.demo_secrets import endpoint_secret
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
 from reviewconsole.workflows import all_specs
 
@@ -161,10 +165,16 @@ class Command(BaseCommand):
                 WebhookEndpoint.objects.filter(slug=spec.name, workflow=spec.name).update(enabled=False)
                 continue
             endpoint, _ = WebhookEndpoint.objects.get_or_create(slug=spec.name, defaults={"workflow": spec.name})
+            # Each endpoint its own secret: a delivery captured at one cannot be replayed at another.
             if secret:
-                WebhookSecret.objects.filter(endpoint=endpoint, label="demo").exclude(secret=secret).delete()
-                WebhookSecret.objects.get_or_create(endpoint=endpoint, secret=secret, defaults={"label": "demo"})
-            elif not endpoint.secrets.exists():
+                own = endpoint_secret(secret, spec.name)
+                WebhookSecret.objects.filter(endpoint=endpoint, label="demo").exclude(secret=own).delete()
+                WebhookSecret.objects.get_or_create(endpoint=endpoint, secret=own, defaults={"label": "demo"})
+                continue
+            # A copy of another endpoint's secret left by an older demo is replaced.
+            others = WebhookSecret.objects.filter(endpoint__in=WebhookEndpoint.objects.exclude(pk=endpoint.pk))
+            endpoint.secrets.filter(label="demo", secret__in=others.values("secret")).delete()
+            if not endpoint.secrets.exists():
                 generated_secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
                 WebhookSecret.objects.create(endpoint=endpoint, secret=generated_secret, label="demo")
 

@@ -74,9 +74,9 @@ class Command(BaseCommand):
             return
         from daphne.endpoints import build_endpoint_description_strings
         from daphne.server import Server
-        from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 
         from reviewconsole.asgi import application
+        from reviewconsole.console.static_files import StaticFilesHandler
 
         if host in ("0.0.0.0", "::"):  # noqa: S104 (the user asked to listen on every interface)
             self.stdout.write("Listening on every interface: list the names clients use in DJANGO_ALLOWED_HOSTS.")
@@ -97,7 +97,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"Send one: {hint}")
 
         server = Server(
-            application=ASGIStaticFilesHandler(application),
+            application=StaticFilesHandler(application),
             endpoints=build_endpoint_description_strings(host=host, port=port),
             ready_callable=ready,
             signal_handlers=True,

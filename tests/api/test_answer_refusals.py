@@ -1,0 +1,45 @@
+"""Answers the API refuses (issue 13): an empty free-text answer (400 ``answer_missing``), and an
+answer for the next interrupt while the previous answer waits to be applied (409
+``interrupt_not_ready``, retryable)."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from engine import AnswerMissingError
+from reviewconsole.inbox.models import Interrupt
+from reviewconsole.workflow_sessions.runners import runner_for_session
+from tests.api.conftest import post
+
+
+@pytest.fixture
+def review(start_session):
+    session, [item] = start_session("email-review", {"complaint": "The parcel is late."})
+    return session, item
+
+
+@pytest.mark.parametrize("payload", [None, {"result": None}, "   "])
+def test_an_empty_answer_to_a_free_text_interrupt_is_answer_missing(client, token, review, payload):
+    session, item = review
+    response = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": payload}, token)
+    assert response.status_code == 400 and response.json()["error"]["code"] == "answer_missing"
+    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.deliveries.exists()
+
+
+def test_the_engine_refuses_none_for_a_free_text_interrupt(review):
+    session, _ = review
+    with pytest.raises(AnswerMissingError):
+        async_to_sync(runner_for_session(session).submit)(session.id, {None: None})
+    assert not session.deliveries.exists()
+
+
+def test_an_answer_for_the_next_interrupt_before_the_last_is_applied_is_not_ready(client, token, review):
+    session, _ = review
+    # No on_commit: the first answer is stored, its run not taken yet.
+    first = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": "shorter"}, token)
+    assert first.status_code == 202 and session.deliveries.filter(applied_at__isnull=True).exists()
+    for body in ({"interrupt_id": "the-next-draft", "payload": "approve"}, {"payload": "approve"}):
+        early = post(client, f"/api/v1/sessions/{session.id}/resume", body, token)
+        assert early.status_code == 409, early.json()
+        assert early.json()["error"]["code"] == "interrupt_not_ready" and early["Retry-After"] == "1"
