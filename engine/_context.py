@@ -8,6 +8,7 @@ annotated :class:`Context`) receives it. Composite nodes (workflows, agents, nod
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -107,6 +108,10 @@ class Context:
         self.dynamic_counts: dict[str, int] = {}
         self.dynamic_answers: dict[str, Any] = {}
         """Answers (by wire id) for waiting children, handed over on resume."""
+        self.dynamic_running: set[asyncio.Future[None]] = set()
+        """One future per :meth:`run_node` call in progress, done when it returns or raises."""
+        self.dynamic_stopped = False
+        """True once this node waits on a child: a :meth:`run_node` call after that starts nothing."""
         self.output_claimed = False
         """True once a child was run with ``use_as_output=True``: its output event is this node's."""
         self.attempt_count = 1

@@ -13,10 +13,16 @@ child that finished (with its output) and every child that waits (with its slot)
 outputs back without running them again, and a waiting child's interrupts reach the inbox and its
 answers resume it. A child that waits stops the caller (it waits too, on the child's interrupts);
 ADK's ``raise_on_wait=False`` (``None`` returned to the caller) is not offered.
+
+Children may run at once (``asyncio.gather`` over ``run_node`` calls). When one of them waits,
+``gather`` hands its ``ChildWaiting`` to the caller while the others still run: the caller then
+settles (:func:`settle_children`) before it waits, so the siblings' outputs (or interrupts) reach
+its checkpoint and a sibling that finished never runs again on the rerun (scenario H24).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ._slot import COMPLETE, RUN, Slot
@@ -25,7 +31,7 @@ if TYPE_CHECKING:
     from ._context import Context
     from ._node import BaseNode
 
-__all__ = ["ChildWaiting", "dynamic_snapshot", "dynamic_wires", "run_node"]
+__all__ = ["ChildWaiting", "dynamic_snapshot", "dynamic_wires", "run_node", "settle_children"]
 
 
 class ChildWaiting(BaseException):
@@ -60,9 +66,33 @@ async def run_node(
     """Run ``node`` as a child of ``ctx``'s activation and return its output (see the module docstring).
 
     Raises:
-        ChildWaiting: the child waits on interrupts (the caller stops and waits with it).
+        ChildWaiting: the child waits on interrupts (the caller stops and waits with it), or the
+            caller waits already (a sibling asked), so the child is left for the caller's rerun.
         Exception: the child failed (its error).
     """
+    if ctx.dynamic_stopped:
+        raise ChildWaiting
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    ctx.dynamic_running.add(done)
+    try:
+        return await _run_child(ctx, node, node_input, use_as_output=use_as_output, run_id=run_id)
+    finally:
+        ctx.dynamic_running.discard(done)
+        done.set_result(None)
+
+
+async def settle_children(ctx: Context) -> None:
+    """Stop ``ctx`` starting children and wait until those still running have returned or raised.
+
+    Called when ``ctx``'s node waits on a child: siblings started at once (``asyncio.gather``)
+    may still run, and their outcome belongs in the caller's checkpoint.
+    """
+    ctx.dynamic_stopped = True
+    while ctx.dynamic_running:
+        await asyncio.wait(set(ctx.dynamic_running))
+
+
+async def _run_child(ctx: Context, node: Any, node_input: Any, *, use_as_output: bool, run_id: str | None) -> Any:
     from ._node import as_node
 
     child_node: BaseNode = as_node(node)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._context import Context, Outcome
-from ._dynamic import ChildWaiting
+from ._dynamic import ChildWaiting, settle_children
 from ._errors import ConfigurationError, NodeTimeoutError
 from ._events import Content, Event, EventActions, FunctionCall, Part
 from ._interrupts import CONFIRMATION_SCHEMA, InterruptKind, RequestInput
@@ -143,7 +143,8 @@ async def _consume(node: BaseNode, ctx: Context) -> Any:
             return out.value
         async for item in node.run(ctx):
             out.take(node, ctx, item)
-    except ChildWaiting:  # a child started with ctx.run_node waits: so does this node
+    except ChildWaiting:  # a child started with ctx.run_node waits: so does this node,
+        await settle_children(ctx)  # once the children still running beside it have finished
         return None
     return out.value
 

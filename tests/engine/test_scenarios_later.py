@@ -1,11 +1,11 @@
-"""HITL scenarios H26, H28–H33 and H35–H37 of shared/cases/hitl-scenarios.md, at engine level.
+"""HITL scenarios H24–H26, H28–H33 and H35–H37 of shared/cases/hitl-scenarios.md, at engine level.
 
-(H24 and H25 need ``ctx.run_node``, H27 and H34 are AG-UI door behaviour; their engine halves
-are tested where those are built.)
+(H27 and H34 are AG-UI door behaviour; their engine halves are tested where those are built.)
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -32,9 +32,10 @@ from engine import (
     ToolContext,
     UnknownInterruptError,
     Workflow,
+    node,
 )
 from tests.engine.crash import Clock, Crashed, CrashingStore
-from tests.engine.helpers import Counts, calls, responses, start
+from tests.engine.helpers import Counts, calls, outputs, responses, start
 
 
 def call(name: str, **args) -> FunctionCall:
@@ -70,6 +71,141 @@ def refund_tool(counts: Counts, ran_with: list[dict], *, limit: float | None = N
         return {"refunded": args["order_id"], "amount": args["amount"]}
 
     return FunctionTool(refund, require_confirmation=True)
+
+
+# -- H24 ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fan_out", ["one_by_one", "at_once"])
+async def test_h24_a_supervisor_fanning_out_children_reruns_with_its_own_input_and_keeps_every_result(fan_out):
+    """``one_by_one``: ``beta`` asks and stops the supervisor before ``gamma`` starts. ``at_once``
+    (``asyncio.gather``): ``gamma`` is still running when ``beta``'s wait reaches the supervisor,
+    and finishes only then; the supervisor waits for it, so it never runs again (this failed
+    before ``engine._dynamic.settle_children``: gamma's output was lost and it ran twice).
+    After the answer the supervisor reruns with its own input; the finished children's outputs
+    come from the checkpoint and the answer is ``beta``'s output."""
+    counts = Counts()
+    supervisor_inputs: list[str] = []
+    beta_stopped_the_supervisor = asyncio.Event()
+
+    async def work(node_input: str) -> str | RequestInput:
+        counts.hit(f"work:{node_input}")
+        if node_input == "beta":
+            return RequestInput(message="Is beta fine?")
+        if node_input == "gamma" and fan_out == "at_once" and counts["work:gamma"] == 1:
+            await beta_stopped_the_supervisor.wait()
+        counts.hit(f"done:{node_input}")
+        return f"{node_input} done"
+
+    @node(rerun_on_resume=True)
+    async def supervisor(ctx: Context, node_input: str) -> dict[str, str]:
+        supervisor_inputs.append(node_input)
+        items = [item.strip() for item in node_input.split(",")]
+        if fan_out == "one_by_one":
+            return {item: await ctx.run_node(work, item, run_id=item) for item in items}
+        try:
+            results = await asyncio.gather(*(ctx.run_node(work, item, run_id=item) for item in items))
+        except BaseException:
+            beta_stopped_the_supervisor.set()
+            raise
+        return dict(zip(items, results, strict=True))
+
+    app = Workflow("fan", edges=[(START, supervisor)])
+    store = InMemoryStore()
+    _, sid, paused = await start(app, "alpha, beta, gamma", store=store)
+    assert paused.status == SessionStatus.WAITING
+    [asked] = paused.interrupts
+    assert asked.path == "fan@1/supervisor@1/work@beta"
+    finished_before_the_answer = {"one_by_one": ["alpha"], "at_once": ["alpha", "gamma"]}[fan_out]
+    assert list(outputs(await store.list_events(sid))) == [
+        f"fan@1/supervisor@1/work@{item}" for item in finished_before_the_answer
+    ]
+
+    result = await Runner(app, store).resume(sid, {asked.id: "yes"})  # another worker resumes
+    assert result.status == SessionStatus.COMPLETED
+    assert result.output == {"alpha": "alpha done", "beta": "yes", "gamma": "gamma done"}
+    assert supervisor_inputs == ["alpha, beta, gamma"] * 2  # its own input again, never the answer
+    assert counts == {"work:alpha": 1, "done:alpha": 1, "work:beta": 1, "work:gamma": 1, "done:gamma": 1}
+    assert await store.pending_interrupts(sid) == []
+    events = await store.list_events(sid)
+    # one output event per child that ran; beta's output is the answer (as for a graph node, the
+    # answer event carries it), and the supervisor's output event holds all three
+    assert sorted(
+        (e.node_info.path, e.output) for e in events if e.output is not None and "/work@" in e.node_info.path
+    ) == [
+        ("fan@1/supervisor@1/work@alpha", "alpha done"),
+        ("fan@1/supervisor@1/work@gamma", "gamma done"),
+    ]
+    assert [e.output for e in events if e.node_info.path == "fan@1/supervisor@1" and e.output] == [result.output]
+    assert [r.response for r in responses(events, "adk_request_input")] == [{"result": "yes"}]
+
+
+# -- H25 ------------------------------------------------------------------------------------
+
+
+def _asking_child(kind: str, counts: Counts):
+    """A child that asks once: its answer becomes its output (``plain``), or it reruns and
+    returns the answer it reads from ``ctx.resume_inputs`` (``rerun_on_resume``)."""
+
+    def ask(node_input: str) -> RequestInput:
+        counts.hit("ask")
+        return RequestInput(message=f"Round {node_input}?")
+
+    @node(name="ask", rerun_on_resume=True)
+    def ask_again(ctx: Context, node_input: str) -> str | RequestInput:
+        counts.hit("ask")
+        if ctx.resume_inputs:
+            [answer] = ctx.resume_inputs.values()
+            return str(answer)
+        return RequestInput(message=f"Round {node_input}?")
+
+    return ask if kind == "plain" else ask_again
+
+
+@pytest.mark.parametrize("kind", ["plain", "rerun_on_resume"])
+async def test_h25_a_child_asking_once_per_call_completes_with_each_answer_and_a_stale_reply_is_refused(kind):
+    """Three answer/resume cycles, each on a fresh runner: one pending item per child call, each
+    answer completes its call (no new id for it), and a reply to an answered id is refused."""
+    counts = Counts()
+    child = _asking_child(kind, counts)
+
+    @node(rerun_on_resume=True)
+    async def supervisor(ctx: Context, node_input: str) -> list[str]:
+        counts.hit("supervisor")
+        return [await ctx.run_node(child, str(round_)) for round_ in (1, 2, 3)]
+
+    app = Workflow("rounds", edges=[(START, supervisor)])
+    store = InMemoryStore()
+    _, sid, result = await start(app, "go", store=store)
+    answered: list[str] = []
+    for round_, answer in enumerate(["first", "second", "third"], start=1):
+        assert result.status == SessionStatus.WAITING
+        [pending] = await store.pending_interrupts(sid)  # one item per child call, never more
+        assert [r.id for r in result.interrupts] == [pending.id]
+        assert pending.path == f"rounds@1/supervisor@1/ask@{round_}"
+        assert pending.message == f"Round {round_}?"
+        assert pending.id not in answered  # a new call asks under a new id
+        for stale in answered:  # an id no longer pending is refused, never silently taken
+            with pytest.raises(AlreadyDecidedError) as refused:
+                await Runner(app, store).submit(sid, {stale: "late"}, decided_by="carol")
+            assert refused.value.code == "interrupt_decided" and refused.value.details["decided_by"] == "bob"
+        with pytest.raises(UnknownInterruptError):
+            await Runner(app, store).submit(sid, {"adk-never-issued": "late"}, decided_by="carol")
+        assert await store.take_deliveries(sid) == []  # the refused replies stored nothing
+        result = await Runner(app, store).resume(sid, {pending.id: answer}, decided_by="bob")
+        answered.append(pending.id)
+        assert (await store.get_interrupt(sid, pending.id)).status == "resolved"
+
+    assert result.status == SessionStatus.COMPLETED
+    assert result.output == ["first", "second", "third"]
+    assert await store.pending_interrupts(sid) == []  # the last answer raised no new id
+    events = await store.list_events(sid)
+    asks = [c.id for c in calls(events, "adk_request_input")]
+    assert asks == answered  # each child call asked exactly once
+    runs_per_call = 1 if kind == "plain" else 2  # a rerun_on_resume child runs again with its answer
+    assert counts == {"ask": 3 * runs_per_call, "supervisor": 4}
+    with pytest.raises(AlreadyDecidedError):
+        await Runner(app, store).submit(sid, {answered[-1]: "late"}, decided_by="carol")
 
 
 # -- H26 ------------------------------------------------------------------------------------
