@@ -55,9 +55,15 @@ async def clean_run(shape: str, inner: Store) -> tuple[dict[str, Any], Probe, li
     return outcome, probe, list(store.writes)
 
 
-async def check_every_write_point(shape: str, new_store: Callable[[], tuple[Store, Expire]]) -> int:
+async def check_every_write_point(
+    shape: str, new_store: Callable[[], tuple[Store, Expire]], *, exact: bool = True
+) -> int:
     """Crash ``shape`` at each write point of its clean run over stores from ``new_store`` (a
-    store and a function that lets the dead worker's lease expire); returns the count of points."""
+    store and a function that lets the dead worker's lease expire); returns the count of points.
+
+    ``exact=False``: the store's threads may interleave parallel branches so that a run writes
+    once less than the clean run did (two branches' checkpoints in one commit); a point such a
+    run never reaches is then a run without a crash, which must still end the same."""
     expected, clean_probe, writes = await clean_run(shape, new_store()[0])
     assert expected["status"] == SessionStatus.COMPLETED
     assert set(clean_probe.runs.values()) == {1} and not clean_probe.reruns_after_completion
@@ -71,8 +77,14 @@ async def check_every_write_point(shape: str, new_store: Callable[[], tuple[Stor
         session = await dying.create_session()  # before the count: the write points are the run's
         store.writes.clear()
         probe.store, probe.session_id = inner, session.id
-        with pytest.raises(Crashed):
-            await drive(dying, session.id)
+        try:
+            finished = await drive(dying, session.id)
+        except Crashed:
+            finished = None
+        if finished is not None:
+            assert not exact and point >= len(writes) - 1 and not store.crashed, (shape, point)
+            assert {"status": finished.status, "output": finished.output, "state": finished.session.state} == expected
+            continue
         assert store.crashed
         await assert_resumable(inner, session.id)
         ran_before = dict(probe.runs)

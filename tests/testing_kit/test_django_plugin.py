@@ -29,7 +29,7 @@ def test_a_session_is_decided_through_the_inbox(console_workflow):
     assert run.session.user_id == "test"
     assert run.pending[0].queue.slug == "support"
     run.decide("revise", text="shorter")
-    assert "(Revised after reviewer feedback: shorter)" in run.state["draft"]
+    assert run.state["feedback"] == "shorter" and "shorter" not in run.state["draft"]
     run.decide("approve")
     run.assert_outcome("completed", message=SENT)
     run.assert_route("draft_email", "draft_email", "send_email", exact=False)

@@ -34,4 +34,4 @@ async def test_a_crash_at_any_write_point_on_the_orm_store_reruns_nothing_and_en
     # At least the in-memory store's points: on the ORM store the parallel branches' agents may
     # each store their checkpoint before their model call (LlmAgent._model_turn) or have it merged
     # into a sibling's commit, as the threads interleave.
-    assert await check_every_write_point(shape, orm_store) >= WRITE_POINTS[shape]
+    assert await check_every_write_point(shape, orm_store, exact=False) >= WRITE_POINTS[shape]
