@@ -50,16 +50,6 @@ DATABASES = {
 CHANNEL_LAYERS = env.channel_layers(CHANNEL_LAYERS)  # noqa: F405
 TASKS = env.tasks(TASKS)  # noqa: F405
 
-# Email (the inbox's new-item notifications) goes to the console unless a backend is named;
-# the SMTP backend's server is REVIEWCONSOLE_EMAIL_HOST and REVIEWCONSOLE_EMAIL_PORT (default 25).
-MAILERS = {
-    "default": {
-        "BACKEND": os.environ.get("REVIEWCONSOLE_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
-    }
-}
-if os.environ.get("REVIEWCONSOLE_EMAIL_HOST"):
-    MAILERS["default"]["OPTIONS"] = {
-        "host": os.environ["REVIEWCONSOLE_EMAIL_HOST"],
-        "port": int(os.environ.get("REVIEWCONSOLE_EMAIL_PORT", "25")),
-    }
+# Email (the inbox's new-item notifications) goes to the console unless a backend is named (env.py).
+MAILERS = env.mailers("django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = os.environ.get("REVIEWCONSOLE_FROM_EMAIL", "reviewconsole@localhost")

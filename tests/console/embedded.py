@@ -66,14 +66,25 @@ class EmbeddedConsole:
     def shell(self, code: str) -> str:
         return self.manage("shell", "-c", code)
 
-    def start(self) -> EmbeddedConsole:
-        """Start ``serve`` (one worker thread) and wait for its ready line."""
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, *, migrate: bool = True) -> EmbeddedConsole:
+        """Start ``serve`` (one worker thread; ``--no-migrate`` unless ``migrate``) and wait for its ready line."""
         self.starts += 1
         with self.log.open("ab") as log:
             log.write(f"\n--- start {self.starts}\n".encode())
             log.flush()
             self.process = subprocess.Popen(
-                [sys.executable, "manage.py", "serve", "--port", str(self.port)],
+                [
+                    sys.executable,
+                    "manage.py",
+                    "serve",
+                    "--port",
+                    str(self.port),
+                    *([] if migrate else ["--no-migrate"]),
+                ],
                 cwd=ROOT,
                 env=self.env,
                 stdout=log,

@@ -9,21 +9,29 @@ send was cut off: at least once) and not ``manager`` again (whose send was recor
 
 from __future__ import annotations
 
+import json
+import uuid
+
+import httpx
 import pytest
 
 from tests.console.embedded import EmbeddedConsole
 from tests.inbox.smtp_receiver import SmtpReceiver
-from tests.scaleout.stack_parts import wait_for
+from tests.scaleout.stack_parts import SECRET, sign, wait_for
 
-START = """
-from reviewconsole.workflow_sessions.services import session_start
-print(session_start(workflow="email-review", data={"complaint": "My phone battery drains too fast"}, user_id="t").id)
-"""
+
+def _send_webhook(console: EmbeddedConsole) -> str:
+    """Start an email review through the demo's signed webhook; the new session's id."""
+    body = json.dumps({"complaint": "My phone battery drains too fast"})
+    headers = {"content-type": "application/json", **sign(body, f"msg_{uuid.uuid4().hex}")}
+    response = httpx.post(f"{console.url}/hooks/email-review/", content=body, headers=headers, timeout=30)
+    assert response.status_code == 202, response.text
+    return response.json()["session_id"]
 
 
 @pytest.fixture
 def smtp():
-    server = SmtpReceiver(hold_for="reviewer@example.com").start()
+    server = SmtpReceiver(hold_if=lambda recipients, _: "reviewer@example.com" in recipients).start()
     yield server
     server.stop()
 
@@ -37,6 +45,7 @@ def console(tmp_path, smtp):
             "REVIEWCONSOLE_EMAIL_HOST": "127.0.0.1",
             "REVIEWCONSOLE_EMAIL_PORT": str(smtp.port),
             "DEMO_PASSWORD": "crash-test-pass-0123",
+            "DEMO_WEBHOOK_SECRET": SECRET,
         },
     )
     yield running
@@ -46,8 +55,8 @@ def console(tmp_path, smtp):
 def test_a_notification_cut_off_by_kill_9_reaches_the_rest_and_no_one_twice(console, smtp):
     console.manage("migrate", "--noinput")
     console.manage("demo")
-    console.start()
-    session_id = console.shell(START).split()[-1]
+    console.start(migrate=False)
+    session_id = _send_webhook(console)
     wait_for(lambda: smtp.held, 60, "the mail to reviewer held mid-send")
     assert smtp.count_to("manager@example.com") == 1
     console.kill()
@@ -55,7 +64,7 @@ def test_a_notification_cut_off_by_kill_9_reaches_the_rest_and_no_one_twice(cons
     assert task["status"] == "RUNNING"  # what a dead worker leaves behind
     [item] = console.sql("SELECT id FROM inbox_interrupt WHERE session_id = ?", session_id)
 
-    console.start()
+    console.start(migrate=False)
     wait_for(lambda: smtp.count_to("reviewer@example.com") == 1, 30, "reviewer mailed after the restart")
     wait_for(lambda: [t["status"] for t in console.tasks("notify_new_item")] == ["SUCCESSFUL"], 10, "task done")
     assert smtp.count_to("manager@example.com") == 1  # recorded before the crash: not sent again
