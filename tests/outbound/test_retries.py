@@ -130,3 +130,33 @@ def test_the_auditor_cannot_redeliver(db_tasks, subscription, receiver, on_commi
     client.post("/admin/outbound/outboundmessage/", {"action": "redeliver", "_selected_action": [message.pk]})
     message.refresh_from_db()
     assert (message.status, message.attempts) == ("failed", 3)
+
+
+def test_a_run_again_after_a_recorded_2xx_sends_nothing(db_tasks, subscription, receiver, on_commit):
+    from reviewconsole.outbound.services import message_deliver
+
+    message = _emit(on_commit)
+    _deliver_until_done(message)
+    assert message.status == "delivered"
+    assert message_deliver(message_id=message.pk) == "delivered"  # the task run again after a crash
+    assert len(receiver.received) == 1
+    assert list(message.attempt_log.values_list("number", "status_code")) == [(1, 200)]
+
+
+def test_an_attempt_cut_off_mid_send_is_logged_and_sent_again_with_the_same_id(
+    db_tasks, subscription, receiver, on_commit
+):
+    from reviewconsole.outbound.models import OutboundMessage
+    from reviewconsole.outbound.services import INTERRUPTED
+
+    with on_commit():
+        (message,) = event_emit(event_type="session.completed", workflow="email-review", data={"session_id": "s1"})
+        # What a worker killed during its POST leaves: attempt 1 claimed, never recorded.
+        OutboundMessage.objects.filter(pk=message.pk).update(attempts=1)
+    _deliver_until_done(message)
+    assert (message.status, message.attempts) == ("delivered", 2)
+    assert list(message.attempt_log.values_list("number", "status_code", "error")) == [
+        (1, None, INTERRUPTED),
+        (2, 200, ""),
+    ]
+    assert [r.headers["webhook-id"] for r in receiver.received] == [message.pk]
