@@ -33,7 +33,16 @@ from .models import WorkerHeartbeat
 
 logger = logging.getLogger("reviewconsole.worker")
 
-__all__ = ["TaskKeeper", "WorkerLost", "heartbeat", "process_of", "requeue_stale_tasks", "task_lease"]
+__all__ = [
+    "HEARTBEAT_KEEP",
+    "TaskKeeper",
+    "WorkerLost",
+    "heartbeat",
+    "process_of",
+    "prune_heartbeats",
+    "requeue_stale_tasks",
+    "task_lease",
+]
 
 RUNNING, READY, FAILED = "RUNNING", "READY", "FAILED"
 """django-tasks-db's ``TaskResultStatus`` values this module reads and writes (pinned by a test)."""
@@ -64,6 +73,18 @@ def heartbeat(worker_id: str, *, started_at: dt.datetime, now: dt.datetime | Non
         worker_id=worker_id,
         defaults={"beat_at": now, "host": socket.gethostname()[:255], "pid": os.getpid(), "started_at": started_at},
     )
+
+
+HEARTBEAT_KEEP = dt.timedelta(days=1)
+"""How long the heartbeat of a worker that died stays (for the admin's eyes); a task whose worker's
+row is gone counts as dead all the same."""
+
+
+def prune_heartbeats(*, now: dt.datetime | None = None) -> int:
+    """Delete heartbeats older than :data:`HEARTBEAT_KEEP`; returns how many."""
+    now = now or timezone.now()
+    deleted, _ = WorkerHeartbeat.objects.filter(beat_at__lt=now - HEARTBEAT_KEEP).delete()
+    return deleted
 
 
 def requeue_stale_tasks(*, now: dt.datetime | None = None, lease: float | None = None) -> list[str]:
@@ -126,11 +147,12 @@ class TaskKeeper:
         self._thread: threading.Thread | None = None
 
     def beat(self) -> None:
-        """One turn: heartbeat, then sweep. Never raises (the database may be away for a while)."""
+        """One turn: heartbeat, sweep, prune. Never raises (the database may be away for a while)."""
         close_old_connections()
         try:
             heartbeat(self.worker_id, started_at=self._started_at)
             requeue_stale_tasks()
+            prune_heartbeats()
         except Exception:
             logger.exception("Task keeper: heartbeat or sweep failed")
 

@@ -123,14 +123,15 @@ def _body(message: OutboundMessage) -> str:
     return json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False)
 
 
-def message_deliver(*, message_id: str) -> str:
+def message_deliver(*, message_id: str, after_crash: bool = False) -> str:
     """Make the next attempt at ``message_id``; returns its status afterwards.
 
     The attempt is claimed with a conditional UPDATE on the attempt count, so a redeliver and a
     scheduled retry running at once send it once between them. Run again after a crash (the task
     is queued again by ``console/task_recovery.py``): a message whose 2xx was recorded is not sent
     again (its status is ``delivered``); one whose worker died mid-send is sent again, same
-    ``webhook-id``, after logging the cut-off attempt as interrupted.
+    ``webhook-id``, after logging the cut-off attempt as interrupted (``after_crash``: this task
+    was claimed before by a worker that died).
     """
     message = OutboundMessage.objects.select_related("subscription").filter(pk=message_id).first()
     if message is None or message.status != MessageStatus.PENDING:
@@ -142,7 +143,8 @@ def message_deliver(*, message_id: str) -> str:
     )
     if not claimed:
         return "claimed-elsewhere"
-    _record_interrupted(message, number - 1)
+    if after_crash:
+        _record_interrupted(message, number - 1)
     started = time.monotonic()
     status_code, error = _post(message) if message.subscription.enabled else (None, "subscription disabled")
     took = int((time.monotonic() - started) * 1000)

@@ -9,7 +9,13 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult, get_date_max
 
 from reviewconsole.console.models import WorkerHeartbeat
-from reviewconsole.console.task_recovery import TaskKeeper, heartbeat, requeue_stale_tasks
+from reviewconsole.console.task_recovery import (
+    HEARTBEAT_KEEP,
+    TaskKeeper,
+    heartbeat,
+    prune_heartbeats,
+    requeue_stale_tasks,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -78,6 +84,15 @@ def test_a_task_finished_meanwhile_is_not_touched():
     assert requeue_stale_tasks(lease=LEASE) == []
     task.refresh_from_db()
     assert task.status == "SUCCESSFUL"
+
+
+def test_old_heartbeats_are_pruned_and_their_tasks_still_count_as_dead():
+    _beat("console-long-gone", ago=HEARTBEAT_KEEP.total_seconds() + 60)
+    _beat("console-alive", ago=1)
+    task = _running(["console-long-gone/0"], started_ago=HEARTBEAT_KEEP.total_seconds() + 60)
+    assert prune_heartbeats() == 1
+    assert list(WorkerHeartbeat.objects.values_list("worker_id", flat=True)) == ["console-alive"]
+    assert requeue_stale_tasks(lease=LEASE) == [str(task.pk)]
 
 
 @pytest.mark.django_db(transaction=True)  # the keeper's thread sees committed rows

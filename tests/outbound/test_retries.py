@@ -146,13 +146,15 @@ def test_a_run_again_after_a_recorded_2xx_sends_nothing(db_tasks, subscription, 
 def test_an_attempt_cut_off_mid_send_is_logged_and_sent_again_with_the_same_id(
     db_tasks, subscription, receiver, on_commit
 ):
+    from reviewconsole.console.task_recovery import requeue_stale_tasks
     from reviewconsole.outbound.models import OutboundMessage
     from reviewconsole.outbound.services import INTERRUPTED
 
-    with on_commit():
-        (message,) = event_emit(event_type="session.completed", workflow="email-review", data={"session_id": "s1"})
-        # What a worker killed during its POST leaves: attempt 1 claimed, never recorded.
-        OutboundMessage.objects.filter(pk=message.pk).update(attempts=1)
+    message = _emit(on_commit)
+    # What a worker killed during its POST leaves: its task RUNNING, attempt 1 claimed, not recorded.
+    DBTaskResult.objects.ready().get().claim("console-dead/0")
+    OutboundMessage.objects.filter(pk=message.pk).update(attempts=1)
+    assert len(requeue_stale_tasks(lease=0)) == 1  # no heartbeat: dead
     _deliver_until_done(message)
     assert (message.status, message.attempts) == ("delivered", 2)
     assert list(message.attempt_log.values_list("number", "status_code", "error")) == [
@@ -160,3 +162,13 @@ def test_an_attempt_cut_off_mid_send_is_logged_and_sent_again_with_the_same_id(
         (2, 200, ""),
     ]
     assert [r.headers["webhook-id"] for r in receiver.received] == [message.pk]
+
+
+def test_a_second_task_for_an_attempt_in_flight_logs_no_interruption(db_tasks, subscription, receiver, on_commit):
+    """A redeliver while attempt 1 is still being sent: attempt 2 goes out, attempt 1 is not called cut off."""
+    from reviewconsole.outbound.models import OutboundMessage
+
+    message = _emit(on_commit)
+    OutboundMessage.objects.filter(pk=message.pk).update(attempts=1)  # attempt 1 in flight elsewhere
+    _deliver_until_done(message)
+    assert list(message.attempt_log.values_list("number", "status_code")) == [(2, 200)]
