@@ -25,7 +25,7 @@ import socket
 import threading
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import close_old_connections
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
@@ -91,8 +91,8 @@ def requeue_stale_tasks(*, now: dt.datetime | None = None, lease: float | None =
     """Queue again every ``RUNNING`` task whose worker is dead (see the module docstring).
 
     Returns the ids of the tasks changed (queued again or failed). The UPDATE is conditional on
-    the row as read (status and ``started_at``, which every claim sets), so of several processes sweeping at once one
-    changes a given task, and a task finished meanwhile is left alone.
+    the row as read (status and ``started_at``, which every claim sets), so of several processes
+    sweeping at once one changes a given task, and a task finished meanwhile is left alone.
     """
     now = now or timezone.now()
     lease = task_lease() if lease is None else lease
@@ -111,17 +111,16 @@ def requeue_stale_tasks(*, now: dt.datetime | None = None, lease: float | None =
         if process_of(last) in alive:
             continue
         same = DBTaskResult.objects.filter(pk=task_id, status=RUNNING, started_at=started_at)
-        with transaction.atomic():
-            if len(worker_ids) >= _max_claims():
-                done = same.update(
-                    status=FAILED,
-                    finished_at=now,
-                    return_value=None,
-                    exception_class_path=f"{WorkerLost.__module__}.{WorkerLost.__qualname__}",
-                    traceback=f"WorkerLost: the worker died while running this task, {len(worker_ids)} times\n",
-                )
-            else:
-                done = same.update(status=READY, started_at=None)
+        if len(worker_ids) >= _max_claims():
+            done = same.update(
+                status=FAILED,
+                finished_at=now,
+                return_value=None,
+                exception_class_path=f"{WorkerLost.__module__}.{WorkerLost.__qualname__}",
+                traceback=f"WorkerLost: the worker died while running this task, {len(worker_ids)} times\n",
+            )
+        else:
+            done = same.update(status=READY, started_at=None)
         if done:
             changed.append(str(task_id))
             logger.warning(
