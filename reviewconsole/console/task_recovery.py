@@ -11,9 +11,12 @@ that is not ours, e.g. ``db_worker``, has none: its tasks count as dead after ``
 
 A task is claimed at most ``TASK_MAX_CLAIMS`` times: one that has killed that many workers is
 marked ``FAILED`` with :class:`WorkerLost` instead of being queued again (kept, not dropped).
-The tasks are written to be run twice (at least once): ``run_session`` takes the session's
-lease, ``deliver_message`` claims each attempt and keeps the message's ``webhook-id``,
-``notify_new_item`` skips the people whose mail was recorded.
+A ``run_session`` task is not queued again but closed the same way: its session's lease expires
+and ``workflow_sessions/recovery.py`` runs the session again from its last checkpoint (queuing
+the task as well would start two runs of one session, one of them for nothing).
+The tasks queued again are written to be run twice (at least once): ``deliver_message`` claims
+each attempt and keeps the message's ``webhook-id``, ``notify_new_item`` skips the people whose
+mail was recorded.
 """
 
 from __future__ import annotations
@@ -75,6 +78,11 @@ def heartbeat(worker_id: str, *, started_at: dt.datetime, now: dt.datetime | Non
     )
 
 
+RUN_AGAIN_ELSEWHERE = {
+    "reviewconsole.workflow_sessions.tasks.run_session": "its session is run again by its lease's recovery",
+}
+"""Task paths whose work is picked up again by a recovery of their own: closed, not queued again."""
+
 HEARTBEAT_KEEP = dt.timedelta(days=1)
 """How long the heartbeat of a worker that died stays (for the admin's eyes); a task whose worker's
 row is gone counts as dead all the same."""
@@ -111,25 +119,23 @@ def requeue_stale_tasks(*, now: dt.datetime | None = None, lease: float | None =
         if process_of(last) in alive:
             continue
         same = DBTaskResult.objects.filter(pk=task_id, status=RUNNING, started_at=started_at)
-        if len(worker_ids) >= _max_claims():
+        elsewhere = RUN_AGAIN_ELSEWHERE.get(task_path)
+        if elsewhere or len(worker_ids) >= _max_claims():
+            why = elsewhere or f"{len(worker_ids)} times; not queued again"
+            outcome = f"closed it ({why})"
             done = same.update(
                 status=FAILED,
                 finished_at=now,
                 return_value=None,
                 exception_class_path=f"{WorkerLost.__module__}.{WorkerLost.__qualname__}",
-                traceback=f"WorkerLost: the worker died while running this task, {len(worker_ids)} times\n",
+                traceback=f"WorkerLost: the worker died while running this task ({why})\n",
             )
         else:
+            outcome = "queued it again"
             done = same.update(status=READY, started_at=None)
         if done:
             changed.append(str(task_id))
-            logger.warning(
-                "Task %s (%s) was left running by dead worker %s; %s",
-                task_id,
-                task_path,
-                last or "(none)",
-                "failed it after too many claims" if len(worker_ids) >= _max_claims() else "queued it again",
-            )
+            logger.warning("Task %s (%s) was left running by dead worker %s; %s", task_id, task_path, last, outcome)
     return changed
 
 

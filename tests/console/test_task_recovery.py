@@ -78,6 +78,20 @@ def test_a_task_that_killed_its_worker_too_often_is_failed_not_queued_again(sett
     assert "3 times" in task.traceback
 
 
+def test_a_dead_run_session_task_is_closed_its_session_has_a_recovery_of_its_own():
+    from reviewconsole.console.task_recovery import RUN_AGAIN_ELSEWHERE
+    from reviewconsole.workflow_sessions.tasks import run_session
+
+    assert set(RUN_AGAIN_ELSEWHERE) == {run_session.module_path}
+    task = _running(["console-dead/0"], started_ago=LEASE + 1)
+    DBTaskResult.objects.filter(pk=task.pk).update(task_path=run_session.module_path)
+    assert requeue_stale_tasks(lease=LEASE) == [str(task.pk)]
+    task.refresh_from_db()
+    assert task.status == "FAILED"
+    assert "run again by its lease's recovery" in task.traceback
+    assert not DBTaskResult.objects.ready().exists()
+
+
 def test_a_task_finished_meanwhile_is_not_touched():
     task = _running(["console-dead/0"], started_ago=LEASE + 1)
     DBTaskResult.objects.filter(pk=task.pk).update(status="SUCCESSFUL")
