@@ -1,9 +1,19 @@
-"""The task worker that runs inside the console process (the embedded default).
+"""The task worker that runs inside the console process (the embedded default) and in ``manage.py worker``.
 
 Each thread claims tasks the way django-tasks-db's ``db_worker`` does (a locked select, then a
-claim) and runs them with its ``Worker.run_task``. Instead of sleeping a fixed interval it waits
-on an event that ``task_enqueued`` sets, so a task enqueued in this process starts at once; it
-still polls every ``interval`` seconds for tasks enqueued by other processes.
+claim) and runs them with its ``Worker.run_task``. django-tasks-db 0.13 has no public API for
+"claim one task" or "run this task" outside its ``db_worker`` loop (which sleeps a fixed interval
+and runs one task at a time), so this module uses the pieces that loop is made of:
+``DBTaskResult.objects.ready()``, ``DBTaskResultQuerySet.get_locked()``, ``DBTaskResult.claim()``,
+``utils.exclusive_transaction``, ``utils.is_locked_database_exception`` and ``Worker.run_task``.
+``tests/console/test_task_seam.py`` pins their names and signatures in the installed version,
+so an upgrade that changes them fails loudly.
+
+Instead of sleeping a fixed interval a thread waits on an event that ``task_enqueued`` sets, so
+a task enqueued in this process starts at once; it still polls every ``interval`` seconds for
+tasks enqueued by other processes. The process keeps a heartbeat and sweeps for tasks left
+``RUNNING`` by dead workers (:class:`~reviewconsole.console.task_recovery.TaskKeeper`); its
+threads claim as ``<process id>/<n>``.
 """
 
 from __future__ import annotations
@@ -19,21 +29,25 @@ from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
+from .task_recovery import TaskKeeper
+
 logger = logging.getLogger("reviewconsole.worker")
 
 __all__ = ["ThreadWorker"]
 
 
 class ThreadWorker:
-    """``count`` worker threads on the ``default`` queue until :meth:`stop`; ``interval`` in seconds."""
+    """``count`` worker threads on ``queue`` until :meth:`stop`; ``interval`` in seconds."""
 
     def __init__(self, *, count: int = 1, interval: float = 0.5, queue: str = "default") -> None:
         self.interval = interval
         self.queue = queue
         self.running = False
+        self.worker_id = f"console-{get_random_string(12)}"
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
         self._count = count
+        self._keeper = TaskKeeper(self.worker_id)
 
     def _on_enqueue(self, **kwargs: object) -> None:
         self._wake.set()
@@ -52,8 +66,7 @@ class ThreadWorker:
                     return None
                 raise
 
-    def _loop(self) -> None:
-        worker_id = f"console-{get_random_string(8)}"
+    def _loop(self, worker_id: str) -> None:
         runner = Worker(
             queue_names=[self.queue],
             interval=self.interval,
@@ -75,8 +88,9 @@ class ThreadWorker:
                 try:
                     runner.run_task(task_result)
                 except Exception:
-                    # Recording the outcome failed (the database went away). Keep the thread: a
-                    # session left half-run is picked up by recovery once its lease expires.
+                    # Recording the outcome failed (the database went away). Keep the thread: the
+                    # task stays RUNNING under this live worker; a session left half-run is picked
+                    # up by recovery once its lease expires.
                     logger.exception("Task %s: could not record its outcome", task_result.id)
                 continue
             self._wake.wait(self.interval)
@@ -85,12 +99,15 @@ class ThreadWorker:
 
     def start(self) -> None:
         self.running = True
+        self._keeper.start()
         task_enqueued.connect(self._on_enqueue, weak=False)
         for n in range(self._count):
-            thread = threading.Thread(target=self._loop, name=f"task-worker-{n}", daemon=True)
+            thread = threading.Thread(
+                target=self._loop, args=(f"{self.worker_id}/{n}",), name=f"task-worker-{n}", daemon=True
+            )
             thread.start()
             self._threads.append(thread)
-        logger.info("Started %d task worker thread(s)", len(self._threads))
+        logger.info("Started %d task worker thread(s) as %s", len(self._threads), self.worker_id)
 
     def stop(self, timeout: float = 10.0) -> None:
         self.running = False
@@ -98,3 +115,4 @@ class ThreadWorker:
         for thread in self._threads:
             thread.join(timeout)
         task_enqueued.disconnect(self._on_enqueue)
+        self._keeper.stop()

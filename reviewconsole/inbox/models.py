@@ -186,3 +186,22 @@ class QueueChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.queue_id}@{self.version} {self.event}"
+
+
+class NotificationSent(models.Model):
+    """A new-item email sent: to ``user``, about ``interrupt`` arriving in ``queue`` (an escalated
+    item is announced again in its new queue). Written after each send, so a ``notify_new_item``
+    run again after a crash skips the people already told (at least once, not twice when recorded)."""
+
+    interrupt = models.ForeignKey(Interrupt, on_delete=models.CASCADE, related_name="+")
+    queue = models.ForeignKey(Queue, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    sent_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["interrupt", "queue", "user"], name="notification_sent_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"item {self.interrupt_id} → user {self.user_id}"

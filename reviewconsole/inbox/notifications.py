@@ -13,7 +13,7 @@ from django.core.mail import EmailMessage
 from django.db.models import Q
 
 from .conf import inbox_setting
-from .models import Interrupt
+from .models import Interrupt, NotificationSent
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -29,6 +29,9 @@ def notify_members(item: Interrupt) -> int:
     """Email every active member (reviewer or manager) of ``item``'s queue who has an address.
 
     One message per person (nobody sees the others' addresses). Returns how many were sent.
+    Each send is recorded (:class:`~.models.NotificationSent`) and the people already recorded
+    for this item in this queue are skipped, so a run again after a crash mails only those it had
+    not reached (one whose send was cut off before its record may get it twice: at least once).
     """
     if not inbox_setting("NOTIFY_EMAIL"):
         return 0
@@ -38,6 +41,7 @@ def notify_members(item: Interrupt) -> int:
         get_user_model()
         .objects.filter(Q(groups__in=groups), is_active=True)
         .exclude(email="")
+        .exclude(pk__in=NotificationSent.objects.filter(interrupt=item, queue=queue).values("user_id"))
         .distinct()
         .order_by("pk")
     )
@@ -53,7 +57,11 @@ def notify_members(item: Interrupt) -> int:
     sent = 0
     for person in people:
         try:
-            sent += EmailMessage(subject, body, to=[person.email]).send()
+            delivered = EmailMessage(subject, body, to=[person.email]).send()
         except Exception:  # one bad address or a mail server hiccup must not stop the others
             logger.exception("Could not email %s about item %s", person.pk, item.pk)
+            continue
+        if delivered:
+            NotificationSent.objects.get_or_create(interrupt=item, queue=queue, user=person)
+            sent += delivered
     return sent

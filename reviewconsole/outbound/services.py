@@ -129,11 +129,15 @@ def _body(message: OutboundMessage) -> str:
     return json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False)
 
 
-def message_deliver(*, message_id: str) -> str:
+def message_deliver(*, message_id: str, after_crash: bool = False) -> str:
     """Make the next attempt at ``message_id``; returns its status afterwards.
 
     The attempt is claimed with a conditional UPDATE on the attempt count, so a redeliver and a
-    scheduled retry running at once send it once between them.
+    scheduled retry running at once send it once between them. Run again after a crash (the task
+    is queued again by ``console/task_recovery.py``): a message whose 2xx was recorded is not sent
+    again (its status is ``delivered``); one whose worker died mid-send is sent again, same
+    ``webhook-id``, after logging the cut-off attempt as interrupted (``after_crash``: this task
+    was claimed before by a worker that died).
     """
     message = OutboundMessage.objects.select_related("subscription").filter(pk=message_id).first()
     if message is None or message.status != MessageStatus.PENDING:
@@ -145,6 +149,8 @@ def message_deliver(*, message_id: str) -> str:
     )
     if not claimed:
         return "claimed-elsewhere"
+    if after_crash:
+        _record_interrupted(message, number - 1)
     started = time.monotonic()
     status_code, error = _post(message) if message.subscription.enabled else (None, "subscription disabled")
     took = int((time.monotonic() - started) * 1000)
@@ -167,6 +173,21 @@ def message_deliver(*, message_id: str) -> str:
         OutboundMessage.objects.filter(pk=message.pk).update(next_attempt_at=retry_at, last_error=error)
         _enqueue(message.pk, run_after=retry_at)
     return MessageStatus.PENDING
+
+
+INTERRUPTED = "interrupted: the worker stopped during this attempt; no answer was recorded"
+"""The error of an attempt that was claimed but never recorded (its worker died mid-send)."""
+
+
+def _record_interrupted(message: OutboundMessage, number: int) -> None:
+    """Log attempt ``number`` as interrupted when it was claimed and never recorded.
+
+    That happens when the worker died during the POST (``kill -9``): the receiver may or may not
+    have got it, so the next attempt sends it again with the same ``webhook-id`` (at least once;
+    receivers dedupe on it), and the log shows every try.
+    """
+    if number >= 1 and not DeliveryAttempt.objects.filter(message=message, number=number).exists():
+        DeliveryAttempt.objects.create(message=message, number=number, status_code=None, error=INTERRUPTED)
 
 
 def message_redeliver(*, message: OutboundMessage) -> OutboundMessage:

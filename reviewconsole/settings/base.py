@@ -202,4 +202,9 @@ REVIEWCONSOLE = {
     "OUTBOUND_MAX_ATTEMPTS": int(os.environ.get("REVIEWCONSOLE_OUTBOUND_MAX_ATTEMPTS", "8")),
     "OUTBOUND_BACKOFF": float(os.environ.get("REVIEWCONSOLE_OUTBOUND_BACKOFF", "10")),
     "OUTBOUND_TIMEOUT": float(os.environ.get("REVIEWCONSOLE_OUTBOUND_TIMEOUT", "10")),
+    # Tasks left RUNNING by a dead worker: seconds a worker's heartbeat stays good (it beats every
+    # third of it) before its tasks are queued again, and how many claims a task gets before it is
+    # failed instead (a task that kills its worker every time). See console/task_recovery.py.
+    "TASK_LEASE": float(os.environ.get("REVIEWCONSOLE_TASK_LEASE", "60")),
+    "TASK_MAX_CLAIMS": int(os.environ.get("REVIEWCONSOLE_TASK_MAX_CLAIMS", "5")),
 }

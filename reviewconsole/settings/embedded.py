@@ -68,10 +68,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" and DATABASES[
 CHANNEL_LAYERS = env.channel_layers(CHANNEL_LAYERS)  # noqa: F405
 TASKS = env.tasks(TASKS)  # noqa: F405
 
-# Email (the inbox's new-item notifications) goes to the console unless a backend is named.
-MAILERS = {
-    "default": {
-        "BACKEND": os.environ.get("REVIEWCONSOLE_EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
-    }
-}
+# Email (the inbox's new-item notifications) goes to the console unless a backend is named (env.py).
+MAILERS = env.mailers("django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = os.environ.get("REVIEWCONSOLE_FROM_EMAIL", "reviewconsole@localhost")

@@ -1,10 +1,12 @@
-"""Deployment parts read from the environment: database, channel layer, task backend, workflows.
+"""Deployment parts read from the environment: database, channel layer, task backend, mailer, workflows.
 
 ``DATABASE_URL`` (e.g. ``postgres://user:pass@host:5432/db``; psycopg 3) selects the database,
 ``REDIS_URL`` (e.g. ``redis://127.0.0.1:6379/0``) the ``channels_redis`` layer shared by every
 web process (``REVIEWCONSOLE_CHANNELS_PREFIX`` keeps deployments sharing one Redis apart), and
 ``REVIEWCONSOLE_TASK_BACKEND`` the ``django.tasks`` backend (default: the
 database backend of django-tasks-db, which every worker process on every machine polls).
+``REVIEWCONSOLE_EMAIL_BACKEND`` names the mail backend (the inbox's new-item notifications),
+``REVIEWCONSOLE_EMAIL_HOST`` and ``REVIEWCONSOLE_EMAIL_PORT`` (default 25) the SMTP backend's server.
 Unset, each falls back to the embedded default given by the caller.
 ``REVIEWCONSOLE_WORKFLOWS`` (comma-separated dotted module paths) replaces the default list of
 workflow modules (:func:`workflow_modules`); ``REVIEWCONSOLE_TEST_WORKFLOWS=1`` adds the fault
@@ -24,7 +26,7 @@ from typing import Any
 
 import dj_database_url
 
-__all__ = ["DEMO_WORKFLOWS", "PROBE_WORKFLOWS", "channel_layers", "database", "tasks", "workflow_modules"]
+__all__ = ["DEMO_WORKFLOWS", "PROBE_WORKFLOWS", "channel_layers", "database", "mailers", "tasks", "workflow_modules"]
 
 DEMO_WORKFLOWS = "reviewconsole.demo"
 """The demo workflows' module: the embedded and test settings' default list."""
@@ -93,3 +95,15 @@ def workflow_modules(default: list[str]) -> list[str]:
     if os.environ.get("REVIEWCONSOLE_TEST_WORKFLOWS") == "1" and PROBE_WORKFLOWS not in modules:
         modules.append(PROBE_WORKFLOWS)
     return modules
+
+
+def mailers(default_backend: str) -> dict[str, Any]:
+    """``MAILERS``: the ``default`` mailer's backend from ``REVIEWCONSOLE_EMAIL_BACKEND`` (else
+    ``default_backend``), its SMTP server from ``REVIEWCONSOLE_EMAIL_HOST`` / ``_PORT`` when set."""
+    mailer: dict[str, Any] = {"BACKEND": os.environ.get("REVIEWCONSOLE_EMAIL_BACKEND", default_backend)}
+    if os.environ.get("REVIEWCONSOLE_EMAIL_HOST"):
+        mailer["OPTIONS"] = {
+            "host": os.environ["REVIEWCONSOLE_EMAIL_HOST"],
+            "port": int(os.environ.get("REVIEWCONSOLE_EMAIL_PORT", "25")),
+        }
+    return {"default": mailer}

@@ -2,7 +2,7 @@
 
 Required: ``DJANGO_SECRET_KEY`` (50+ characters), ``DJANGO_ALLOWED_HOSTS`` (comma-separated) and
 ``DATABASE_URL``. Optional: ``DJANGO_CSRF_TRUSTED_ORIGINS``, ``REDIS_URL``,
-``REVIEWCONSOLE_TASK_BACKEND`` (see ``env.py``), ``DJANGO_SECURE_PROXY_SSL_HEADER=1`` behind a
+``REVIEWCONSOLE_TASK_BACKEND`` and ``REVIEWCONSOLE_EMAIL_*`` (see ``env.py``), ``DJANGO_SECURE_PROXY_SSL_HEADER=1`` behind a
 proxy that sets ``X-Forwarded-Proto``, ``DJANGO_HSTS_SECONDS`` (default one year),
 ``REVIEWCONSOLE_WORKFLOWS`` (the workflow modules, comma-separated: none by default, so the demo
 is not on unless named, as ``reviewconsole.demo``; installed distributions' entry points add theirs).
@@ -38,6 +38,7 @@ _required("DATABASE_URL")
 DATABASES = {"default": env.database({})}
 CHANNEL_LAYERS = env.channel_layers(CHANNEL_LAYERS)
 TASKS = env.tasks(TASKS)
+MAILERS = env.mailers("django.core.mail.backends.smtp.EmailBackend")  # SMTP on localhost:25 unless set (env.py)
 
 # HTTPS only: redirect plain HTTP, secure cookies, HSTS.
 SECURE_SSL_REDIRECT = True

@@ -130,3 +130,45 @@ def test_the_auditor_cannot_redeliver(db_tasks, subscription, receiver, on_commi
     client.post("/admin/outbound/outboundmessage/", {"action": "redeliver", "_selected_action": [message.pk]})
     message.refresh_from_db()
     assert (message.status, message.attempts) == ("failed", 3)
+
+
+def test_a_run_again_after_a_recorded_2xx_sends_nothing(db_tasks, subscription, receiver, on_commit):
+    from reviewconsole.outbound.services import message_deliver
+
+    message = _emit(on_commit)
+    _deliver_until_done(message)
+    assert message.status == "delivered"
+    assert message_deliver(message_id=message.pk) == "delivered"  # the task run again after a crash
+    assert len(receiver.received) == 1
+    assert list(message.attempt_log.values_list("number", "status_code")) == [(1, 200)]
+
+
+def test_an_attempt_cut_off_mid_send_is_logged_and_sent_again_with_the_same_id(
+    db_tasks, subscription, receiver, on_commit
+):
+    from reviewconsole.console.task_recovery import requeue_stale_tasks
+    from reviewconsole.outbound.models import OutboundMessage
+    from reviewconsole.outbound.services import INTERRUPTED
+
+    message = _emit(on_commit)
+    # What a worker killed during its POST leaves: its task RUNNING, attempt 1 claimed, not recorded.
+    DBTaskResult.objects.ready().get().claim("console-dead/0")
+    OutboundMessage.objects.filter(pk=message.pk).update(attempts=1)
+    assert len(requeue_stale_tasks(lease=0)) == 1  # no heartbeat: dead
+    _deliver_until_done(message)
+    assert (message.status, message.attempts) == ("delivered", 2)
+    assert list(message.attempt_log.values_list("number", "status_code", "error")) == [
+        (1, None, INTERRUPTED),
+        (2, 200, ""),
+    ]
+    assert [r.headers["webhook-id"] for r in receiver.received] == [message.pk]
+
+
+def test_a_second_task_for_an_attempt_in_flight_logs_no_interruption(db_tasks, subscription, receiver, on_commit):
+    """A redeliver while attempt 1 is still being sent: attempt 2 goes out, attempt 1 is not called cut off."""
+    from reviewconsole.outbound.models import OutboundMessage
+
+    message = _emit(on_commit)
+    OutboundMessage.objects.filter(pk=message.pk).update(attempts=1)  # attempt 1 in flight elsewhere
+    _deliver_until_done(message)
+    assert list(message.attempt_log.values_list("number", "status_code")) == [(2, 200)]

@@ -17,6 +17,7 @@ import os
 
 import pytest
 
+from tests.inbox.smtp_receiver import SmtpReceiver
 from tests.scaleout.stack import Stack
 
 
@@ -27,13 +28,26 @@ def _missing(reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory):
-    """The scale-out stack (2 Daphne, 2 workers of 2 threads, nginx), lease TTL 2 s."""
+def stack_smtp():
+    """The SMTP server on loopback the stack's notification mails go to (see ``smtp_receiver.py``)."""
+    server = SmtpReceiver().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory, stack_smtp):
+    """The scale-out stack (2 Daphne, 2 workers of 2 threads, nginx), lease TTL 2 s, mail to :func:`stack_smtp`."""
     if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
         _missing("scale-out stack tests need DATABASE_URL (PostgreSQL) and REDIS_URL; .ci/run sets them")
     if not os.environ.get("REDIS_URL"):
         _missing("scale-out stack tests need REDIS_URL; .ci/run sets it")
-    running = Stack(tmp_path_factory.mktemp("stack")).start()
+    mail = {
+        "REVIEWCONSOLE_EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "REVIEWCONSOLE_EMAIL_HOST": "127.0.0.1",
+        "REVIEWCONSOLE_EMAIL_PORT": str(stack_smtp.port),
+    }
+    running = Stack(tmp_path_factory.mktemp("stack"), extra_env=mail).start()
     yield running
     running.stop()
 

@@ -4,7 +4,8 @@ One fresh PostgreSQL database on the server of ``$DATABASE_URL`` (its role needs
 Redis of ``$REDIS_URL`` (a key prefix of our own), ``web`` Daphne processes and ``workers``
 ``manage.py worker`` processes on ``reviewconsole.settings.production``, and nginx in front
 (TLS with a throwaway self-signed certificate, round robin, websockets, ``/static/`` from
-``collectstatic``). Leases last ``lease_ttl`` seconds (short, so crash tests finish quickly).
+``collectstatic``). Leases last ``lease_ttl`` seconds (short, so crash tests finish quickly), and
+so do the workers' heartbeats (``REVIEWCONSOLE_TASK_LEASE``).
 The probe workflow is registered and logs node executions to :attr:`Stack.exec_log`.
 
 Every process writes to its own log file under the stack's directory (never to a pipe that
@@ -94,6 +95,7 @@ class Stack:
             "REVIEWCONSOLE_CHANNELS_PREFIX": f"rc-{self.db_name}:",
             "REVIEWCONSOLE_LEASE_TTL": str(lease_ttl),
             "REVIEWCONSOLE_WORKFLOWS": "reviewconsole.demo",  # production settings register none by default
+            "REVIEWCONSOLE_TASK_LEASE": str(lease_ttl),
             "REVIEWCONSOLE_TEST_WORKFLOWS": "1",
             "REVIEWCONSOLE_EXEC_LOG": str(self.exec_log),
             "REVIEWCONSOLE_VAR_DIR": str(self.dir / "var"),

@@ -1,0 +1,46 @@
+"""New-item mails are recorded per person, so a notification run again sends nobody a second one."""
+
+from __future__ import annotations
+
+from django.core import mail
+
+from reviewconsole.inbox.models import NotificationSent, Queue
+from reviewconsole.inbox.notifications import notify_members
+from reviewconsole.inbox.tasks import notify_new_item
+
+MEMBERS = [["manager@example.com"], ["reviewer@example.com"]]  # the demo's support queue
+
+
+def _recorded(item, queue=None):
+    rows = NotificationSent.objects.filter(interrupt=item, queue=queue or item.queue)
+    return sorted(rows.values_list("user__username", flat=True))
+
+
+def test_each_send_is_recorded_and_a_run_again_sends_nothing(start_review):
+    mail.outbox.clear()
+    _, item = start_review()
+    assert sorted(m.to for m in mail.outbox) == MEMBERS
+    assert _recorded(item) == ["manager", "reviewer"]
+    assert notify_new_item.call(item.pk) == 0
+    assert len(mail.outbox) == 2
+
+
+def test_a_run_cut_off_after_some_sends_mails_only_the_rest(start_review):
+    _, item = start_review()
+    NotificationSent.objects.filter(interrupt=item, user__username="reviewer").delete()  # cut off before it
+    mail.outbox.clear()
+    assert notify_members(item) == 1
+    assert [m.to for m in mail.outbox] == [["reviewer@example.com"]]
+    assert _recorded(item) == ["manager", "reviewer"]
+
+
+def test_an_escalated_item_is_announced_again_in_its_new_queue(start_review):
+    _, item = start_review()
+    support = item.queue
+    item.queue = Queue.objects.exclude(pk=support.pk).first()
+    item.save(update_fields=["queue"])
+    mail.outbox.clear()
+    assert notify_members(item) == 1  # manager is in every demo queue, reviewer in support only
+    assert [m.to for m in mail.outbox] == [["manager@example.com"]]
+    assert _recorded(item) == ["manager"]
+    assert _recorded(item, support) == ["manager", "reviewer"]
