@@ -40,6 +40,7 @@ class EmbeddedConsole:
             "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
             "REVIEWCONSOLE_VAR_DIR": str(self.var),
             "REVIEWCONSOLE_TASK_LEASE": str(task_lease),
+            "REVIEWCONSOLE_OUTBOUND_ALLOW_PRIVATE": "1",  # the tests' receivers listen on loopback
             "PYTHONUNBUFFERED": "1",
             **(env or {}),
         }

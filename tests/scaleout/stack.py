@@ -96,6 +96,7 @@ class Stack:
             "REVIEWCONSOLE_LEASE_TTL": str(lease_ttl),
             "REVIEWCONSOLE_WORKFLOWS": "reviewconsole.demo",  # production settings register none by default
             "REVIEWCONSOLE_TASK_LEASE": str(lease_ttl),
+            "REVIEWCONSOLE_OUTBOUND_ALLOW_PRIVATE": "1",  # the tests' receivers listen on loopback
             "REVIEWCONSOLE_TEST_WORKFLOWS": "1",
             "REVIEWCONSOLE_EXEC_LOG": str(self.exec_log),
             "REVIEWCONSOLE_VAR_DIR": str(self.dir / "var"),
