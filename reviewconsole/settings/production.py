@@ -3,7 +3,8 @@
 Required: ``DJANGO_SECRET_KEY`` (50+ characters), ``DJANGO_ALLOWED_HOSTS`` (comma-separated) and
 ``DATABASE_URL``. Optional: ``DJANGO_CSRF_TRUSTED_ORIGINS``, ``REDIS_URL``,
 ``REVIEWCONSOLE_TASK_BACKEND`` and ``REVIEWCONSOLE_EMAIL_*`` (see ``env.py``),
-``DJANGO_SECURE_PROXY_SSL_HEADER=1`` behind a proxy that sets ``X-Forwarded-Proto``, ``DJANGO_HSTS_SECONDS`` (default one year),
+``DJANGO_SECURE_PROXY_SSL_HEADER=1`` behind a proxy that sets ``X-Forwarded-Proto``,
+``DJANGO_HSTS_SECONDS`` (default one year),
 ``REVIEWCONSOLE_WORKFLOWS`` (the workflow modules, comma-separated: none by default, so the demo
 is not on unless named, as ``reviewconsole.demo``; installed distributions' entry points add theirs).
 ``manage.py check --deploy`` passes with these settings (a test runs it).
