@@ -65,6 +65,8 @@ class OpenAIModel:
             to :class:`~engine.RetryingModel`, whose delays are configurable).
         response_format: send ``output_schema`` as a ``json_schema`` response format (turn off
             for servers that reject it; the schema is then only described in the instruction).
+        api_key_env: the environment variable the key came from, named by the error of a 401 or
+            403 answer (None: ``OPENAI_API_KEY`` when ``api_key`` is None; "": no key was sent).
     """
 
     offline = False
@@ -80,6 +82,7 @@ class OpenAIModel:
         timeout: float = 60.0,
         max_retries: int = 0,
         response_format: bool = True,
+        api_key_env: str | None = None,
     ) -> None:
         self.name = model
         self.model = model
@@ -88,6 +91,7 @@ class OpenAIModel:
         self.response_format = response_format
         self.base_url = base_url
         self.api_key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
+        self.api_key_env = api_key_env if api_key_env is not None else ("" if api_key else "OPENAI_API_KEY")
         self.timeout = timeout
         self.max_retries = max_retries
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
@@ -159,7 +163,7 @@ class OpenAIModel:
                 ]
                 yield LlmResponse(_content(message.content or "", calls))
         except openai.APIStatusError as exc:
-            raise _status_error(self.model, exc) from None
+            raise _status_error(self.model, exc, self.api_key_env) from None
         except openai.APITimeoutError:
             raise ModelError(f"Model {self.model}: the server did not answer in time.", kind="timeout") from None
         except openai.APIConnectionError:
@@ -195,7 +199,8 @@ class OpenAIModel:
         yield LlmResponse(_content("".join(text), [(c[0], c[1], c[2]) for _, c in sorted(calls.items())]))
 
 
-def _status_error(model: str, exc: openai.APIStatusError) -> ModelError:
+def _status_error(model: str, exc: openai.APIStatusError, api_key_env: str = "") -> ModelError:
+    """The :class:`ModelError` of an HTTP error answer; a 401 or 403 names the key's variable."""
     status = exc.status_code
     if status == 429:
         kind = "rate_limited"
@@ -207,7 +212,15 @@ def _status_error(model: str, exc: openai.APIStatusError) -> ModelError:
     retry_after = _retry_after(exc.response.headers)
     if retry_after is not None:
         details["retry_after"] = retry_after
-    return ModelError(f"Model {model}: the server answered {status}.", **details)
+    message = f"Model {model}: the server answered {status}."
+    if status in (401, 403):
+        where = (
+            f"the environment variable {api_key_env} (named by API_KEY_ENV)"
+            if api_key_env
+            else "API_KEY_ENV (no key was sent: set it to the environment variable holding the key)"
+        )
+        message = f"Model {model}: the server answered {status}: check the API key, {where}."
+    return ModelError(message, **details)
 
 
 def _retry_after(headers: Any) -> float | None:

@@ -300,9 +300,24 @@ def _errors(value: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
             for key in missing:
                 found.append({"path": [*path, key], "message": "This field is required."})
             continue
-        found.append({"path": path, "message": error.message})
+        found.append(
+            {
+                "path": path,
+                "message": _pattern_message(error.schema, path) if error.validator == "pattern" else error.message,
+            }
+        )
     unique = {(tuple(map(str, e["path"])), e["message"]): e for e in found}  # one per field and reason
     return sorted(unique.values(), key=lambda e: [str(p) for p in e["path"]])
+
+
+def _pattern_message(field_schema: Any, path: list[Any]) -> str:
+    """A reviewer's message for a value that fails its ``pattern``: the field's ``title`` (else
+    its name) and ``description``, never the regular expression
+    (``"Cost Center: not in the expected form (The cost center to charge, e.g. OP-1234.)"``)."""
+    field_schema = field_schema if isinstance(field_schema, dict) else {}
+    label = str(field_schema.get("title") or (path[-1] if path else "This field"))
+    hint = str(field_schema.get("description") or "").strip()
+    return f"{label}: not in the expected form" + (f" ({hint})" if hint else ".")
 
 
 def validate_value(schema: dict[str, Any], data: dict[str, Any]) -> Any:

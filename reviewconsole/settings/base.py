@@ -176,11 +176,17 @@ REVIEWCONSOLE = {
         "openai": {
             "BACKEND": "openai",
             "BASE_URL": os.environ.get("OPENAI_BASE_URL", ""),
-            "API_KEY_ENV": "OPENAI_API_KEY",
+            # A local server (a loopback OPENAI_BASE_URL) needs no key: with OPENAI_API_KEY unset
+            # none is sent and `check` does not warn (reviewconsole.W101); set, it is sent.
+            "API_KEY_ENV": (
+                ""
+                if env.is_local_url(os.environ.get("OPENAI_BASE_URL", "")) and not os.environ.get("OPENAI_API_KEY")
+                else "OPENAI_API_KEY"
+            ),
             "MODEL": os.environ.get("OPENAI_MODEL", "") or "gpt-4o-mini",
-            "TEMPERATURE": float(os.environ["OPENAI_TEMPERATURE"]) if os.environ.get("OPENAI_TEMPERATURE") else None,
-            "TIMEOUT": float(os.environ.get("OPENAI_TIMEOUT", "60")),
-            "RETRIES": int(os.environ.get("OPENAI_RETRIES", "2")),
+            "TEMPERATURE": env.number("OPENAI_TEMPERATURE", None, float),
+            "TIMEOUT": env.number("OPENAI_TIMEOUT", 60.0, float),
+            "RETRIES": env.number("OPENAI_RETRIES", 2, int),
         },
     },
     # Back-off between retries of a failed model call, in seconds: the first delay, its growth

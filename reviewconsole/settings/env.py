@@ -22,16 +22,64 @@ waits (default 5000).
 from __future__ import annotations
 
 import os
+from ipaddress import ip_address
 from typing import Any
+from urllib.parse import urlsplit
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
-__all__ = ["DEMO_WORKFLOWS", "PROBE_WORKFLOWS", "channel_layers", "database", "mailers", "tasks", "workflow_modules"]
+__all__ = [
+    "DEMO_WORKFLOWS",
+    "PROBE_WORKFLOWS",
+    "EnvironmentValueError",
+    "channel_layers",
+    "database",
+    "is_local_url",
+    "mailers",
+    "number",
+    "tasks",
+    "workflow_modules",
+]
 
 DEMO_WORKFLOWS = "reviewconsole.demo"
 """The demo workflows' module: the embedded and test settings' default list."""
 PROBE_WORKFLOWS = "reviewconsole.demo.probes"
 """The probe workflow of the fault and scale-out tests (``REVIEWCONSOLE_TEST_WORKFLOWS=1``)."""
+
+
+class EnvironmentValueError(ImproperlyConfigured):
+    """An environment variable the settings read holds a value of the wrong form; the message
+    names the variable, its value and the form expected (``manage.py`` prints it without a traceback)."""
+
+
+def number[N: (int, float)](name: str, default: N | None, kind: type[N]) -> N | None:
+    """The environment variable ``name`` read as ``kind`` (``int`` or ``float``); unset or empty: ``default``.
+
+    Raises:
+        EnvironmentValueError: the value is not such a number (the message names the variable,
+            its value and the form expected), so a typo stops every command with one clear line.
+    """
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return kind(raw)
+    except ValueError:
+        form = "a whole number, e.g. 3" if kind is int else "a number, e.g. 0.2"
+        raise EnvironmentValueError(f"The environment variable {name} is {raw!r}: expected {form}.") from None
+
+
+def is_local_url(url: str) -> bool:
+    """Whether ``url``'s host is this machine (``localhost`` or a loopback address), as a local
+    model server's base URL is (``http://127.0.0.1:8080/v1``)."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def database(default: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,9 @@ offline model under the embedded settings) and decides its items with the inbox'
         run.assert_outcome("completed", message="Paid 120.")
 
 The workflow must be registered (``REVIEWCONSOLE_WORKFLOWS`` / ``settings.REVIEWCONSOLE["WORKFLOWS"]``).
+Django settings must be configured (``DJANGO_SETTINGS_MODULE``, ``--ds`` or the pytest ini's
+``DJANGO_SETTINGS_MODULE``, e.g. ``reviewconsole.settings.test``): without them a test using the
+fixture errors with :data:`NO_SETTINGS`, where pytest-django alone would skip it quietly.
 Runs happen at once, on the test's thread: the fixture sets Django's ``ImmediateBackend`` for
 tasks and runs the commit hooks of each start and decision.
 """
@@ -27,7 +30,15 @@ import pytest
 
 from . import RunChecks
 
-__all__ = ["ConsoleRun", "console_workflow"]
+__all__ = ["NO_SETTINGS", "ConsoleRun", "console_workflow", "pytest_runtest_setup"]
+
+NO_SETTINGS = (
+    "console_workflow needs Django settings and none are configured: set DJANGO_SETTINGS_MODULE, e.g. "
+    "DJANGO_SETTINGS_MODULE=reviewconsole.settings.test in the environment, `pytest --ds "
+    'reviewconsole.settings.test`, or DJANGO_SETTINGS_MODULE = "reviewconsole.settings.test" under '
+    "[tool.pytest.ini_options]; register your workflow with REVIEWCONSOLE_WORKFLOWS."
+)
+"""The error of a test using :func:`console_workflow` when no Django settings are configured."""
 
 REVIEWER = "workflow-tester"
 """The username of the reviewer the fixture decides with: a member and manager of the workflow's queue."""
@@ -161,14 +172,27 @@ class ConsoleRun(RunChecks):
         return self.refresh()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Fail a test that uses :func:`console_workflow` without Django settings, before
+    pytest-django's fixtures skip it quietly ("no Django settings", shown only with ``-rs``)."""
+    if "console_workflow" not in getattr(item, "fixturenames", ()):
+        return
+    from pytest_django.lazy_django import django_settings_is_configured
+
+    if not django_settings_is_configured():
+        pytest.fail(NO_SETTINGS, pytrace=False)
+
+
 @pytest.fixture
 def console_workflow(db: None, settings: Any, django_capture_on_commit_callbacks: Any) -> Iterator[Any]:
     """``console_workflow(workflow, data, *, user_id="test")`` → :class:`ConsoleRun`: start a
     session of the registered ``workflow`` with ``data`` (its input) and run it until it
     completes or waits.
 
-    Raises (from the call): ``UnknownWorkflowError`` (not registered), ``engine.WorkflowDataError``
-    (``data`` does not fit the input schema; ``details["errors"]``).
+    Fails the test (an error, not a skip) with :data:`NO_SETTINGS` when no Django settings are
+    configured. Raises (from the call): ``UnknownWorkflowError`` (not registered),
+    ``engine.WorkflowDataError`` (``data`` does not fit the input schema; ``details["errors"]``).
     """
     settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
 

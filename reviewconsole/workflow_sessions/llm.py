@@ -114,6 +114,7 @@ class ModelConfig:
             temperature=self.temperature,
             timeout=self.timeout,
             max_retries=0,
+            api_key_env=self.api_key_env,
         )
         return RetryingModel(backend, _retry(self.retries))
 

@@ -1,5 +1,7 @@
 """The README's "Bring your own workflow" commands, followed as written: startworkflow into a
-fresh folder, its generated test, and ``manage.py check`` with ``REVIEWCONSOLE_WORKFLOWS`` set.
+fresh folder, its generated test with ``./test`` (``./run`` installs no pytest; ``./test`` runs it
+on a path outside the clone, with that path's own pytest configuration), and ``manage.py check``
+with ``REVIEWCONSOLE_WORKFLOWS`` set. ``.venv`` is the running interpreter's venv (``VENV``).
 The folder the README names is replaced by a temporary one; ``./run`` (it serves until Ctrl-C) is
 only checked to use the same registration (``test_serve_reload.py`` runs ``serve --reload``)."""
 
@@ -30,6 +32,7 @@ def _run(line: str, folder: str, tmp: Path) -> subprocess.CompletedProcess:
     while ASSIGNMENT.match(words[0]):
         name, value = words.pop(0).split("=", 1)
         env[name] = value
+    env["VENV"] = str(Path(sys.executable).parent.parent)  # what ./test and .venv/bin/python name
     if words[0] == ".venv/bin/python":
         words[0] = sys.executable
     return subprocess.run(words, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -50,7 +53,9 @@ def test_the_readme_commands_work_on_a_fresh_folder(tmp_path):
         assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
         outputs.append(done.stdout)
     assert (tmp_path / "expense_claim" / "__init__.py").exists()
+    assert shlex.split(steps[1])[0] == "./test", "the generated test runs with ./test, which installs pytest"
     assert "3 passed" in outputs[1]
     assert "System check identified no issues" in outputs[2]
     assert steps[2].startswith(registration), "check runs with the registration ./run uses"
     assert "REVIEWCONSOLE_WORKFLOWS=reviewconsole.demo,expense_claim ./run" in outputs[0]
+    assert f"  ./test {tmp_path}/expense_claim" in outputs[0], "startworkflow prints the README's test command"

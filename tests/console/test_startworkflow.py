@@ -28,7 +28,7 @@ def test_the_package_is_written_and_its_registration_printed(tmp_path):
     ]
     assert 'name="expense-claim"' in (package / "__init__.py").read_text()
     assert f"PYTHONPATH={tmp_path} REVIEWCONSOLE_WORKFLOWS=reviewconsole.demo,expense_claim ./run" in output
-    assert f"-m pytest {tmp_path}/expense_claim" in output
+    assert f"  ./test {tmp_path}/expense_claim\n" in output  # ./run installs no pytest: ./test does
 
 
 def test_the_generated_test_passes_as_generated_without_django(tmp_path):

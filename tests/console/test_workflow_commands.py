@@ -60,6 +60,26 @@ def test_workflows_lists_each_with_its_endpoints_and_paused_sessions_per_version
     assert "vip-discount (disabled)" in vip
 
 
+def test_a_root_that_is_an_agent_has_the_runners_version_none_in_the_table(demo, start_session):
+    """refund-approval's root is an agent: the engine's Runner stores "" as its sessions' version
+    (a Workflow root's default is "1"); the table says "none" in both columns, not "-" and "v?"."""
+    from engine import Runner
+    from reviewconsole.workflows import get
+
+    start_session("refund-approval", {"order_id": "o-1", "amount": 900, "reason": "Damaged"})
+    runner_version = Runner(get("refund-approval").build(None)).version
+    rows = {r["name"]: r for r in json.loads(_run("workflows", "--json"))["workflows"]}
+    assert rows["refund-approval"]["version"] == runner_version == ""
+    assert rows["incident-triage"]["version"] == "1"
+    stored = set(WorkflowSession.objects.filter(workflow="refund-approval").values_list("workflow_version", flat=True))
+    assert stored <= {runner_version}
+    [refund] = [line for line in _run("workflows").splitlines() if line.startswith("refund-approval ")]
+    cells = [c.strip() for c in refund.split("  ") if c.strip()]
+    assert cells[2] == "none"
+    if rows["refund-approval"]["paused_sessions"]:
+        assert refund.endswith(f"none: {rows['refund-approval']['paused_sessions']['']}")
+
+
 def test_workflows_names_endpoints_whose_workflow_is_not_registered(demo):
     WebhookEndpoint.objects.create(slug="old-orders", workflow="retired-orders")
     listing = json.loads(_run("workflows", "--json"))

@@ -94,6 +94,25 @@ async def test_server_errors_raise_model_error_with_the_status(server):
     assert info.value.details["status_code"] == 400
 
 
+@pytest.mark.parametrize("status", [401, 403])
+async def test_a_refused_key_names_the_variable_it_came_from(server, status):
+    server.replies.append({"status": status, "error": "invalid api key"})
+    model = OpenAIModel(server.base_url, "wrong", "local-model", max_retries=0, stream=False, api_key_env="ACME_KEY")
+    with pytest.raises(ModelError) as info:
+        await collect(model, request())
+    assert info.value.details["status_code"] == status
+    assert "check the API key, the environment variable ACME_KEY (named by API_KEY_ENV)" in str(info.value)
+    assert "wrong" not in str(info.value)
+
+
+async def test_a_401_without_a_key_says_to_set_api_key_env(server):
+    server.replies.append({"status": 401, "error": "no key"})
+    model = OpenAIModel(server.base_url, "not-needed", "local-model", max_retries=0, stream=False, api_key_env="")
+    with pytest.raises(ModelError) as info:
+        await collect(model, request())
+    assert "API_KEY_ENV (no key was sent" in str(info.value)
+
+
 async def test_an_unreachable_server_raises_model_error():
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))

@@ -115,3 +115,26 @@ def test_unknown_constructs_are_edited_as_json():
     root = form_fields(schema)
     assert root.children[0].kind == "json"
     assert validate_value(schema, {"f.extra": "12"}) == {"extra": 12}
+
+
+@pytest.mark.parametrize(
+    ("field", "message"),
+    [
+        (
+            {
+                "type": "string",
+                "title": "Cost Center",
+                "description": "The cost center to charge, e.g. OP-1234.",
+                "pattern": "^[A-Z]{2}-[0-9]{3,6}$",
+            },
+            "Cost Center: not in the expected form (The cost center to charge, e.g. OP-1234.)",
+        ),
+        ({"type": "string", "pattern": "^[A-Z]{2}-[0-9]{3,6}$"}, "cost_center: not in the expected form."),
+    ],
+)
+def test_a_value_failing_its_pattern_gets_a_human_message_not_the_regex(field, message):
+    schema = {"type": "object", "properties": {"cost_center": field}, "required": ["cost_center"]}
+    with pytest.raises(DecisionError) as caught:
+        validate_value(schema, {"f.cost_center": "nope"})
+    assert caught.value.errors == [{"path": ["cost_center"], "message": message}]
+    assert "[A-Z]" not in str(caught.value.errors)

@@ -8,7 +8,6 @@ name that is not URL-safe, that names an importable module, or whose folder exis
 from __future__ import annotations
 
 import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +29,11 @@ class Command(BaseCommand):
         except ScaffoldError as exc:
             raise CommandError(str(exc)) from None
         shown = _shown(made.directory)
-        python = shlex.quote(_shown(Path(sys.executable)))
         self.stdout.write(f"Created the workflow {made.name!r} in {shown}/{made.package}/:")
         for relative in made.files:
             self.stdout.write(f"  {relative}")
-        self.stdout.write("Run its test:")
-        self.stdout.write(f"  {python} -m pytest {shlex.quote(f'{shown}/{made.package}')}")
+        self.stdout.write("Run its test (./test installs pytest into the venv first; ./run does not):")
+        self.stdout.write(f"  ./test {shlex.quote(f'{shown}/{made.package}')}")
         self.stdout.write("Register it (in the environment; name reviewconsole.demo too to keep the demo workflows):")
         path = "" if made.directory == Path.cwd() else f"PYTHONPATH={shlex.quote(shown)} "
         self.stdout.write(f"  {path}REVIEWCONSOLE_WORKFLOWS=reviewconsole.demo,{made.package} ./run")

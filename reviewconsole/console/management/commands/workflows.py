@@ -1,6 +1,8 @@
 """``python manage.py workflows [--json]``: the registered workflows, as a table or as JSON.
 
-Per workflow: ``name``, ``title``, ``version`` (its root node's), ``module`` (the one whose
+Per workflow: ``name``, ``title``, ``version`` (its root node's, as the engine's ``Runner``
+stores it with each session: a ``Workflow``'s, ``"1"`` by default; ``""`` for a root that is an
+agent, which has none, shown ``none`` in the table), ``module`` (the one whose
 ``WORKFLOWS`` registers it), ``queue``, ``model`` (the spec's model name, ``"default"`` when it
 names none), ``webhook_endpoints`` (``[{"slug", "enabled"}]``) and ``paused_sessions``
 (``{version: count}`` of its waiting sessions). ``--json`` prints
@@ -45,10 +47,16 @@ def _row(spec: WorkflowSpec) -> dict[str, Any]:
     }
 
 
+def _shown(version: str) -> str:
+    """A version as the table shows it: ``v1``, or ``none`` for a root without one (an agent)."""
+    return f"v{version}" if version else "none"
+
+
 def _cells(row: dict[str, Any]) -> list[str]:
     endpoints = ", ".join(e["slug"] + ("" if e["enabled"] else " (disabled)") for e in row["webhook_endpoints"])
-    paused = ", ".join(f"v{version or '?'}: {count}" for version, count in row["paused_sessions"].items())
-    fixed = [row[k] or "-" for k in ("name", "title", "version", "module", "queue", "model")]
+    paused = ", ".join(f"{_shown(version)}: {count}" for version, count in row["paused_sessions"].items())
+    fixed = [row[k] or "-" for k in ("name", "title")] + [row["version"] or "none"]
+    fixed += [row[k] or "-" for k in ("module", "queue", "model")]
     return [*fixed, endpoints or "-", paused or "-"]
 
 
