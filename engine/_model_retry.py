@@ -7,7 +7,10 @@ a transient :class:`~engine.ModelError` (``details["kind"]``: ``connection``, ``
 - ``malformed_tool_call``: a function call whose arguments are not a JSON object, or that names
   a tool the request did not declare;
 - ``output_schema``: a text answer to a request with ``output_schema`` that is not JSON of
-  that schema (a Markdown code fence around it is allowed, as the agent allows it).
+  that schema (a Markdown code fence around it is allowed, as the agent allows it);
+- ``empty_reply``: no tool call and no text (blank text counts as none), e.g. an empty stream or
+  a server that answered a streaming request with a body the client could not read as a stream.
+  An empty answer would otherwise become an empty draft that a reviewer could approve.
 
 Such an attempt is retried after ``min(initial_delay * multiplier**(n-1), max_delay)`` seconds
 (``tenacity``'s exponential wait), or after the server's ``Retry-After`` when it sent one (capped
@@ -44,7 +47,7 @@ __all__ = ["TRANSIENT_KINDS", "ModelRetry", "ModelRouter", "RetryingModel", "jso
 logger = logging.getLogger("engine.models")
 
 TRANSIENT_KINDS = frozenset(
-    {"connection", "timeout", "rate_limited", "server_error", "malformed_tool_call", "output_schema"}
+    {"connection", "timeout", "rate_limited", "server_error", "malformed_tool_call", "output_schema", "empty_reply"}
 )
 """``ModelError.details["kind"]`` values that are retried."""
 
@@ -57,6 +60,7 @@ _DESCRIBE = {
     "server_error": "the model's server had an error",
     "malformed_tool_call": "the model made a malformed tool call",
     "output_schema": "the model's answer did not match the required JSON schema",
+    "empty_reply": "the model's answer was empty",
 }
 
 
@@ -98,13 +102,17 @@ def _transient(error: BaseException) -> bool:
 
 
 def _check(request: LlmRequest, content: Content) -> None:
-    """Raise ModelError (``malformed_tool_call`` / ``output_schema``) for an unusable response."""
+    """Raise ModelError (``malformed_tool_call`` / ``empty_reply`` / ``output_schema``) for an unusable response."""
     declared = {tool["name"] for tool in request.tools}
     calls = content.function_calls()
     for call in calls:
         if "_unparsed_arguments" in call.args or call.name not in declared:
             raise ModelError(f"The model made a malformed call of tool {call.name!r}.", kind="malformed_tool_call")
-    if calls or request.output_schema is None:
+    if calls:
+        return
+    if not content.text.strip():
+        raise ModelError("The model's answer is empty.", kind="empty_reply")
+    if request.output_schema is None:
         return
     try:
         value = json_reply(content.text)
@@ -175,14 +183,14 @@ class RetryingModel:
                             yield response
                         else:
                             final = response.content
-                    if final is not None:
-                        _check(request, final)
+                    if final is None:
+                        raise ModelError("The model gave no complete answer.", kind="empty_reply")
+                    _check(request, final)
                 except Exception:
                     attempt.retry_state.set_exception(sys.exc_info())  # type: ignore[arg-type]
                     continue
                 attempt.retry_state.set_result(None)
-                if final is not None:
-                    yield LlmResponse(final)
+                yield LlmResponse(final)
         except RetryError as spent:
             last = spent.last_attempt.exception()
             assert isinstance(last, ModelError)

@@ -31,6 +31,7 @@ import asyncio
 import email.utils
 import json
 import os
+import re
 import time
 import weakref
 from collections.abc import AsyncIterator
@@ -43,7 +44,19 @@ from ._errors import ModelError
 from ._events import Content, FunctionCall, Part
 from ._models import LlmRequest, LlmResponse
 
-__all__ = ["OpenAIModel", "to_messages"]
+__all__ = ["OpenAIModel", "redact_url", "to_messages"]
+
+_USERINFO = re.compile(r"//.*@")
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its userinfo (``user:password@``, RFC 3986 §3.2.1) shown as ``***@``, for messages.
+
+    Everything from ``//`` to the last ``@`` goes, so an unencoded ``/`` or ``@`` in a password
+    cannot leave part of it behind (more is hidden rather than less).
+    """
+    return _USERINFO.sub("//***@", url, count=1)
+
 
 PENDING_RESULT = {"status": "pending"}
 """What the model sees for a call whose result has not come yet."""
@@ -176,7 +189,8 @@ class OpenAIModel:
             raise ModelError(f"Model {self.model}: the reply could not be read ({type(exc).__name__}).") from None
 
     def __repr__(self) -> str:
-        return f"OpenAIModel(base_url={self.base_url!r}, model={self.model!r})"
+        base_url = None if self.base_url is None else redact_url(self.base_url)
+        return f"OpenAIModel(base_url={base_url!r}, model={self.model!r})"
 
     async def _streamed(self, body: dict[str, Any]) -> AsyncIterator[LlmResponse]:
         text: list[str] = []

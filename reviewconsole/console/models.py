@@ -1,4 +1,7 @@
-"""The task workers' heartbeats: how a worker tells the others it is alive.
+"""The task workers' heartbeats (how a worker tells the others it is alive), and the one-time
+tokens of the "New request" forms (:class:`StartToken`, see ``console/start_tokens.py``).
+
+Heartbeats:
 
 Every worker process (``manage.py serve``'s threads, each ``manage.py worker``) keeps one row,
 written every ``TASK_LEASE / 3`` seconds. A django-tasks-db task left ``RUNNING`` by a worker
@@ -8,6 +11,7 @@ queued again (``console/task_recovery.py``).
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -26,3 +30,25 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.worker_id} ({self.host}:{self.pid})"
+
+
+class StartToken(models.Model):
+    """A one-time token of one "New request" form: issued with the form (``GET /new/<workflow>/``),
+    consumed by the first POST that starts a session (``session`` is set in the same transaction);
+    a repeated POST of the same form finds it used and is sent to that session.
+
+    ``key`` is random (``secrets.token_urlsafe``), bound to ``user`` and ``workflow``; tokens are
+    deleted :data:`~reviewconsole.console.start_tokens.TOKEN_TTL` after they were issued.
+    """
+
+    key = models.CharField(primary_key=True, max_length=64)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    workflow = models.CharField(max_length=100)
+    created_at = models.DateTimeField(db_index=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    session = models.ForeignKey(
+        "workflow_sessions.WorkflowSession", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"{self.workflow} form of {self.user_id}"

@@ -5,6 +5,7 @@
 | ``GET /new/`` | the workflows the user may start (:func:`starts.startable_specs`) |
 | ``GET /new/<workflow>/`` | the form generated from the workflow's ``input_schema`` |
 | ``POST /new/<workflow>/`` | check (400: the form with its field errors, nothing stored), start, 302 to the session |
+|  | the same form again (its ``start_token``): 302 to the session it started (``start_tokens.py``) |
 | ``GET /sessions/<id>/`` | 302 to its item once it asks the user; else its status, kept live by ``follow.js`` |
 | ``GET /sessions/<id>/status.json`` | ``{"session": session_outcome, "item_url": str | null, "waiting_in": [str]}`` |
 
@@ -32,6 +33,7 @@ from ..json_input import UnstorableValueError, check_storable
 from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.outcome import session_outcome
 from ..workflows import UnknownWorkflowError, WorkflowSpec
+from .start_tokens import StartTokenError, issue_token, start_once
 from .starts import console_user_id, input_json_schema, session_start_by_user, startable_spec, startable_specs
 
 
@@ -54,6 +56,7 @@ def _form_data(request: HttpRequest) -> dict[str, str]:
 
 
 FIX_FIELDS = "Correct the highlighted fields; nothing was started."
+STALE_FORM = "This form had expired; check it and start again: nothing was started."
 
 
 def _render_form(
@@ -65,7 +68,12 @@ def _render_form(
     status: int,
 ) -> HttpResponse:
     schema = input_json_schema(spec) or {}
-    context = {"spec": spec, "form": form_fields(schema, data, errors), "error": message}
+    context = {
+        "spec": spec,
+        "form": form_fields(schema, data, errors),
+        "error": message,
+        "start_token": issue_token(request.user, spec.name),  # type: ignore[arg-type]
+    }
     return render(request, "console/new_form.html", context, status=status)
 
 
@@ -76,16 +84,24 @@ def new_request_form(request: HttpRequest, workflow: str) -> HttpResponse:
 
     400 (the form again, with each field's error): a field cannot be read, holds a NUL
     character, or the value fails the input schema (checked with ``jsonschema``, then by the
-    workflow's own pydantic model); nothing is stored. 404: unknown or not startable by the user.
+    workflow's own pydantic model), or the form's ``start_token`` is missing, forged or expired
+    (the form again with a fresh token); nothing is stored. 404: unknown or not startable by the
+    user. A POST of a form whose token already started a session is sent to that session.
     """
     spec = _spec_or_404(request, workflow)
     if request.method == "GET":
         return _render_form(request, spec, {}, [], "", 200)
     data = _form_data(request)
-    try:
+
+    def start() -> WorkflowSession:
         check_storable(data)
         value = validate_value(input_json_schema(spec) or {}, data)
-        session = session_start_by_user(user=request.user, workflow=spec.name, data=value, request=request)
+        return session_start_by_user(user=request.user, workflow=spec.name, data=value, request=request)
+
+    try:
+        session, _ = start_once(request.user, spec.name, request.POST.get("start_token", ""), start)  # type: ignore[arg-type]
+    except StartTokenError:
+        return _render_form(request, spec, data, [], STALE_FORM, 400)
     except UnstorableValueError:
         message = "Remove the NUL character from the form: it cannot be stored; nothing was started."
         return _render_form(request, spec, data, [], message, 400)

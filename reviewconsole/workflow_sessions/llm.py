@@ -91,7 +91,10 @@ class ModelConfig:
         if config.timeout <= 0 or config.retries < 0:
             raise ImproperlyConfigured(f"{where}: TIMEOUT must be above 0 seconds and RETRIES 0 or more.")
         if config.base_url and not config.base_url.startswith(("http://", "https://")):
-            raise ImproperlyConfigured(f"{where}['BASE_URL'] must be an http(s) URL, not {config.base_url!r}.")
+            from engine.openai_model import redact_url
+
+            shown = redact_url(config.base_url)
+            raise ImproperlyConfigured(f"{where}['BASE_URL'] must be an http(s) URL, not {shown!r}.")
         if config.api_key_env.startswith(("sk-", "Bearer ")):
             raise ImproperlyConfigured(f"{where}['API_KEY_ENV'] must name an environment variable, not hold a key.")
         return config

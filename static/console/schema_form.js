@@ -1,5 +1,7 @@
 // Generated forms (inbox items, New request): "Add another" copies the list's empty row with the
-// next index.
+// next index. A form marked data-submit-once is sent once: its submit buttons are disabled on the
+// first submit (the server's one-time start_token covers what gets through anyway) and enabled
+// again when the page is shown from the back/forward cache.
 (() => {
   "use strict";
   document.addEventListener("click", (event) => {
@@ -19,5 +21,21 @@
     rows.appendChild(copy);
     const first = rows.lastElementChild.querySelector("input, select, textarea");
     if (first) first.focus();
+  });
+  document.addEventListener("submit", (event) => {
+    const form = event.target.closest("form[data-submit-once]");
+    if (!form) return;
+    if (form.dataset.sent) {
+      event.preventDefault();
+      return;
+    }
+    form.dataset.sent = "true";
+    for (const button of form.querySelectorAll("button[type=submit]")) button.disabled = true;
+  });
+  window.addEventListener("pageshow", () => {
+    for (const form of document.querySelectorAll("form[data-submit-once]")) {
+      delete form.dataset.sent;
+      for (const button of form.querySelectorAll("button[type=submit]")) button.disabled = false;
+    }
   });
 })();

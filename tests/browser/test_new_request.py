@@ -54,3 +54,22 @@ def test_a_manager_starts_a_session_from_the_form_decides_it_and_sees_it_complet
     expect(page.locator("#session-result")).to_have_text("Draft approved and sent successfully.")
     page.screenshot(path=ARTIFACTS / "new-request-completed.png", full_page=True)
     context.close()
+
+
+def test_the_start_button_is_disabled_once_the_form_is_submitted_and_a_second_submit_is_stopped(console, browser):
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager")
+    page.goto("/new/email-review/")
+    page.fill("#id-f-complaint", COMPLAINT)
+    # A document listener added after schema_form.js's runs after it: it records whether that one
+    # stopped the submit, then holds it on the page so the state after it can be looked at.
+    page.evaluate(
+        "window.stopped = []; document.addEventListener('submit', (e) => {"
+        " window.stopped.push(e.defaultPrevented); e.preventDefault(); })"
+    )
+    page.click("#start")
+    expect(page.locator("#start")).to_be_disabled()
+    page.locator("#start-form").evaluate("(form) => form.requestSubmit()")  # a second submit, e.g. Enter
+    assert page.evaluate("window.stopped") == [False, True]
+    context.close()

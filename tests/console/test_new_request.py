@@ -20,6 +20,13 @@ def _client(user) -> Client:
     return client
 
 
+def _post(client: Client, path: str, data: dict):
+    """POST ``data`` as the form at ``path`` sends it: with the start_token its GET gave."""
+    form = client.get(path)
+    token = form.context["start_token"] if form.status_code == 200 else ""
+    return client.post(path, {**data, "start_token": token})
+
+
 @pytest.fixture
 def starter(demo):
     """A user with the permission to start email reviews, and no queue (so no item to open)."""
@@ -49,7 +56,7 @@ def test_a_reviewer_who_manages_no_queue_may_start_nothing(personas, on_commit):
     assert page.status_code == 200 and page.context["specs"] == []
     assert client.get("/new/email-review/").status_code == 404
     with on_commit():
-        refused = client.post("/new/email-review/", {"f.complaint": COMPLAINT})
+        refused = _post(client, "/new/email-review/", {"f.complaint": COMPLAINT})
     assert refused.status_code == 404
     assert not WorkflowSession.objects.exists()
 
@@ -71,7 +78,7 @@ def test_the_form_is_generated_from_the_input_schema(manager):
 @pytest.mark.parametrize("value", ["", "   "])
 def test_a_missing_field_is_shown_and_nothing_is_stored(manager, on_commit, value):
     with on_commit():
-        page = _client(manager).post("/new/email-review/", {"f.complaint": value})
+        page = _post(_client(manager), "/new/email-review/", {"f.complaint": value})
     assert page.status_code == 400
     assert "This field is required." in page.content.decode() or "at least 1 character" in page.content.decode()
     assert 'aria-invalid="true"' in page.content.decode()
@@ -81,7 +88,7 @@ def test_a_missing_field_is_shown_and_nothing_is_stored(manager, on_commit, valu
 
 def test_a_nul_character_is_refused_and_nothing_is_stored(manager, on_commit):
     with on_commit():
-        page = _client(manager).post("/new/email-review/", {"f.complaint": "bad\x00text"})
+        page = _post(_client(manager), "/new/email-review/", {"f.complaint": "bad\x00text"})
     assert page.status_code == 400
     assert "NUL character" in page.content.decode()
     assert not WorkflowSession.objects.exists()
@@ -89,7 +96,8 @@ def test_a_nul_character_is_refused_and_nothing_is_stored(manager, on_commit):
 
 def test_a_number_out_of_the_schemas_range_is_shown_on_its_field(manager, on_commit):
     with on_commit():
-        page = _client(manager).post("/new/refund-approval/", {"f.order_id": "A-1", "f.amount": "abc", "f.reason": "x"})
+        data = {"f.order_id": "A-1", "f.amount": "abc", "f.reason": "x"}
+        page = _post(_client(manager), "/new/refund-approval/", data)
     assert page.status_code == 400
     assert "Enter a number." in page.content.decode()
     assert not WorkflowSession.objects.exists()
@@ -98,7 +106,7 @@ def test_a_number_out_of_the_schemas_range_is_shown_on_its_field(manager, on_com
 def test_a_start_goes_through_session_start_is_audited_and_lands_on_the_item(manager, on_commit):
     client = _client(manager)
     with on_commit():
-        started = client.post("/new/email-review/", {"f.complaint": COMPLAINT})
+        started = _post(client, "/new/email-review/", {"f.complaint": COMPLAINT})
     session = WorkflowSession.objects.get()
     assert started.status_code == 302 and started["Location"] == f"/sessions/{session.id}/"
     assert session.user_id == "user:manager" and session.metadata["door"] == "console"
@@ -116,7 +124,7 @@ def test_a_start_goes_through_session_start_is_audited_and_lands_on_the_item(man
 
 def test_a_session_that_ends_at_once_shows_its_result(manager, on_commit):
     with on_commit():
-        started = _client(manager).post("/new/vip-discount/", {"f.customer_id": "c456"})
+        started = _post(_client(manager), "/new/vip-discount/", {"f.customer_id": "c456"})
     page = _client(manager).get(started["Location"])
     assert page.status_code == 200
     assert page.context["follow"]["session"]["status"] == "completed"
@@ -126,7 +134,7 @@ def test_a_session_that_ends_at_once_shows_its_result(manager, on_commit):
 def test_a_session_waiting_in_a_queue_the_user_cannot_see_says_where(starter, on_commit):
     client = _client(starter)
     with on_commit():
-        started = client.post("/new/email-review/", {"f.complaint": "<script>alert(1)</script>"})
+        started = _post(client, "/new/email-review/", {"f.complaint": "<script>alert(1)</script>"})
     page = client.get(started["Location"])
     html = page.content.decode()
     assert page.status_code == 200 and "It waits for a reviewer in Support." in html
@@ -137,7 +145,7 @@ def test_a_session_waiting_in_a_queue_the_user_cannot_see_says_where(starter, on
 
 def test_only_who_started_a_session_follows_it(manager, personas, on_commit, client):
     with on_commit():
-        started = _client(manager).post("/new/email-review/", {"f.complaint": COMPLAINT})
+        started = _post(_client(manager), "/new/email-review/", {"f.complaint": COMPLAINT})
     assert _client(personas.queue_manager).get(started["Location"]).status_code == 404
     assert _client(personas.queue_manager).get(started["Location"] + "status.json").status_code == 404
     with on_commit():
@@ -149,12 +157,13 @@ def test_only_who_started_a_session_follows_it(manager, personas, on_commit, cli
 def test_the_form_needs_its_csrf_token(manager):
     client = Client(enforce_csrf_checks=True)
     client.force_login(manager)
-    assert client.post("/new/email-review/", {"f.complaint": COMPLAINT}).status_code == 403
+    assert _post(client, "/new/email-review/", {"f.complaint": COMPLAINT}).status_code == 403
     assert not WorkflowSession.objects.exists()
 
 
 def test_a_refused_form_shows_the_posted_text_escaped(manager):
-    page = _client(manager).post("/new/refund-approval/", {"f.order_id": '"><b>x</b>', "f.amount": "", "f.reason": ""})
+    data = {"f.order_id": '"><b>x</b>', "f.amount": "", "f.reason": ""}
+    page = _post(_client(manager), "/new/refund-approval/", data)
     assert page.status_code == 400
     html = page.content.decode()
     assert '"><b>x</b>' not in html and "&quot;&gt;&lt;b&gt;x&lt;/b&gt;" in html

@@ -16,10 +16,11 @@ from reviewconsole.inbox.notifications import item_url
 
 
 class FakeServer:
-    """Daphne's ``Server``, not listening: ``run`` returns at once."""
+    """Daphne's ``Server``, not listening: ``run`` returns at once, as after a clean stop."""
 
     def __init__(self, **kwargs):
         self.kwargs = kwargs
+        self.listening_addresses = [("127.0.0.1", 8000)]
 
     def run(self):
         pass

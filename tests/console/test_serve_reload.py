@@ -85,7 +85,12 @@ def _csrf(http: httpx.Client, path: str) -> str:
 
 
 @pytest.fixture
-def console(tmp_path):
+def port() -> int:
+    return _free_port()
+
+
+@pytest.fixture
+def console(tmp_path, port):
     call_command("startworkflow", "reload-probe", "--directory", str(tmp_path / "packages"), stdout=io.StringIO())
     (tmp_path / "reload_settings.py").write_text(SETTINGS, encoding="utf-8")
     env = {
@@ -99,7 +104,6 @@ def console(tmp_path):
     }
     for args in (["migrate", "--no-input"], ["demo"]):
         subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True)
-    port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--reload", "--no-migrate", "--port", str(port)],
         cwd=ROOT,
@@ -132,9 +136,9 @@ def test_a_change_to_a_workflow_package_restarts_the_console_and_paused_sessions
         "/accounts/login/", data={"username": "manager", "password": DEMO_PASSWORD, "csrfmiddlewaretoken": token}
     )
     assert logged_in.status_code == 302
-    started = http.post(
-        "/new/email-review/", data={"f.complaint": COMPLAINT, "csrfmiddlewaretoken": _csrf(http, "/new/email-review/")}
-    )
+    form = http.get("/new/email-review/").text
+    fields = dict(re.findall(r'name="(csrfmiddlewaretoken|start_token)" value="([^"]+)"', form))
+    started = http.post("/new/email-review/", data={"f.complaint": COMPLAINT, **fields})
     assert started.status_code == 302, started.text
     status_url = started.headers["location"] + "status.json"
     item_url = _until(lambda: http.get(status_url).json()["item_url"], bool, "the session's first request")
@@ -150,3 +154,65 @@ def test_a_change_to_a_workflow_package_restarts_the_console_and_paused_sessions
     ended = _until(lambda: http.get(status_url).json()["session"], lambda s: s["ended"], "the session's end")
     assert ended["status"] == "completed"
     assert ended["result"] == "Draft approved and sent successfully."
+
+
+def _children(pid: int) -> list[int]:
+    """The pids whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _wait_for_exit(pid: int) -> None:
+    """Return once process ``pid`` (not our child) has ended; fail after DEADLINE s."""
+    import select
+
+    try:
+        handle = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        readable, _, _ = select.select([handle], [], [], DEADLINE)
+    finally:
+        os.close(handle)
+    assert readable, f"process {pid} still runs {DEADLINE} s after its parent was killed"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_child_dies_with_a_parent_killed_by_sigkill_and_the_port_is_served_again(console, port):
+    process, output, _, _ = console
+    output.wait_for("Console running at")
+    [child] = _children(process.pid)
+    process.kill()
+    process.wait()
+    try:
+        _wait_for_exit(child)
+    finally:
+        if Path(f"/proc/{child}").exists():  # the failure left it running: end it, it is ours
+            os.kill(child, signal.SIGKILL)
+    with socket.socket() as sock:  # nothing serves the port any more: it can be bound again
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+
+
+def test_a_child_that_cannot_bind_its_port_makes_the_reloader_exit_with_an_error(port, request):
+    taken = socket.socket()
+    taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    taken.bind(("127.0.0.1", port))
+    taken.listen()
+    request.addfinalizer(taken.close)
+    process, output, _, _ = request.getfixturevalue("console")
+    output.wait_for("Address already in use")
+    try:
+        code = process.wait(timeout=DEADLINE)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"serve --reload still runs {DEADLINE} s after its console could not bind its port")
+    assert code != 0
+    output.wait_for(r"The console stopped by itself \(exit code [1-9]\d*\) before any change")

@@ -74,6 +74,13 @@ def test_a_name_that_cannot_be_used_is_refused_and_nothing_written(tmp_path, nam
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_name_of_a_registered_workflow_is_refused_naming_it(tmp_path):
+    registered = r"A workflow named 'email-review' is registered already \(by reviewconsole\.demo"
+    with pytest.raises(CommandError, match=registered):
+        _start("email-review", "--directory", str(tmp_path))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_existing_folder_is_not_overwritten(tmp_path):
     (tmp_path / "expense_claim").mkdir()
     (tmp_path / "expense_claim" / "mine.py").write_text("KEEP = 1\n")

@@ -8,7 +8,8 @@ A reply is ``{"text": str}``, ``{"tool_calls": [{"name": str, "arguments": dict}
 ``{"status": int, "error": str, "headers"?: dict}`` (an error response, e.g. a 429 with
 ``Retry-After``; ``"echo_authorization": True`` puts the request's ``Authorization`` header in the
 error body, as a careless server might), or ``{"hang": True}``: no answer until the server stops
-(the client's timeout fires; nothing sleeps).
+(the client's timeout fires; nothing sleeps). ``"plain_json": True`` in a reply answers a
+streaming request with a plain JSON completion, as some servers do.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ class FakeOpenAI:
                         message += f" (you sent {self.headers.get('Authorization')})"
                     error = {"error": {"message": message, "type": "server_error"}}
                     self._json(reply["status"], error, reply.get("headers", {}))
-                elif body.get("stream"):
+                elif body.get("stream") and not reply.get("plain_json"):
                     self._stream(body, reply)
                 else:
                     self._json(200, _completion(body, reply))

@@ -291,3 +291,38 @@ async def test_only_a_failed_session_is_retried():
     with pytest.raises(SessionNotFailedError) as info:
         await runner.retry(session.id)
     assert info.value.details["status"] == SessionStatus.COMPLETED
+
+
+# -- empty replies ------------------------------------------------------------------------------
+
+
+def streaming(base_url: str, sleeps: Sleeps, *, attempts: int = 3) -> RetryingModel:
+    backend = OpenAIModel(base_url, KEY, "local-model", timeout=5.0, stream=True)
+    return RetryingModel(backend, ModelRetry(attempts=attempts, initial_delay=0.5, multiplier=2.0), sleep=sleeps)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_empty_reply_is_asked_again(server, stream):
+    server.replies.extend([{"text": ""}, {"text": "  \n"}, {"text": "Dear Ann, thanks."}])
+    sleeps = Sleeps()
+    model = streaming(server.base_url, sleeps) if stream else retrying(server.base_url, sleeps)
+    assert (await final(model, request())).text == "Dear Ann, thanks."
+    assert len(server.requests) == 3
+    assert sleeps == [0.5, 1.0]
+
+
+async def test_a_plain_json_body_to_a_streaming_request_is_not_an_answer(server):
+    server.replies.extend([{"text": "Hello there.", "plain_json": True}] * 2)
+    with pytest.raises(ModelError) as info:
+        await final(streaming(server.base_url, Sleeps(), attempts=2), request())
+    assert info.value.details == {"kind": "empty_reply", "attempts": 2}
+    assert "answer was empty" in info.value.message
+
+
+async def test_empty_replies_every_time_fail_the_session_instead_of_a_blank_draft(server):
+    server.replies.extend([{"text": ""}] * 3)
+    runner = Runner(Workflow("wf", edges=[(START, LlmAgent("writer", model=streaming(server.base_url, Sleeps())))]))
+    session = await runner.create_session()
+    result = await runner.run(session.id, "write")
+    assert result.status == SessionStatus.FAILED
+    assert "gave no usable answer after 3 attempts: the model's answer was empty" in result.session.error["message"]

@@ -55,6 +55,23 @@ def test_a_malformed_entry_is_a_system_check_error_naming_it(settings, entry, wo
         llm.model_configs()
 
 
+@pytest.mark.parametrize("url", ["ftp://ann:hunter2@models.example/v1", "HTTP://ann:hun/ter@2@models.example/v1"])
+def test_a_base_url_in_a_message_shows_no_credentials(settings, url):
+    settings.REVIEWCONSOLE = conf(settings, {"llm": openai_entry(url)})
+    [error] = checks.check_models()
+    assert error.id == "reviewconsole.E101" and "['BASE_URL'] must be an http(s) URL" in error.msg
+    assert "models.example/v1" in error.msg and "//***@" in error.msg
+    assert "ann" not in error.msg and "hun" not in error.msg
+
+
+def test_a_configured_model_shows_no_credentials_of_its_base_url(settings, monkeypatch):
+    monkeypatch.setenv("TEST_LLM_KEY", KEY)
+    settings.REVIEWCONSOLE = conf(settings, {"llm": openai_entry("http://ann:hunter2@127.0.0.1:9/v1")})
+    model = llm.model_configs()["llm"].build()
+    assert "http://***@127.0.0.1:9/v1" in repr(model)
+    assert "hunter2" not in repr(model) and "ann" not in repr(model)
+
+
 def test_an_unknown_default_and_an_unknown_workflow_model_are_errors(settings, monkeypatch):
     settings.REVIEWCONSOLE = conf(settings, {"offline": {"BACKEND": "offline"}}, model="missing")
     assert [e.id for e in checks.check_models()] == ["reviewconsole.E101"]

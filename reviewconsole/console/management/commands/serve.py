@@ -1,12 +1,12 @@
 """``python manage.py serve``: migrate, then run Daphne (HTTP + websockets) and the task worker.
 
 One process: Daphne serves the ASGI app on the main thread; worker threads run sessions. The
-in-memory channel layer is shared because everything is in this process. Static files (the
-inbox's CSS and JS) are served by the same process, as nothing else serves them on the embedded
-default. Ctrl-C stops it all. Links in notification emails use the served address (``--host``,
-``--port``) unless ``BASE_URL`` is set (``REVIEWCONSOLE_BASE_URL``). ``--reload`` serves from a child
-process restarted whenever the code of a registered workflow package changes
-(:mod:`reviewconsole.console.reload`).
+in-memory channel layer is shared because everything is in this process. Static files (the inbox's
+CSS and JS) are served by the same process, as nothing else serves them on the embedded default.
+Ctrl-C stops it all; an address it cannot listen on (e.g. a port in use) exits 1. Links in
+notification emails use the served address (``--host``, ``--port``) unless ``BASE_URL`` is set
+(``REVIEWCONSOLE_BASE_URL``). ``--reload`` serves from a child process restarted whenever the code
+of a registered workflow package changes (:mod:`reviewconsole.console.reload`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
 from reviewconsole.console.hints import send_webhook_command
@@ -63,14 +63,20 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, host: str, port: int, workers: int, no_migrate: bool, **options: Any) -> None:
+        from reviewconsole.console.reload import die_with_parent
+
+        die_with_parent()  # the child of --reload: it ends with its parent
         self.check()
         if not no_migrate:
             call_command("migrate", interactive=False, verbosity=0)
             self.stdout.write("Database migrated.")
         if options.get("reload"):
-            from reviewconsole.console.reload import serve_with_reload
+            from reviewconsole.console.reload import ChildFailedError, serve_with_reload
 
-            serve_with_reload(["--host", host, "--port", str(port), "--workers", str(workers)], self.stdout)
+            try:
+                serve_with_reload(["--host", host, "--port", str(port), "--workers", str(workers)], self.stdout)
+            except ChildFailedError as exc:
+                raise CommandError(str(exc)) from None
             return
         from daphne.endpoints import build_endpoint_description_strings
         from daphne.server import Server
@@ -109,3 +115,5 @@ class Command(BaseCommand):
             worker.stop()
             bind_loop(None)
             self.stdout.write("Stopped.")
+        if not server.listening_addresses:  # Daphne logged "Listen failure" and returned
+            raise CommandError(f"The console could not listen on {host}:{port}; nothing was served.")

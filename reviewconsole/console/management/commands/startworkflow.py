@@ -2,7 +2,8 @@
 
 Writes ``DIR/<package>/`` (see :mod:`reviewconsole.console.scaffold`) and prints how to run its
 test and how to register it (``REVIEWCONSOLE_WORKFLOWS``). Refuses (exit 1, nothing written) a
-name that is not URL-safe, that names an importable module, or whose folder exists.
+name that is not URL-safe, that names a registered workflow or an importable module, or whose
+folder exists.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewconsole.console.scaffold import ScaffoldError, scaffold
+from reviewconsole.workflows import UnknownWorkflowError, module_of
 
 
 class Command(BaseCommand):
@@ -24,6 +26,15 @@ class Command(BaseCommand):
         parser.add_argument("--directory", default=".", help="Where to create the package (default: here).")
 
     def handle(self, *args: Any, name: str, directory: str, **options: Any) -> None:
+        try:
+            registered_by = module_of(name)
+        except UnknownWorkflowError:
+            pass
+        else:
+            raise CommandError(
+                f"A workflow named {name!r} is registered already (by {registered_by}): "
+                "choose another name; nothing was written."
+            )
         try:
             made = scaffold(name, Path(directory))
         except ScaffoldError as exc:
