@@ -92,7 +92,7 @@ def test_an_answer_of_another_shape_is_refused_and_nothing_stored(client, token,
 
 
 def test_text_inside_a_result_is_held_to_its_maximum(client, token, start_session, on_commit):
-    session, [item] = start_session("email-review", COMPLAINT)
+    session, _ = start_session("email-review", COMPLAINT)
     response = _resume(client, token, session, {"result": "shorter " * 20_000}, on_commit)
     assert response.status_code == 400 and response.json()["error"]["code"] == "answer_too_long"
     assert not session.deliveries.exists()
