@@ -6,12 +6,15 @@ AG-UI) reads as one of them. Outside code adds its own with :func:`register_requ
 
 | request kind | decisions | a raw answer reads as |
 |---|---|---|
-| ``email_draft`` (free-text review) | ``approve``, ``reject``, ``revise`` | approve / reject, else feedback |
-| ``vip_discount`` (confirmation) | ``approve``, ``reject`` (decline, reason) | yes/no words or a boolean only |
+| ``email_draft`` (free-text review) | ``approve``, ``reject``, ``revise`` | ``read_review``: approve, reject, text |
+| ``vip_discount`` (confirmation) | ``approve``, ``reject`` (decline, reason) | ``read_yes_no``: yes/no, a boolean |
 | ``refund``, ``support_case`` (tool calls) | ``approve``, ``reject`` | the engine's confirmation / status |
 | ``incident_triage`` (structured form) | ``answer`` (the generated form) | the form's value |
 | unregistered | by the interrupt: ``answer`` with a ``response_schema``, ``approve``/``reject`` for tool |
 |  | confirmations and long-running tools, ``approve``/``reject``/``revise`` for free text |
+
+The readers are ``reviewconsole.workflows.answers`` (the workflows read with them too); the doors
+apply them through ``inbox.answers.read_answer``, which refuses other shapes (``answer_invalid``).
 
 A kind's decisions are kept to those its interrupt can carry (a tool confirmation takes no
 feedback; a form only its answer). ``metadata["actions"]`` (the workflow's own declaration)
