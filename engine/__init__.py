@@ -35,7 +35,7 @@ from ._errors import (
 from ._events import Blob, Content, Event, EventActions, FunctionCall, FunctionResponse, NodeInfo, Part
 from ._graph import DEFAULT_ROUTE, START, Edge
 from ._handoff import HandoffGroup
-from ._interrupts import InterruptKind, RequestInput
+from ._interrupts import InterruptKind, RequestInput, normalize_answer
 from ._join import JoinNode
 from ._leaf import EFFECT_MAY_HAVE_RUN
 from ._listener import Listener, NodeStatus, RunListener
@@ -145,6 +145,7 @@ __all__ = [
     "WorkflowDataError",
     "awaits_message",
     "node",
+    "normalize_answer",
     "render_instruction",
     "request_input_tool",
     "rewind_event",

@@ -18,7 +18,8 @@ or tracebacks; the details go to the server log.
 | ``interrupt_unknown`` | ``resume`` names an interrupt this thread never had |
 | ``interrupt_not_ready`` | ``resume`` names an interrupt not open yet while the session runs or an earlier |
 |  | answer waits to be applied: retry the same request in a moment |
-| ``answer_invalid`` | a ``resolved`` payload is missing or does not fit the interrupt's schema |
+| ``answer_invalid`` | a ``resolved`` payload is missing, does not fit the interrupt's schema, or has none of |
+|  | the shapes its request accepts (``inbox.answers``; the message names them) |
 | ``answer_missing`` | a ``resolved`` payload to a free-text interrupt is empty (``{"result": null}``, blank text) |
 | ``answer_too_long`` | feedback, a reason or a draft in a ``resolved`` payload is over its maximum |
 |  | (``inbox.actions.MAX_LENGTHS``: 5,000, 2,000 and 20,000 characters) |

@@ -112,9 +112,13 @@ async def apply_resume(
         return CANCELLED
     if not answers:
         return UNCHANGED
-    await sync_to_async(services.check_answers)(session_id, answers, override_claims=override_claims)
+    read = await sync_to_async(services.read_answers)(session_id, answers, override_claims=override_claims)
+    answers = {wire: read[wire].payload if wire in read else value for wire, value in answers.items()}
+    decisions = {wire: answer.decision for wire, answer in read.items()}
     try:
-        await answers_submit(runner, session_id, answers, decided_by=decided_by, context={"decision": "answer"})
+        await answers_submit(
+            runner, session_id, answers, decided_by=decided_by, context={"decision": "answer", "decisions": decisions}
+        )
     except AnswerMissingError:
         raise Refusal("answer_missing") from None
     except AnswerInvalidError:
@@ -129,4 +133,5 @@ async def apply_resume(
     except EngineError:
         logger.exception("AG-UI resume of session %s was refused by the engine", session_id)
         raise Refusal("internal_error") from None
+    await sync_to_async(services.record_answers)(session_id, read)
     return SUBMITTED

@@ -18,7 +18,7 @@ from django.utils import timezone
 from engine import InterruptRecord, Runner
 
 from ..api.models import ApiClient
-from ..inbox.actions import check_answer
+from ..inbox.answers import Answer, read_answer
 from ..inbox.errors import DecisionError
 from ..inbox.models import Interrupt, InterruptStatus
 from ..inbox.refusals import claimed_conflict, newer_request
@@ -91,24 +91,37 @@ def lease_free(session_id: str) -> bool:
     return not owner or expires is None or expires < timezone.now()
 
 
-def check_answers(session_id: str, answers: dict[str, Any], *, override_claims: bool = False) -> None:
-    """Refuse an answer to an interrupt a reviewer has claimed (unless ``override_claims``), one
-    its request kind does not support, or an empty free-text one (``inbox.actions.check_answer``).
+def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: bool = False) -> dict[str, Answer]:
+    """Read each answer once (``inbox.answers.read_answer``): the decision it stands for and the
+    normalised payload to store, by interrupt id (answers to no pending item are left out: the
+    engine refuses them). Refuses an answer to an interrupt a reviewer has claimed (unless
+    ``override_claims``), one its request kind does not support or cannot read, an empty
+    free-text one or one over its maximum length.
 
     Raises:
-        Refusal: ``interrupt_claimed``, ``action_not_supported``, ``answer_too_long`` or
-            ``answer_missing``; nothing was stored.
+        Refusal: ``interrupt_claimed``, ``action_not_supported``, ``answer_invalid``,
+            ``answer_too_long`` or ``answer_missing``; nothing was stored.
     """
     rows = Interrupt.objects.filter(
         session_id=session_id, status=InterruptStatus.PENDING, interrupt_id__in=list(answers)
     )
+    read: dict[str, Answer] = {}
     for row in rows.select_related("session", "claimed_by"):
         if row.claim_holder() and not override_claims:
             raise Refusal("interrupt_claimed", claimed_conflict(row).message)
         try:
-            check_answer(row, answers[row.interrupt_id])
+            read[row.interrupt_id] = read_answer(row, answers[row.interrupt_id])
         except DecisionError as exc:
             raise Refusal(exc.code, exc.message) from None
+    return read
+
+
+def record_answers(session_id: str, read: dict[str, Answer]) -> None:
+    """Store each decided item's rejection reason and edit diff (as the inbox does)."""
+    for interrupt_id, answer in read.items():
+        Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).update(
+            reason=answer.reason, edit_diff=answer.edit_diff
+        )
 
 
 def newer_interrupt(session_id: str, interrupt_id: str) -> str | None:

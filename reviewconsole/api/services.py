@@ -15,7 +15,7 @@ from django.http import HttpRequest
 from engine import AlreadyDecidedError
 
 from ..audit.services import audit_record
-from ..inbox.actions import check_answer
+from ..inbox.answers import Answer, read_answer
 from ..inbox.models import Interrupt, InterruptStatus
 from ..inbox.refusals import claimed_conflict, newer_request
 from ..workflow_sessions.models import WorkflowSession
@@ -75,47 +75,60 @@ def api_session_resume(
         engine.AnswerInvalidError: the payload fails the interrupt's schema (400).
         ActionNotSupportedError: the payload stands for a decision the request kind does not
             support, e.g. feedback text to a VIP confirmation (400 ``action_not_supported``).
+        AnswerShapeInvalidError: the payload has none of the shapes the request accepts
+            (400 ``answer_invalid``; ``inbox.answers``). What is stored is the normalised payload,
+            with the decision it stands for (as an inbox decision is recorded).
         UnknownWorkflowError: the workflow is no longer registered (409); nothing is stored.
     """
-    _check_answer(client, session, interrupt_id, payload)
+    row, answer = _read_answer(client, session, interrupt_id, payload)
+    stored = answer.payload if answer is not None else payload
+    decision = answer.decision if answer is not None else "answer"
     runner = runner_for_session(session)
     try:
         records = async_to_sync(answers_submit)(
             runner,
             session.id,
-            {interrupt_id: payload},
+            {interrupt_id: stored},
             decided_by=_actor(client),
-            context={"decision": "answer", "client": client.name},
+            context={"decision": decision, "client": client.name},
         )
     except AlreadyDecidedError as exc:
         raise _superseded(session, str(exc.details.get("interrupt_id") or interrupt_id or "")) or exc from None
     answered = [r.id for r in records]
+    detail: dict[str, Any] = {}
+    if row is not None and answer is not None:
+        Interrupt.objects.filter(pk=row.pk).update(reason=answer.reason, edit_diff=answer.edit_diff)
+        detail = {"reason": answer.reason, "edit_diff": answer.edit_diff, "queue": row.queue.slug}
     audit_record(
         action="interrupt.decide",
         actor=_actor(client),
         target=session,
         request=request,
-        after={"interrupts": answered, "payload": payload},
+        after={"interrupts": answered, "decision": decision, "response": stored},
+        detail=detail,
     )
     enqueue_run(session.id)
     return answered
 
 
-def _check_answer(client: ApiClient, session: WorkflowSession, interrupt_id: str | None, payload: Any) -> None:
-    """Refuse ``payload`` when the interrupt it answers does not support what it stands for
-    (``inbox.actions.check_answer``) or a reviewer holds its claim and the token may not override
-    it; the engine checks everything else."""
-    rows = Interrupt.objects.filter(session=session, status=InterruptStatus.PENDING).select_related("session")
+def _read_answer(
+    client: ApiClient, session: WorkflowSession, interrupt_id: str | None, payload: Any
+) -> tuple[Interrupt | None, Answer | None]:
+    """The pending item ``payload`` answers and its reading (``inbox.answers.read_answer``: the
+    decision and the normalised payload); ``(None, None)`` when no single pending item matches
+    (the engine refuses that answer). Refuses an answer the item cannot take, or one to an item a
+    reviewer holds when the token may not override claims; the engine checks everything else."""
+    rows = Interrupt.objects.filter(session=session, status=InterruptStatus.PENDING).select_related("session", "queue")
     if interrupt_id is not None:
         rows = rows.filter(interrupt_id=interrupt_id)
     found = list(rows.select_related("claimed_by")[:2])
     if len(found) != 1:
-        return
+        return None, None
     row = found[0]
     if row.claim_holder() and not client.may_override_claims:
         conflict = claimed_conflict(row)
         raise ApiError(409, "interrupt_claimed", conflict.message, interrupt_id=row.interrupt_id, **conflict.details)
-    check_answer(row, payload)
+    return row, read_answer(row, payload)
 
 
 def _superseded(session: WorkflowSession, interrupt_id: str) -> ApiError | None:

@@ -81,6 +81,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from engine import Event, RequestInput, Workflow
+from reviewconsole.workflows.answers import read_review
 
 
 class RequestData(BaseModel):
@@ -105,8 +106,11 @@ def ask_approval(request: dict[str, Any]) -> RequestInput:
 
 
 def decide(node_input: Any) -> Event:
-    """Route on the answer (anything but ``approve``, e.g. a timeout, rejects)."""
-    return Event(route="approved" if str(node_input).strip().lower() == "approve" else "rejected")
+    """Route on the answer, read as the console's doors read it (``read_review``): ``approve``
+    approves; ``reject`` (or ``{"result": "reject", "reason": …}``) and a timeout reject."""
+    decision = read_review(node_input)
+    approved = decision is not None and decision.action == "approve"
+    return Event(route="approved" if approved else "rejected")
 
 
 def approve(request: dict[str, Any]) -> Event:

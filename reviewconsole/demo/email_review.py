@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from reviewconsole.workflows import Event, LlmAgent, LlmRequest, Model, RequestInput, Workflow
+from reviewconsole.workflows.answers import read_review
 
 __all__ = ["KIND", "EmailReviewInput", "build", "offline_draft"]
 
@@ -56,22 +57,21 @@ def request_human_review(draft: str) -> RequestInput:
 def handle_human_review(node_input: Any) -> Event:
     """Route on the reviewer's answer: approve, reject, or revise with the text as feedback.
 
-    Two structured answers besides text: ``{"result": "approve", "draft": "<edited>"}`` (the
-    reviewer edited the draft before approving: it becomes the state's ``draft``, then
-    ``approved``) and ``{"timeout": true}`` (nobody answered in time: ``rejected``).
+    The answer is read with ``reviewconsole.workflows.answers.read_review``, the reading the
+    doors use to classify and normalise it: ``"approve"``, ``"reject"``, feedback text,
+    ``{"result": "approve", "draft": "<edited>"}`` (the reviewer edited the draft before
+    approving: it becomes the state's ``draft``, then ``approved``), and ``{"timeout": true}``
+    (nobody answered in time: ``rejected``).
+
+    Raises:
+        AnswerShapeError: any other shape (the doors refuse those before they are stored).
     """
-    if isinstance(node_input, dict):
-        if node_input.get("timeout") is True:
-            return Event(route="rejected")
-        draft = node_input.get("draft")
-        if str(node_input.get("result", "")).strip().lower() == "approve" and isinstance(draft, str) and draft.strip():
-            return Event(state={"draft": draft}, route="approved")
-    answer = str(node_input).strip()
-    if answer.lower() == "approve":
-        return Event(route="approved")
-    if answer.lower() == "reject":
+    decision = read_review(node_input)
+    if decision is None or decision.action == "reject":
         return Event(route="rejected")
-    return Event(state={"feedback": answer}, route="revise")
+    if decision.action == "approve":
+        return Event(state={"draft": decision.draft}, route="approved") if decision.draft else Event(route="approved")
+    return Event(state={"feedback": decision.text}, route="revise")
 
 
 def send_email() -> Event:

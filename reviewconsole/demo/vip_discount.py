@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from reviewconsole.workflows import Context, Event, LlmAgent, LlmRequest, Model, RequestInput, Workflow, node
+from reviewconsole.workflows.answers import AnswerShapeError, read_yes_no
 
 __all__ = ["KIND", "VipDiscountInput", "build", "offline_agent"]
 
@@ -24,7 +25,6 @@ CUSTOMERS = {
     "c123": {"name": "Ada Lovelace", "tier": "Verified VIP Member"},
     "c456": {"name": "Grace Hopper", "tier": "Standard"},
 }
-YES = {"yes", "y", "true", "approve", "approved", "confirm", "confirmed"}
 
 
 class VipDiscountInput(BaseModel):
@@ -45,11 +45,13 @@ def lookup_customer_data(node_input: LookupInput) -> dict[str, Any]:
 
 
 def _confirmed(answer: Any) -> bool:
-    if isinstance(answer, dict):
-        answer = answer.get("text", answer.get("approved", answer.get("confirmed", "")))
-    if isinstance(answer, bool):
-        return answer
-    return str(answer).strip().lower() in YES
+    """Whether the answer confirms the VIP discount (``reviewconsole.workflows.answers.read_yes_no``,
+    the reading the doors use; a timeout, or a shape the doors refuse, declines it)."""
+    try:
+        decision = read_yes_no(answer)
+    except AnswerShapeError:
+        return False
+    return decision is not None and decision.action == "approve"
 
 
 @node(rerun_on_resume=True)

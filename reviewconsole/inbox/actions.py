@@ -6,12 +6,15 @@ AG-UI) reads as one of them. Outside code adds its own with :func:`register_requ
 
 | request kind | decisions | a raw answer reads as |
 |---|---|---|
-| ``email_draft`` (free-text review) | ``approve``, ``reject``, ``revise`` | approve / reject, else feedback |
-| ``vip_discount`` (confirmation) | ``approve``, ``reject`` (decline, reason) | yes/no words or a boolean only |
+| ``email_draft`` (free-text review) | ``approve``, ``reject``, ``revise`` | ``read_review``: approve, reject, text |
+| ``vip_discount`` (confirmation) | ``approve``, ``reject`` (decline, reason) | ``read_yes_no``: yes/no, a boolean |
 | ``refund``, ``support_case`` (tool calls) | ``approve``, ``reject`` | the engine's confirmation / status |
 | ``incident_triage`` (structured form) | ``answer`` (the generated form) | the form's value |
 | unregistered | by the interrupt: ``answer`` with a ``response_schema``, ``approve``/``reject`` for tool |
 |  | confirmations and long-running tools, ``approve``/``reject``/``revise`` for free text |
+
+The readers are ``reviewconsole.workflows.answers`` (the workflows read with them too); the doors
+apply them through ``inbox.answers.read_answer``, which refuses other shapes (``answer_invalid``).
 
 A kind's decisions are kept to those its interrupt can carry (a tool confirmation takes no
 feedback; a form only its answer). ``metadata["actions"]`` (the workflow's own declaration)
@@ -32,8 +35,9 @@ from typing import Any
 from engine import InterruptKind
 
 from ..workflows import UnknownWorkflowError, get
+from ..workflows.answers import Decision, read_review, read_yes_no
 from .conf import inbox_setting
-from .errors import ActionNotSupportedError, AnswerMissingError, AnswerTooLongError
+from .errors import ActionNotSupportedError, AnswerTooLongError
 from .models import Interrupt
 
 __all__ = [
@@ -41,11 +45,10 @@ __all__ = [
     "MAX_LENGTHS",
     "REQUEST_KINDS",
     "RequestKind",
-    "action_of_answer",
     "allowed_actions",
     "allows_bulk_approve",
     "can_edit_draft",
-    "check_answer",
+    "check_action",
     "check_lengths",
     "register_request_kind",
     "reject_reason_required",
@@ -54,60 +57,22 @@ __all__ = [
 
 ACTIONS = ("approve", "reject", "revise", "answer")
 
-MAX_LENGTHS = {"feedback": 5_000, "reason": 2_000, "draft": 20_000}
+MAX_LENGTHS = {"feedback": 5_000, "reason": 2_000, "draft": 20_000, "answer": 20_000}
 """Most characters of a reviewer's feedback, a rejection's reason and an edited draft, in every door
-(inbox, API, AG-UI): longer is 400 ``answer_too_long`` and nothing is stored, so the drafting
-model's prompt never receives more."""
-
-YES = frozenset({"yes", "y", "true", "approve", "approved", "confirm", "confirmed"})
-NO = frozenset({"no", "n", "false", "reject", "rejected", "decline", "declined", "deny", "denied"})
-
-
-def _unwrap(value: Any) -> Any:
-    return value["result"] if isinstance(value, dict) and set(value) == {"result"} else value
-
-
-def read_free_text(value: Any) -> str | None:
-    """A free-text answer: ``"approve"``/``"reject"`` (or a boolean), else feedback (``revise``).
-
-    None when nothing was said (``None``, blank text): the door answers ``answer_missing``."""
-    value = _unwrap(value)
-    if isinstance(value, dict) and isinstance(value.get("result"), str):  # an edited draft
-        value = value["result"]
-    if isinstance(value, bool):
-        return "approve" if value else "reject"
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    text = str(value).strip().lower()
-    return text if text in ("approve", "reject") else "revise"
-
-
-def read_yes_no(value: Any) -> str | None:
-    """A confirmation's answer: yes/no words or a boolean (also ``{"confirmed"|"approved": …}``).
-
-    Anything else reads as ``revise`` (free text the confirmation cannot take)."""
-    value = _unwrap(value)
-    if isinstance(value, dict):
-        for key in ("confirmed", "approved", "text"):
-            if key in value:
-                value = value[key]
-                break
-    if isinstance(value, bool):
-        return "approve" if value else "reject"
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    text = str(value).strip().lower()
-    return "approve" if text in YES else "reject" if text in NO else "revise"
+(inbox, API, AG-UI), counted after ``\r\n`` became ``\n``; ``answer`` bounds all the text of any
+other answer (a confirmation, a long-running result, a form's value) together. Longer is 400
+``answer_too_long`` and nothing is stored, so the drafting model's prompt never receives more."""
 
 
 @dataclass(frozen=True)
 class RequestKind:
     """A kind of request: the decisions it supports, in the page's order, and how a raw answer
-    (``Any`` JSON) reads as one of them (``None``: no answer given)."""
+    (``Any`` JSON) reads as one of them (``None``: no answer given; raise
+    :class:`~reviewconsole.workflows.answers.AnswerShapeError` for a shape it does not accept)."""
 
     name: str
     actions: tuple[str, ...]
-    read_answer: Callable[[Any], str | None] = read_free_text
+    read_answer: Callable[[Any], Decision | None] = read_review
 
 
 REQUEST_KINDS: dict[str, RequestKind] = {}
@@ -186,49 +151,8 @@ def check_lengths(**texts: str | None) -> None:
     """
     for name, text in texts.items():
         limit = MAX_LENGTHS[name]
-        if isinstance(text, str) and len(text) > limit:
+        if isinstance(text, str) and len(text.replace("\r\n", "\n")) > limit:
             raise AnswerTooLongError(name, limit)
-
-
-def _answer_texts(value: Any) -> dict[str, str | None]:
-    """The feedback, reason and draft a raw answer carries (for :func:`check_lengths`)."""
-    value = _unwrap(value)
-    if isinstance(value, str):
-        return {"feedback": value}
-    if isinstance(value, dict):
-        found = {k: value.get(k) for k in ("reason", "draft")}
-        return {k: v for k, v in found.items() if isinstance(v, str)}
-    return {}
-
-
-def action_of_answer(item: Interrupt, value: Any) -> str | None:
-    """The decision a raw answer to ``item`` stands for (None: nothing was answered).
-
-    Confirmations and long-running results are read by the engine (any answer is approve or
-    reject, or an interim update): they are reported as ``"approve"`` unless a kind reads them."""
-    if item.kind == InterruptKind.INPUT and item.response_schema:
-        return "answer"
-    registered = REQUEST_KINDS.get(request_kind(item))
-    if item.kind == InterruptKind.INPUT:
-        return (registered.read_answer if registered else read_free_text)(value)
-    return "approve"
-
-
-def check_answer(item: Interrupt, value: Any) -> str:
-    """The decision a raw answer (API payload, AG-UI ``resolved`` payload) to ``item`` stands for.
-
-    Raises:
-        AnswerTooLongError: feedback, a reason or a draft over :data:`MAX_LENGTHS` (400 ``answer_too_long``).
-        AnswerMissingError: a free-text answer with nothing in it (``None``, blank): 400 ``answer_missing``.
-        ActionNotSupportedError: it stands for a decision the request kind does not support
-            (feedback to a VIP confirmation): 400 ``action_not_supported``.
-    """
-    check_lengths(**_answer_texts(value))
-    action = action_of_answer(item, value)
-    if action is None:
-        raise AnswerMissingError()
-    check_action(item, action)
-    return action
 
 
 def reject_reason_required(item: Interrupt) -> bool:

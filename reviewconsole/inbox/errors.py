@@ -14,6 +14,7 @@ from typing import Any
 __all__ = [
     "ActionNotSupportedError",
     "AnswerMissingError",
+    "AnswerShapeInvalidError",
     "AnswerTooLongError",
     "ClaimConflictError",
     "DecisionError",
@@ -63,6 +64,17 @@ class AnswerTooLongError(DecisionError):
     def __init__(self, field: str, limit: int) -> None:
         super().__init__(f"The {field} is longer than {limit:,} characters; shorten it. Nothing was recorded.")
         self.details = {"field": field, "max_length": limit}
+
+
+class AnswerShapeInvalidError(DecisionError):
+    """The answer has none of the shapes its request accepts (400 ``answer_invalid``); the
+    message and ``details["accepted"]`` name them (``reviewconsole.workflows.answers``)."""
+
+    code = "answer_invalid"
+
+    def __init__(self, shapes: str) -> None:
+        super().__init__(f"The answer has none of the accepted shapes: {shapes}.")
+        self.details = {"accepted": shapes}
 
 
 class AnswerMissingError(DecisionError):

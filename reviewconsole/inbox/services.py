@@ -126,6 +126,7 @@ def interrupt_decide(
         ClaimConflictError / ExpiredError / SupersededError: the item's state refuses it (409).
         engine.AnswerInvalidError: the answer fails the interrupt's schema.
     """
+    text, reason = text.replace("\r\n", "\n"), reason.replace("\r\n", "\n")  # a line break counts once
     override = _check_may_decide(interrupt, user)
     _check_action(interrupt, action, reason)
     check_lengths(feedback=text if action == "revise" else None, reason=reason, draft=draft)

@@ -302,7 +302,8 @@ class OrmStore:
                 changed = guarded.update(
                     status=InterruptStatus.RESOLVED,
                     response=answer.value,
-                    decision=context.get("decision", "answer"),
+                    decision=(context.get("decisions") or {}).get(answer.interrupt_id)
+                    or context.get("decision", "answer"),
                     decided_by_id=context.get("user_id"),
                     decided_by_label=decided_by or "",
                     decided_at=now,

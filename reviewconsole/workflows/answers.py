@@ -1,0 +1,146 @@
+"""One reading of a reviewer's answer to a free-text or yes/no request, for the doors and the workflows.
+
+The doors (inbox, API, AG-UI) classify a raw answer with these readers, refuse what they cannot
+read, and store the normalised answer the inbox would send (``{"result": "approve"}``,
+``{"result": "approve", "draft": "<edited>"}``, ``{"result": "reject"}``, ``{"result": "<feedback>"}``);
+the demo workflows read what they receive with the same functions, so both agree on the decision.
+
+Accepted free-text shapes (:func:`read_review`):
+
+- a string: ``"approve"``, ``"reject"`` (any case, surrounding blanks ignored), else feedback;
+- ``{"result": <string>}``: the same;
+- ``{"result": "approve", "draft": "<non-blank edited draft>"}``;
+- ``{"result": "reject", "reason": "<string>"}``.
+
+Accepted yes/no shapes (:func:`read_yes_no`): a boolean, a yes/no word (:data:`YES`, :data:`NO`), or
+a one-key object ``{"result" | "confirmed" | "approved" | "text": <boolean or yes/no word>}``, or
+``{"result": <no word>, "reason": "<string>"}``. Text that is neither yes nor no reads as ``revise``.
+
+``{"timeout": true}`` is what the console sends when nobody answered in time: it reads as a
+rejection with ``timeout`` set (the doors refuse it from outsiders).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["NO", "YES", "AnswerShapeError", "Decision", "read_review", "read_yes_no"]
+
+YES = frozenset({"yes", "y", "true", "approve", "approved", "confirm", "confirmed"})
+NO = frozenset({"no", "n", "false", "reject", "rejected", "decline", "declined", "deny", "denied"})
+
+REVIEW_SHAPES = (
+    '"approve", "reject" or feedback text; {"result": <text>}; '
+    '{"result": "approve", "draft": <edited draft>}; {"result": "reject", "reason": <text>}'
+)
+YES_NO_SHAPES = (
+    'true/false; "yes"/"no" (or approve/reject); {"result"|"confirmed"|"approved"|"text": <one of those>}; '
+    '{"result": "reject", "reason": <text>}'
+)
+
+
+class AnswerShapeError(ValueError):
+    """The answer has none of the accepted shapes; ``shapes`` names them."""
+
+    def __init__(self, shapes: str) -> None:
+        super().__init__(f"The answer has none of the accepted shapes: {shapes}.")
+        self.shapes = shapes
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What an answer decides: ``action`` is ``approve``, ``reject`` or ``revise``.
+
+    ``text``: the feedback of ``revise``; ``draft``: an edited draft approved instead of the agent's;
+    ``reason``: a rejection's reason; ``timeout``: the console's own answer for an expired item."""
+
+    action: str
+    text: str = ""
+    draft: str | None = None
+    reason: str = ""
+    timeout: bool = False
+
+
+def _is_timeout(value: Any) -> bool:
+    return isinstance(value, dict) and value == {"timeout": True}
+
+
+def _reason(value: dict[str, Any], shapes: str) -> str:
+    reason = value.get("reason", "")
+    if not isinstance(reason, str):
+        raise AnswerShapeError(shapes)
+    return reason.strip()
+
+
+def read_review(value: Any) -> Decision | None:
+    """Read a free-text review answer (shapes in the module docstring); None when nothing was said.
+
+    Raises:
+        AnswerShapeError: any other shape (unknown keys, non-string values, booleans, a draft
+            with a rejection, a reason with an approval, a blank draft).
+    """
+    if _is_timeout(value):
+        return Decision("reject", timeout=True)
+    if isinstance(value, dict):
+        keys = set(value)
+        if "result" not in keys or not keys <= {"result", "draft", "reason"} or len(keys) > 2:
+            raise AnswerShapeError(REVIEW_SHAPES)
+        result = value["result"]
+        if keys == {"result"}:
+            if result is not None and not isinstance(result, str):
+                raise AnswerShapeError(REVIEW_SHAPES)
+            return read_review(result)
+        verdict = result.strip().lower() if isinstance(result, str) else None
+        if "draft" in keys:
+            draft = value["draft"]
+            if verdict != "approve" or not isinstance(draft, str) or not draft.strip():
+                raise AnswerShapeError(REVIEW_SHAPES)
+            return Decision("approve", draft=draft)
+        if verdict != "reject":
+            raise AnswerShapeError(REVIEW_SHAPES)
+        return Decision("reject", reason=_reason(value, REVIEW_SHAPES))
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise AnswerShapeError(REVIEW_SHAPES)
+    text = value.strip()
+    if not text:
+        return None
+    if text.lower() in ("approve", "reject"):
+        return Decision(text.lower())
+    return Decision("revise", text=text)
+
+
+def read_yes_no(value: Any) -> Decision | None:
+    """Read a yes/no answer (shapes in the module docstring); None when nothing was said.
+
+    Raises:
+        AnswerShapeError: any other shape (several keys such as ``confirmed`` with ``text``,
+            unknown keys, values that are neither a boolean nor text).
+    """
+    if _is_timeout(value):
+        return Decision("reject", timeout=True)
+    if isinstance(value, dict):
+        keys = set(value)
+        if keys == {"result", "reason"}:
+            inner = value["result"]
+            if not isinstance(inner, str) or inner.strip().lower() not in NO:
+                raise AnswerShapeError(YES_NO_SHAPES)
+            return Decision("reject", reason=_reason(value, YES_NO_SHAPES))
+        if len(keys) != 1 or not keys <= {"result", "confirmed", "approved", "text"}:
+            raise AnswerShapeError(YES_NO_SHAPES)
+        value = next(iter(value.values()))
+        if isinstance(value, dict):
+            raise AnswerShapeError(YES_NO_SHAPES)
+    if isinstance(value, bool):
+        return Decision("approve" if value else "reject")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise AnswerShapeError(YES_NO_SHAPES)
+    text = value.strip()
+    if not text:
+        return None
+    word = text.lower()
+    return Decision("approve") if word in YES else Decision("reject") if word in NO else Decision("revise", text=text)
