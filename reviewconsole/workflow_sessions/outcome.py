@@ -2,9 +2,9 @@
 
 A workflow may end with an output (the refund agent's reply) or only with a message (the email
 review's "Draft approved and sent successfully."), so the result people see is the output, else
-for a failed session the engine's failure message, else the session's last message that no user
-wrote. The text may come from
-an LLM or an outside caller: templates escape it, scripts set it with ``textContent``.
+for a failed session :func:`.failure.failure_message` (a generic sentence and the error code, never
+the exception's text), else the session's last message that no user wrote. The text may come
+from an LLM or an outside caller: templates escape it, scripts set it with ``textContent``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 import engine
 
+from .failure import failure_message
 from .models import SessionStatus, WorkflowSession
 
 __all__ = ["failed_sessions", "last_message", "session_outcome", "session_result"]
@@ -45,8 +46,8 @@ def session_result(session: WorkflowSession) -> str | None:
         return None
     if session.output is not None:
         return _text(session.output)
-    if session.status == SessionStatus.FAILED and isinstance(session.error, dict) and session.error.get("message"):
-        return str(session.error["message"])  # the engine's own sentence, never the exception
+    if session.status == SessionStatus.FAILED and session.error:
+        return failure_message(session.error)  # never the exception's text (it may quote a key)
     return last_message(session) or None
 
 

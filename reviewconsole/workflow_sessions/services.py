@@ -20,6 +20,7 @@ from ..audit.services import audit_record
 from ..inbox.models import Queue
 from ..inbox.selectors import is_queue_manager
 from ..workflows import UnknownWorkflowError, get
+from .failure import failure_code, failure_message
 from .models import Delivery, SessionStatus, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .tasks import run_session
@@ -103,7 +104,7 @@ def session_retry(
     """
     if not manages_workflow(user, session.workflow):
         raise PermissionDenied("Only a manager of this workflow's queue can retry its sessions.")
-    error = session.error if isinstance(session.error, dict) else {}
+    error = session.error
     runner = runner_for_session(session)
     async_to_sync(runner.retry)(session.id, retried_by=user.get_username())
     audit_record(
@@ -111,7 +112,7 @@ def session_retry(
         user=user,
         target=session,
         request=request,
-        detail={"error_code": error.get("code", ""), "message": str(error.get("message", ""))},
+        detail={"error_code": failure_code(error), "message": failure_message(error)},
     )
     enqueue_run(session.id)
     return WorkflowSession.objects.get(pk=session.id)
