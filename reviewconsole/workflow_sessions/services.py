@@ -18,8 +18,8 @@ from engine import InterruptNotReadyError, InterruptRecord, Runner, UnknownInter
 
 from ..audit.services import audit_record
 from ..inbox.models import Queue
-from ..inbox.selectors import is_queue_manager
-from ..workflows import UnknownWorkflowError, get
+from ..inbox.selectors import is_queue_manager, managed_queues_for
+from ..workflows import UnknownWorkflowError, all_specs, get
 from .failure import failure_code, failure_message
 from .models import Delivery, SessionStatus, WorkflowSession
 from .runners import runner_for, runner_for_session
@@ -30,6 +30,7 @@ __all__ = [
     "answers_submit",
     "can_retry",
     "enqueue_run",
+    "managed_workflows",
     "manages_workflow",
     "session_retry",
     "session_start",
@@ -83,6 +84,14 @@ def manages_workflow(user: AbstractBaseUser | AnonymousUser, workflow: str) -> b
         return False
     queue = Queue.objects.filter(slug=slug).values_list("pk", flat=True).first()
     return queue is not None and is_queue_manager(user, queue)  # type: ignore[arg-type]
+
+
+def managed_workflows(user: AbstractBaseUser | AnonymousUser) -> list[str]:
+    """Names of the registered workflows whose queue ``user`` manages (every one for a superuser)."""
+    if getattr(user, "is_superuser", False):
+        return [spec.name for spec in all_specs()]
+    slugs = set(managed_queues_for(user).values_list("slug", flat=True))
+    return [spec.name for spec in all_specs() if spec.queue in slugs]
 
 
 def can_retry(user: AbstractBaseUser | AnonymousUser, session: WorkflowSession) -> bool:

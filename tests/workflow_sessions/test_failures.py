@@ -11,6 +11,7 @@ import pytest
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.workflow_sessions.failure import failure_message
+from reviewconsole.workflow_sessions.models import WorkflowSession
 from reviewconsole.workflow_sessions.services import session_retry, session_start
 from tests.workflow_sessions import fragile
 
@@ -103,3 +104,93 @@ def test_the_admin_offers_retry_only_to_those_who_may_retry(client, fail, person
     assert 'value="retry_sessions"' not in client.get(url).content.decode()
     client.force_login(personas.admin)
     assert 'value="retry_sessions"' in client.get(url).content.decode()
+
+
+# -- "Sessions that failed": newest first, filtered in the database; failures without an item ---
+
+
+def _old_failures(count, queue_slug):
+    """``count`` failed sessions a day old, each with a cancelled item in ``queue_slug``."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from reviewconsole.inbox.models import Queue
+
+    queue = Queue.objects.get(slug=queue_slug)
+    sessions = WorkflowSession.objects.bulk_create(
+        WorkflowSession(workflow="email-review", user_id="old", title=f"old {n}", status="failed") for n in range(count)
+    )
+    Interrupt.objects.bulk_create(
+        Interrupt(session=s, interrupt_id="i", kind="input", queue=queue, status="cancelled") for s in sessions
+    )
+    day_ago = timezone.now() - dt.timedelta(days=1)
+    WorkflowSession.objects.filter(pk__in=[s.pk for s in sessions]).update(updated_at=day_ago)
+
+
+def test_the_newest_failure_is_listed_after_hundreds_of_older_ones(client, fail, personas):
+    _old_failures(501, "support")
+    newest = fail()
+    client.force_login(personas.reviewer)
+    listed = client.get("/inbox/").context["failed"]
+    assert listed[0]["session"].pk == newest.pk
+    assert len(listed) == 20
+
+
+def test_failures_are_filtered_by_the_users_queues(client, fail, personas):
+    _old_failures(3, "finance")
+    client.force_login(personas.reviewer)
+    assert client.get("/inbox/").context.get("failed") == []
+
+
+def test_a_session_that_failed_before_its_first_request_is_retried_by_a_manager(client, fail, personas, on_commit):
+    session = fail("fragile-start", user_id=f"user:{personas.reviewer.get_username()}")
+    assert not Interrupt.objects.filter(session=session).exists()
+    client.force_login(personas.queue_manager)
+    inbox = client.get("/inbox/").content.decode()
+    assert f'href="/sessions/{session.pk}/"' in inbox
+    page = client.get(f"/sessions/{session.pk}/").content.decode()
+    assert 'id="retry"' in page and GENERIC in page
+
+    client.force_login(personas.other_reviewer)  # neither its starter nor a manager
+    assert client.get(f"/sessions/{session.pk}/").status_code == 404
+    assert client.post(f"/sessions/{session.pk}/retry/").status_code == 404
+    client.force_login(personas.reviewer)  # started it, but manages no queue
+    assert f'href="/sessions/{session.pk}/"' not in client.get("/inbox/").content.decode()
+    assert 'id="retry"' not in client.get(f"/sessions/{session.pk}/").content.decode()
+    assert client.post(f"/sessions/{session.pk}/retry/").status_code == 403
+    session.refresh_from_db()
+    assert session.status == "failed"
+
+    fragile.FAILING["on"] = False
+    client.force_login(personas.queue_manager)
+    with on_commit():
+        response = client.post(f"/sessions/{session.pk}/retry/")
+    assert response.status_code == 302 and response["Location"] == f"/sessions/{session.pk}/"
+    session.refresh_from_db()
+    assert session.status == "waiting"
+    [item] = Interrupt.objects.filter(session=session, status="pending")
+    assert client.get(f"/sessions/{session.pk}/")["Location"] == f"/inbox/items/{item.pk}/"
+    assert AuditEntry.objects.filter(action="session.retry", target_id=session.pk).count() == 1
+    assert client.post(f"/sessions/{session.pk}/retry/").status_code == 409  # not failed any more
+
+
+def test_the_failed_sessions_query_walks_indexes(fail, personas):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from reviewconsole.workflow_sessions.outcome import failed_sessions
+
+    _old_failures(50, "support")
+
+    with CaptureQueriesContext(connection) as captured:
+        failed_sessions([1, 2], ["email-review"])
+    [sql] = [q["sql"] for q in captured.captured_queries if "workflow_sessions_workflowsession" in q["sql"]][:1]
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN QUERY PLAN {sql}")
+        plan = [row[-1] for row in cursor.fetchall()]
+    assert any("USING INDEX session_status_updated" in line for line in plan), plan
+    assert not any("TEMP B-TREE" in line for line in plan), plan
+    for line in plan:
+        if "inbox_interrupt" in line:
+            assert "USING INDEX" in line or "USING COVERING INDEX" in line, plan
