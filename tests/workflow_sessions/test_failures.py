@@ -194,3 +194,39 @@ def test_the_failed_sessions_query_walks_indexes(fail, personas):
     for line in plan:
         if "inbox_interrupt" in line:
             assert "USING INDEX" in line or "USING COVERING INDEX" in line, plan
+
+
+# -- an item the failure cancelled, after Retry ---------------------------------------------
+
+
+def test_an_item_the_failure_cancelled_says_so_and_links_the_one_a_retry_asks(client, fail, personas, on_commit):
+    session = fail("fragile-parallel")
+    [old] = Interrupt.objects.filter(session=session)
+    assert old.status == "cancelled"
+    client.force_login(personas.queue_manager)
+    page = client.get(f"/inbox/items/{old.pk}/").content.decode()
+    assert "before this request was answered" in page and "moved on without it" not in page
+    assert 'data-state="failed"' in page and 'id="retried"' not in page
+
+    fragile.FAILING["on"] = False
+    with on_commit():
+        answer = client.post(f"/inbox/items/{old.pk}/retry/", headers={"Accept": "application/json"}).json()
+    [new] = Interrupt.objects.filter(session=session, status="pending")
+    assert new.interrupt_id == old.interrupt_id and new.pk != old.pk
+    assert answer["item"]["id"] == new.pk and answer["retried_from"] == old.pk
+    page = client.get(f"/inbox/items/{old.pk}/").content.decode()
+    assert 'id="retried-request">' in page and f'href="/inbox/items/{new.pk}/" id="retried-request"' in page
+    refused = client.post(f"/inbox/items/{old.pk}/decide/", {"action": "answer", "f": "fine"})
+    assert refused.status_code == 409
+    assert "The session failed" in refused.context["conflict"] and refused.context["newer_url"].endswith(f"/{new.pk}/")
+
+
+def test_a_retry_from_the_page_lands_on_the_new_item(client, fail, personas, on_commit):
+    session = fail("fragile-parallel")
+    [old] = Interrupt.objects.filter(session=session)
+    fragile.FAILING["on"] = False
+    client.force_login(personas.queue_manager)
+    with on_commit():
+        response = client.post(f"/inbox/items/{old.pk}/retry/")
+    [new] = Interrupt.objects.filter(session=session, status="pending")
+    assert response["Location"] == f"/inbox/items/{new.pk}/"

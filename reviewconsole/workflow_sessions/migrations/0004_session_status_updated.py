@@ -4,14 +4,13 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('workflow_sessions', '0003_verbose_name_plural'),
+        ("workflow_sessions", "0003_verbose_name_plural"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='workflowsession',
-            index=models.Index(fields=['status', 'updated_at'], name='session_status_updated'),
+            model_name="workflowsession",
+            index=models.Index(fields=["status", "updated_at"], name="session_status_updated"),
         ),
     ]
