@@ -138,7 +138,10 @@ def session_follow(request: HttpRequest, session_id: str) -> HttpResponse:
     return _page(request, session, follow)
 
 
-def _page(request: HttpRequest, session: WorkflowSession, follow: dict[str, Any], error: str = "", status: int = 200):
+def _page(
+    request: HttpRequest, session: WorkflowSession, follow: dict[str, Any], error: str = "", status: int = 200
+) -> HttpResponse:
+    """The session page: its status, its result once ended, Retry for its managers once failed."""
     context = {"session": session, "follow": follow, "can_retry": can_retry(request.user, session), "error": error}
     return render(request, "console/session.html", context, status=status)
 
