@@ -17,6 +17,7 @@ urlpatterns = [
     path("new/<slug:workflow>/", start_views.new_request_form, name="new_request_form"),
     path("sessions/<str:session_id>/", start_views.session_follow, name="session_follow"),
     path("sessions/<str:session_id>/status.json", start_views.session_status_json, name="session_status_json"),
+    path("sessions/<str:session_id>/retry/", start_views.session_retry_view, name="session_retry"),
     path("hooks/<slug:slug>/", hook_views.receive, name="webhook"),
     path("agui/", include("reviewconsole.agui.urls")),
     path("api/v1/", api.urls),

@@ -8,22 +8,27 @@
 |  | the same form again (its ``start_token``): 302 to the session it started (``start_tokens.py``) |
 | ``GET /sessions/<id>/`` | 302 to its item once it asks the user; else its status, kept live by ``follow.js`` |
 | ``GET /sessions/<id>/status.json`` | ``{"session": session_outcome, "item_url": str | null, "waiting_in": [str]}`` |
+| ``POST /sessions/<id>/retry/`` | a manager of its workflow's queue retries the failed session, 302 to it |
 
 A workflow the user may not start is a 404, the same as an unknown one; a session is visible to
-the user who started it here (and superusers), else 404. Every value shown may come from the
-user or an LLM: templates escape it, ``follow.js`` sets it with ``textContent``.
+the user who started it here, to managers of its workflow's queue (a session that failed before
+its first request has no item: this page is where they retry it) and superusers, else 404. Every
+value shown may come from the user or an LLM: templates escape it, ``follow.js`` sets it with
+``textContent``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from engine import WorkflowDataError
+from engine import EngineError, WorkflowDataError
 
 from ..inbox.errors import DecisionError
 from ..inbox.models import Interrupt, InterruptStatus
@@ -32,6 +37,7 @@ from ..inbox.selectors import visible_interrupts_for
 from ..json_input import UnstorableValueError, check_storable
 from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.outcome import session_outcome
+from ..workflow_sessions.services import can_retry, manages_workflow, session_retry
 from ..workflows import UnknownWorkflowError, WorkflowSpec
 from .start_tokens import StartTokenError, issue_token, start_once
 from .starts import console_user_id, input_json_schema, session_start_by_user, startable_spec, startable_specs
@@ -114,10 +120,14 @@ def new_request_form(request: HttpRequest, workflow: str) -> HttpResponse:
 
 
 def _session_for(request: HttpRequest, session_id: str) -> WorkflowSession:
-    """The session if the user started it from the console (or is a superuser), else 404."""
+    """The session if the user started it from the console, manages its workflow's queue (or is a
+    superuser), else 404."""
     session = WorkflowSession.objects.filter(pk=session_id).first()
     user = request.user
-    if session is None or not (user.is_superuser or session.user_id == console_user_id(user)):  # type: ignore[arg-type]
+    if session is None or not (
+        session.user_id == console_user_id(user)  # type: ignore[arg-type]
+        or manages_workflow(user, session.workflow)
+    ):
         raise Http404("No such session.")
     return session
 
@@ -141,7 +151,15 @@ def session_follow(request: HttpRequest, session_id: str) -> HttpResponse:
     follow = _follow(request, session)
     if follow["item_url"]:
         return redirect(follow["item_url"])
-    return render(request, "console/session.html", {"session": session, "follow": follow})
+    return _page(request, session, follow)
+
+
+def _page(
+    request: HttpRequest, session: WorkflowSession, follow: dict[str, Any], error: str = "", status: int = 200
+) -> HttpResponse:
+    """The session page: its status, its result once ended, Retry for its managers once failed."""
+    context = {"session": session, "follow": follow, "can_retry": can_retry(request.user, session), "error": error}
+    return render(request, "console/session.html", context, status=status)
 
 
 @login_required
@@ -149,3 +167,36 @@ def session_follow(request: HttpRequest, session_id: str) -> HttpResponse:
 def session_status_json(request: HttpRequest, session_id: str) -> JsonResponse:
     """The session's status, result once ended, and the URL of its item once it asks the user."""
     return JsonResponse(_follow(request, _session_for(request, session_id)))
+
+
+@login_required
+@require_POST
+def session_retry_view(request: HttpRequest, session_id: str) -> HttpResponse:
+    """Run the failed session again from its last checkpoint (``session_retry``: audited), then
+    follow it (302 to this page, which opens its request once it asks the user).
+
+    404: the user may not see the session; 403 (the page with the reason): they do not manage its
+    workflow's queue; 409: it has not failed (someone retried it first), it is running, or its
+    workflow (version) is gone. ``Accept: application/json``: ``{"session", "item_url",
+    "waiting_in"}`` as ``status.json``, or ``{"error", "message"}`` with the same status codes.
+    """
+    session = _session_for(request, session_id)
+    try:
+        session_retry(session=session, user=request.user, request=request)
+    except PermissionDenied as exc:
+        return _refused(request, session, 403, "forbidden", str(exc))
+    except (EngineError, UnknownWorkflowError) as exc:
+        code = exc.code if isinstance(exc, EngineError) else "workflow_gone"
+        return _refused(request, session, 409, code, getattr(exc, "message", str(exc)))
+    session.refresh_from_db()
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse(_follow(request, session))
+    messages.success(request, "The session runs again from its last checkpoint.")
+    return redirect("session_follow", session_id=session.id)
+
+
+def _refused(request: HttpRequest, session: WorkflowSession, status: int, code: str, message: str) -> HttpResponse:
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse({"error": code, "message": message}, status=status)
+    session.refresh_from_db()
+    return _page(request, session, _follow(request, session), error=message, status=status)

@@ -30,6 +30,7 @@ from .errors import DecisionError, InboxConflict
 from .live import summary
 from .models import Queue
 from .pictures import allow_picture_styles
+from .refusals import retried_request
 from .selectors import item_for
 from .services import interrupt_decide
 from .view_helpers import detail_context, refusal, wants_json
@@ -197,15 +198,21 @@ def retry(request: HttpRequest, pk: int) -> HttpResponse:
     """A manager of the workflow's queue runs the item's failed session again from its last checkpoint.
 
     404 outside the user's queues; 403 for anyone else; 409 when the session has not failed (or
-    someone retried it first) or is running.
+    someone retried it first) or is running. When the failure had cancelled this item, the Retry
+    asks it again as a new item: the answer names that one (``item``; JSON ``{"item", "retried_from",
+    "session"}``, a page: 302 to it).
     """
     item = item_for(request.user, pk)
     try:
         session_retry(session=item.session, user=request.user, request=request)
     except REFUSALS as exc:
         return refusal(request, item, exc)
+    item.refresh_from_db()
+    new = retried_request(item)  # the request asked again, when the failure had cancelled this one
     if wants_json(request):
-        item.refresh_from_db()
-        return JsonResponse({"item": summary(item), "session": session_outcome(item.session)})
+        shown = new or item
+        return JsonResponse(
+            {"item": summary(shown), "retried_from": item.pk, "session": session_outcome(shown.session)}
+        )
     messages.success(request, "The session runs again from its last checkpoint.")
-    return redirect("inbox:detail", pk=item.pk)
+    return redirect("inbox:detail", pk=(new or item).pk)

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from . import publisher
 from .actions import allows_bulk_approve
-from .models import Interrupt, InterruptStatus, QueueChange
+from .models import SESSION_FAILED, Interrupt, InterruptStatus, QueueChange
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -88,6 +88,8 @@ _DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with f
 def status_sentence(row: Interrupt, now: dt.datetime | None = None) -> str:
     """One sentence on where the item stands, e.g. "This request was approved by alice at … UTC."."""
     now = now or timezone.now()
+    if row.status == InterruptStatus.CANCELLED and row.decision == SESSION_FAILED:
+        return f"The session failed at {_utc(row.decided_at)}, before this request was answered."
     if row.status == InterruptStatus.CANCELLED:
         return f"This request was superseded at {_utc(row.decided_at)}: the session moved on without it."
     if row.status == InterruptStatus.RESOLVED:

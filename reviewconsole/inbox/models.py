@@ -61,6 +61,11 @@ class InterruptStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
+SESSION_FAILED = "session_failed"
+"""The ``decision`` of an item its session's failure cancelled (a Retry asks it again as a new row
+with the same ``interrupt_id``)."""
+
+
 class OnExpiry(models.TextChoices):
     NOTHING = "", "Stay overdue"
     ESCALATE = "escalate", "Escalate to another queue"
@@ -161,9 +166,9 @@ class Interrupt(models.Model):
 
     @property
     def display_status(self) -> str:
-        """pending, claimed, overdue, approved…, expired, superseded: what a person calls its state."""
+        """pending, claimed, overdue, approved…, expired, superseded, failed: what a person calls its state."""
         if self.status == InterruptStatus.CANCELLED:
-            return "superseded"
+            return "failed" if self.decision == SESSION_FAILED else "superseded"
         if self.status == InterruptStatus.RESOLVED:
             return "expired" if self.decision == "timeout" else "decided"
         if self.is_overdue():

@@ -14,7 +14,7 @@ from django.utils import timezone
 from engine import AlreadyDecidedError
 
 from .errors import ClaimConflictError, ExpiredError, MovedError, SupersededError
-from .models import Interrupt, InterruptStatus, OnExpiry
+from .models import SESSION_FAILED, Interrupt, InterruptStatus, OnExpiry
 
 __all__ = [
     "claimed_conflict",
@@ -22,6 +22,7 @@ __all__ = [
     "moved_conflict",
     "newer_request",
     "refusal_for",
+    "retried_request",
     "superseded_conflict",
 ]
 
@@ -75,6 +76,27 @@ def newer_request(row: Interrupt) -> Interrupt | None:
     return next((r for r in later.order_by("-pk")[:50] if _node(r.node_path) == node), None)
 
 
+def retried_request(row: Interrupt) -> Interrupt | None:
+    """The request a Retry asked again in place of ``row`` (cancelled by its session's failure): the
+    newest later row of the session with the same interrupt id, or None (not retried yet)."""
+    if row.status != InterruptStatus.CANCELLED or row.decision != SESSION_FAILED:
+        return None
+    later = Interrupt.objects.filter(session_id=row.session_id, interrupt_id=row.interrupt_id, pk__gt=row.pk)
+    return later.order_by("-pk").first()
+
+
+def failed_conflict(row: Interrupt) -> SupersededError:
+    """The 409 for a request its session's failure cancelled; names the one a Retry asked again."""
+    newer = retried_request(row)
+    links = {"newer_item": newer.pk, "newer_url": f"/inbox/items/{newer.pk}/"} if newer is not None else {}
+    after = "; a Retry asked it again" if newer is not None else ""
+    return SupersededError(
+        f"The session failed{_utc(row.decided_at)} before this request was answered{after}; nothing was recorded.",
+        superseded_at=row.decided_at.isoformat() if row.decided_at else None,
+        **links,
+    )
+
+
 def superseded_conflict(row: Interrupt, newer: Interrupt) -> SupersededError:
     """The 409 for a request a newer one of its session replaced: names the newer one
     (``newer_item``: its inbox id, ``newer_url``, ``newer_interrupt_id``) and what became of this one."""
@@ -103,6 +125,8 @@ def refusal_for(row: Interrupt, now: dt.datetime | None = None) -> Exception | N
     session moved on), ``ExpiredError`` (timed out, or due
     and about to expire).
     """
+    if row.status == InterruptStatus.CANCELLED and row.decision == SESSION_FAILED:
+        return failed_conflict(row)
     if row.status in (InterruptStatus.CANCELLED, InterruptStatus.RESOLVED) and row.decision != "timeout":
         newer = newer_request(row)
         if newer is not None:

@@ -34,6 +34,7 @@ from .kinds import detail_parts
 from .live import status_sentence
 from .models import Interrupt, Queue
 from .pictures import mermaid_available, session_picture
+from .refusals import retried_request
 from .schema_form import form_fields
 from .selectors import is_queue_manager, neighbours, queues_for
 
@@ -95,6 +96,7 @@ def detail_context(request: HttpRequest, item: Interrupt, **extra: Any) -> dict[
         "picture": session_picture(session),
         "mermaid": mermaid_available(),
         "sentence": status_sentence(item),
+        "retried": retried_request(item),  # cancelled by the session's failure, asked again by a Retry
         # How the session went on after the decision (its status, then its result once it ended).
         "outcome": None if item.is_pending else session_outcome(session),
         "can_retry": member and can_retry(user, session),

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from engine import InterruptKind
 
 from ..workflow_sessions.outcome import failed_sessions
+from ..workflow_sessions.services import managed_workflows
 from ..workflows import all_specs
 from .actions import allows_bulk_approve
 from .changes import changes_since
@@ -80,7 +81,7 @@ def index(request: HttpRequest) -> HttpResponse:
             "workflows": [(s.name, s.title) for s in all_specs()],
             "kinds": [InterruptKind.INPUT, InterruptKind.CONFIRMATION, InterruptKind.LONG_RUNNING],
             "statuses": STATUSES,
-            "failed": failed_sessions([q.pk for q in queues]),
+            "failed": failed_sessions([q.pk for q in queues], managed_workflows(request.user)),
             "after": request.GET.get("after", ""),
             "live": {
                 "versions": {str(k): v for k, v in page.versions.items()},

@@ -2,7 +2,11 @@
 
 Sessions filter by workflow, status, date, decider and queue, and search by id, title and the
 content of their events. A session's page can be exported as an ADK trace (``export/``), and
-every view and export of a session is audited.
+every view and export of a session is audited. A failed session's page shows its failure as the
+inbox does (:func:`.failure.failure_message`); the stored error, which may quote an exception's
+text, only to superusers. The Retry action is offered only to users who manage a queue (or
+superusers), never to the read-only auditor (``has_retry_permission``); the service still checks
+each session's workflow.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from engine import EngineError
 from ..audit.services import audit_record
 from ..inbox.models import Interrupt, Queue
 from ..inbox.pictures import mermaid_available, picture_csp, picture_media, session_picture
+from ..inbox.selectors import managed_queues_for
 from ..workflows import UnknownWorkflowError
 from .export import session_export
 from .models import Checkpoint, Delivery, Event, SessionStatus, WorkflowSession
@@ -120,12 +125,21 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
     readonly_fields = fields
     actions = ["retry_sessions"]
 
+    def get_fields(self, request: HttpRequest, obj: object = None) -> list[str]:
+        """Every field; the stored ``error`` (it may quote an exception) for superusers only."""
+        shown = list(super().get_fields(request, obj))
+        return shown if getattr(request.user, "is_superuser", False) else [f for f in shown if f != "error"]
+
     @admin.display(description="Failure")
     def failure(self, obj: WorkflowSession) -> str:
         """Why a failed session failed, in the engine's words (the inbox shows the same sentence)."""
         return (session_result(obj) or "") if obj.status == SessionStatus.FAILED else ""
 
-    @admin.action(description="Retry the selected failed sessions from their last checkpoint")
+    def has_retry_permission(self, request: HttpRequest) -> bool:
+        """Whether the Retry action is offered: the user manages a queue (superusers all of them)."""
+        return managed_queues_for(request.user).exists()
+
+    @admin.action(description="Retry the selected failed sessions from their last checkpoint", permissions=["retry"])
     def retry_sessions(self, request: HttpRequest, queryset: QuerySet[WorkflowSession]) -> None:
         """Retry each selected session through the session service (queue managers only; audited)."""
         done, refused = 0, []

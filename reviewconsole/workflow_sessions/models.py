@@ -49,7 +49,11 @@ class WorkflowSession(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "lease_expires"], name="session_status_lease")]
+        indexes = [
+            models.Index(fields=["status", "lease_expires"], name="session_status_lease"),
+            # The inbox's "Sessions that failed", newest first (outcome.failed_sessions).
+            models.Index(fields=["status", "updated_at"], name="session_status_updated"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.workflow} {self.id[:8]} ({self.status})"

@@ -2,9 +2,9 @@
 
 A workflow may end with an output (the refund agent's reply) or only with a message (the email
 review's "Draft approved and sent successfully."), so the result people see is the output, else
-for a failed session the engine's failure message, else the session's last message that no user
-wrote. The text may come from
-an LLM or an outside caller: templates escape it, scripts set it with ``textContent``.
+for a failed session :func:`.failure.failure_message` (a generic sentence and the error code, never
+the exception's text), else the session's last message that no user wrote. The text may come
+from an LLM or an outside caller: templates escape it, scripts set it with ``textContent``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 import engine
 
+from .failure import failure_message
 from .models import SessionStatus, WorkflowSession
 
 __all__ = ["failed_sessions", "last_message", "session_outcome", "session_result"]
@@ -21,7 +22,6 @@ __all__ = ["failed_sessions", "last_message", "session_outcome", "session_result
 ENDED = engine.SessionStatus.CLOSED  # completed, failed, cancelled: nothing runs again
 
 _LOOK_BACK = 50  # events searched, newest first, for the last message
-_FAILED_LOOK_AT = 500  # failed sessions the inbox looks at for its "Sessions that failed"
 
 
 def last_message(session: WorkflowSession) -> str:
@@ -45,8 +45,8 @@ def session_result(session: WorkflowSession) -> str | None:
         return None
     if session.output is not None:
         return _text(session.output)
-    if session.status == SessionStatus.FAILED and isinstance(session.error, dict) and session.error.get("message"):
-        return str(session.error["message"])  # the engine's own sentence, never the exception
+    if session.status == SessionStatus.FAILED and session.error:
+        return failure_message(session.error)  # never the exception's text (it may quote a key)
     return last_message(session) or None
 
 
@@ -62,24 +62,29 @@ def session_outcome(session: WorkflowSession) -> dict[str, Any]:
     }
 
 
-def failed_sessions(queue_ids: list[int], *, limit: int = 20) -> list[dict[str, Any]]:
-    """Failed sessions with an item in ``queue_ids``, newest first: ``{"session", "item", "message"}`` each.
+def failed_sessions(queue_ids: list[int], workflows: list[str], *, limit: int = 20) -> list[dict[str, Any]]:
+    """The newest failed sessions (``updated_at`` descending, at most ``limit``) that have an item
+    in ``queue_ids``, or that have no item at all and belong to one of ``workflows`` (those whose
+    queue the user manages: a session that failed before its first request is theirs to retry).
 
-    ``item`` is the pk of the session's newest item there (its page offers the Retry);
-    ``message`` is the failure's own sentence (:func:`session_result`). Both queries walk an index
-    (sessions by status, items by session) and sort nothing in the database; at most
-    ``_FAILED_LOOK_AT`` failed sessions are looked at.
+    Returns ``{"session", "item", "message"}`` each: ``item`` is the pk of the session's newest
+    item in ``queue_ids`` (its page offers the Retry), or None (follow the session at
+    ``/sessions/<id>/``, which offers it); ``message`` is :func:`session_result`. One query,
+    filtered and ordered in the database: it walks the index ``session_status_updated`` backwards
+    and looks up each session's items through the index on ``inbox_interrupt.session_id``.
     """
+    from django.db.models import Exists, OuterRef, Q, Subquery
+
     from ..inbox.models import Interrupt
 
-    if not queue_ids:
+    if not queue_ids and not workflows:
         return []
-    sessions = {
-        s.pk: s for s in WorkflowSession.objects.filter(status=SessionStatus.FAILED).order_by()[:_FAILED_LOOK_AT]
-    }
-    newest: dict[str, int] = {}
-    items = Interrupt.objects.filter(session_id__in=list(sessions), queue_id__in=queue_ids).order_by()
-    for session_id, pk in items.values_list("session_id", "pk"):
-        newest[session_id] = max(pk, newest.get(session_id, 0))
-    found = sorted((sessions[sid] for sid in newest), key=lambda s: s.updated_at, reverse=True)[:limit]
-    return [{"session": s, "item": newest[s.pk], "message": session_result(s) or ""} for s in found]
+    items = Interrupt.objects.filter(session_id=OuterRef("pk"))
+    newest = items.filter(queue_id__in=queue_ids).order_by("-pk").values("pk")[:1]
+    rows = (
+        WorkflowSession.objects.filter(status=SessionStatus.FAILED)
+        .annotate(item=Subquery(newest))
+        .filter(Q(item__isnull=False) | Q(~Exists(items), workflow__in=workflows))
+        .order_by("-updated_at")[:limit]
+    )
+    return [{"session": s, "item": s.item, "message": session_result(s) or ""} for s in rows]

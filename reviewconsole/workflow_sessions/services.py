@@ -18,8 +18,9 @@ from engine import InterruptNotReadyError, InterruptRecord, Runner, UnknownInter
 
 from ..audit.services import audit_record
 from ..inbox.models import Queue
-from ..inbox.selectors import is_queue_manager
-from ..workflows import UnknownWorkflowError, get
+from ..inbox.selectors import is_queue_manager, managed_queues_for
+from ..workflows import UnknownWorkflowError, all_specs, get
+from .failure import failure_code, failure_message
 from .models import Delivery, SessionStatus, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .tasks import run_session
@@ -29,6 +30,7 @@ __all__ = [
     "answers_submit",
     "can_retry",
     "enqueue_run",
+    "managed_workflows",
     "manages_workflow",
     "session_retry",
     "session_start",
@@ -84,6 +86,14 @@ def manages_workflow(user: AbstractBaseUser | AnonymousUser, workflow: str) -> b
     return queue is not None and is_queue_manager(user, queue)  # type: ignore[arg-type]
 
 
+def managed_workflows(user: AbstractBaseUser | AnonymousUser) -> list[str]:
+    """Names of the registered workflows whose queue ``user`` manages (every one for a superuser)."""
+    if getattr(user, "is_superuser", False):
+        return [spec.name for spec in all_specs()]
+    slugs = set(managed_queues_for(user).values_list("slug", flat=True))
+    return [spec.name for spec in all_specs() if spec.queue in slugs]
+
+
 def can_retry(user: AbstractBaseUser | AnonymousUser, session: WorkflowSession) -> bool:
     """Whether ``user`` may retry ``session`` now: it failed and they manage its workflow's queue."""
     return session.status == SessionStatus.FAILED and manages_workflow(user, session.workflow)
@@ -103,7 +113,7 @@ def session_retry(
     """
     if not manages_workflow(user, session.workflow):
         raise PermissionDenied("Only a manager of this workflow's queue can retry its sessions.")
-    error = session.error if isinstance(session.error, dict) else {}
+    error = session.error
     runner = runner_for_session(session)
     async_to_sync(runner.retry)(session.id, retried_by=user.get_username())
     audit_record(
@@ -111,7 +121,7 @@ def session_retry(
         user=user,
         target=session,
         request=request,
-        detail={"error_code": error.get("code", ""), "message": str(error.get("message", ""))},
+        detail={"error_code": failure_code(error), "message": failure_message(error)},
     )
     enqueue_run(session.id)
     return WorkflowSession.objects.get(pk=session.id)

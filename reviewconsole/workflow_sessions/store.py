@@ -45,7 +45,7 @@ from engine import (
 )
 
 from ..inbox import routing, store_hooks
-from ..inbox.models import Interrupt, InterruptStatus
+from ..inbox.models import SESSION_FAILED, Interrupt, InterruptStatus
 from ..outbound import triggers as outbound
 from . import store_sql
 from .models import Checkpoint, Delivery, Event, SharedState, WorkflowSession
@@ -165,7 +165,8 @@ class OrmStore:
                 session_id=session_id, interrupt_id__in=commit.cancelled, status=InterruptStatus.PENDING
             )
             cancelled = list(targets.values_list("pk", flat=True))
-            targets.update(status=InterruptStatus.CANCELLED, decided_at=now)
+            failed = commit.status == engine.SessionStatus.FAILED  # said so on the item's page
+            targets.update(status=InterruptStatus.CANCELLED, decided_at=now, decision=SESSION_FAILED if failed else "")
         if commit.consumed:
             Delivery.objects.filter(session_id=session_id, pk__in=commit.consumed).update(applied_at=now)
         if checkpoint_id is not None:

@@ -143,14 +143,16 @@ def test_a_session_waiting_in_a_queue_the_user_cannot_see_says_where(starter, on
     assert status["item_url"] is None and status["waiting_in"] == ["Support"]
 
 
-def test_only_who_started_a_session_follows_it(manager, personas, on_commit, client):
+def test_only_who_started_a_session_or_manages_its_queue_follows_it(manager, personas, on_commit, client):
     with on_commit():
         started = _post(_client(manager), "/new/email-review/", {"f.complaint": COMPLAINT})
-    assert _client(personas.queue_manager).get(started["Location"]).status_code == 404
-    assert _client(personas.queue_manager).get(started["Location"] + "status.json").status_code == 404
+    assert _client(personas.reviewer).get(started["Location"]).status_code == 404  # reviews, does not manage
+    assert _client(personas.reviewer).get(started["Location"] + "status.json").status_code == 404
+    assert _client(personas.queue_manager).get(started["Location"] + "status.json").status_code == 200
     with on_commit():
         hooked = post_webhook(client, {"complaint": COMPLAINT}).json()["session_id"]
-    assert _client(manager).get(f"/sessions/{hooked}/").status_code == 404
+    assert _client(personas.reviewer).get(f"/sessions/{hooked}/").status_code == 404
+    assert _client(manager).get(f"/sessions/{hooked}/").status_code == 302  # manages support: to its item
     assert _client(manager).get("/sessions/nope/").status_code == 404
 
 

@@ -114,9 +114,13 @@ def test_the_session_json_has_the_result_when_the_workflow_gives_no_output(
     )
 
 
-def test_a_failed_session_shows_its_failure_message(start_review):
+def test_a_failed_session_shows_a_generic_failure_sentence_not_the_exception(start_review):
     session, _ = start_review()
-    session.status, session.error = "failed", {"code": "node_failed", "message": "Node x@1 failed.", "exception": "E()"}
+    error = {"code": "node_failed", "message": "Node x@1 failed: key sk-1", "node_path": "x@1", "exception": "E()"}
+    session.status, session.error = "failed", error
     session.save(update_fields=["status", "error"])
     outcome = session_outcome(session)
-    assert (outcome["ended"], outcome["status_label"], outcome["result"]) == (True, "Failed", "Node x@1 failed.")
+    sentence = (
+        "A step of the workflow raised an error (node x@1). Error code: node_failed. The details are in the server log."
+    )
+    assert (outcome["ended"], outcome["status_label"], outcome["result"]) == (True, "Failed", sentence)

@@ -159,7 +159,9 @@ EXPECTATIONS: dict[str, list[Check]] = {
     ],
     # New request (issue 12): managers of the workflow's queue (or holders of its permission) start
     # it; anyone else gets 404 for it, as for an unknown workflow. A session's page is its
-    # starter's (the world's session came from a webhook: only the superuser sees it).
+    # starter's and its workflow's queue managers' (the world's session came from a webhook: the
+    # manager and the superuser see it); its Retry is the managers' (the session has not failed:
+    # 409, nothing changes).
     "new/": [Check("GET", lambda w: "/new/", pages(200))],
     "new/<slug:workflow>/": [
         Check("GET", lambda w: "/new/email-review/", pages(404, queue_manager=200, admin=200)),
@@ -172,10 +174,23 @@ EXPECTATIONS: dict[str, list[Check]] = {
         ),
     ],
     "sessions/<str:session_id>/": [
-        Check("GET", lambda w: f"/sessions/{w['session']}/", pages(404, admin=(302, "/inbox/items/"))),
+        Check(
+            "GET",
+            lambda w: f"/sessions/{w['session']}/",
+            pages(404, queue_manager=(302, "/inbox/items/"), admin=(302, "/inbox/items/")),
+        ),
     ],
     "sessions/<str:session_id>/status.json": [
-        Check("GET", lambda w: f"/sessions/{w['session']}/status.json", pages(404, admin=200)),
+        Check("GET", lambda w: f"/sessions/{w['session']}/status.json", pages(404, queue_manager=200, admin=200)),
+    ],
+    "sessions/<str:session_id>/retry/": [
+        Check("GET", lambda w: f"/sessions/{w['session']}/retry/", pages(405)),
+        Check(
+            "POST",
+            lambda w: f"/sessions/{w['session']}/retry/",
+            pages(404, queue_manager=409, admin=409),
+            writes=True,
+        ),
     ],
     "hooks/<slug:slug>/": [
         Check("POST", lambda w: "/hooks/email-review/", every(401), data={"complaint": "x"}, json=True, writes=True),
