@@ -22,7 +22,9 @@ def test_in_the_inbox(console_workflow):
 
 def _pytest(folder, **env_vars) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "REVIEWCONSOLE_WORKFLOWS")}
-    env.update(env_vars)
+    # A var/ of its own: the test settings keep the test database in REVIEWCONSOLE_VAR_DIR, and this
+    # run's pytest-django must not recreate the one the suite running it is using.
+    env.update(REVIEWCONSOLE_VAR_DIR=str(folder / "var"), **env_vars)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", str(folder)],
         cwd=folder,
