@@ -28,4 +28,4 @@ urlpatterns = [
 ]
 
 # A database outage outside a view (e.g. loading the login session) is a 503, not a 500.
-handler500 = "reviewconsole.console.unavailable.server_error"
+handler500 = "reviewconsole.unavailable.server_error"

@@ -42,9 +42,9 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from engine import EngineError
 
-from ..console.unavailable import MESSAGES as DATABASE_REFUSALS
-from ..console.unavailable import classify
 from ..inbox.errors import DecisionError
+from ..unavailable import MESSAGES as DATABASE_REFUSALS
+from ..unavailable import classify
 from ..workflows import UnknownWorkflowError
 
 logger = logging.getLogger("reviewconsole.api")

@@ -32,12 +32,13 @@ from engine import EngineError, WorkflowDataError
 
 from ..inbox.errors import DecisionError
 from ..inbox.models import Interrupt, InterruptStatus
+from ..inbox.permissions import can_retry, manages_workflow, require_retry_permission
 from ..inbox.schema_form import form_fields, validate_value
 from ..inbox.selectors import visible_interrupts_for
 from ..json_input import UnstorableValueError, check_storable
 from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.outcome import session_outcome
-from ..workflow_sessions.services import can_retry, manages_workflow, session_retry
+from ..workflow_sessions.services import session_retry
 from ..workflows import UnknownWorkflowError, WorkflowSpec
 from .start_tokens import StartTokenError, issue_token, start_once
 from .starts import console_user_id, input_json_schema, session_start_by_user, startable_spec, startable_specs
@@ -182,6 +183,7 @@ def session_retry_view(request: HttpRequest, session_id: str) -> HttpResponse:
     """
     session = _session_for(request, session_id)
     try:
+        require_retry_permission(request.user, session)
         session_retry(session=session, user=request.user, request=request)
     except PermissionDenied as exc:
         return _refused(request, session, 403, "forbidden", str(exc))

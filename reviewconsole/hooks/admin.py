@@ -9,7 +9,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from ..workflow_sessions.admin import ReadOnlyAdmin
+from ..read_only_admin import ReadOnlyAdmin
 from ..workflows import UnknownWorkflowError, all_specs, get
 from .models import WebhookDelivery, WebhookEndpoint, WebhookSecret
 from .services import webhook_replay

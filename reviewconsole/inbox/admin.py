@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from ..workflow_sessions.admin import ReadOnlyAdmin
+from ..read_only_admin import ReadOnlyAdmin
 from .models import Interrupt, Queue
 
 

@@ -29,6 +29,7 @@ from .drafts import revisions
 from .errors import DecisionError, InboxConflict
 from .live import summary
 from .models import Queue
+from .permissions import require_retry_permission
 from .pictures import allow_picture_styles
 from .refusals import retried_request
 from .selectors import item_for
@@ -204,6 +205,7 @@ def retry(request: HttpRequest, pk: int) -> HttpResponse:
     """
     item = item_for(request.user, pk)
     try:
+        require_retry_permission(request.user, item.session)
         session_retry(session=item.session, user=request.user, request=request)
     except REFUSALS as exc:
         return refusal(request, item, exc)

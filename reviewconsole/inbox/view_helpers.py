@@ -24,7 +24,6 @@ from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 from ..workflow_sessions.llm import workflow_model
 from ..workflow_sessions.outcome import session_outcome
 from ..workflow_sessions.runners import configured_model
-from ..workflow_sessions.services import can_retry
 from ..workflows import UnknownWorkflowError, get
 from .actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
 from .conf import inbox_setting
@@ -33,6 +32,7 @@ from .errors import DecisionError, InboxConflict, MovedError
 from .kinds import detail_parts
 from .live import status_sentence
 from .models import Interrupt, Queue
+from .permissions import can_retry
 from .pictures import mermaid_available, session_picture
 from .refusals import retried_request
 from .schema_form import form_fields

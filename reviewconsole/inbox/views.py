@@ -19,7 +19,6 @@ from django.views.decorators.http import require_GET, require_POST
 from engine import InterruptKind
 
 from ..workflow_sessions.outcome import failed_sessions
-from ..workflow_sessions.services import managed_workflows
 from ..workflows import all_specs
 from .actions import allows_bulk_approve
 from .changes import changes_since
@@ -27,6 +26,7 @@ from .conf import inbox_setting
 from .item_views import REFUSALS
 from .live import change_message, summary
 from .models import Interrupt
+from .permissions import managed_workflows
 from .selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
 from .services import interrupt_decide
 

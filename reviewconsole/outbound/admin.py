@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from ..audit.services import audit_record
-from ..workflow_sessions.admin import ReadOnlyAdmin
+from ..read_only_admin import ReadOnlyAdmin
 from ..workflows import all_specs
 from .addresses import PrivateAddressError, check_destination
 from .models import EVENT_TYPES, DeliveryAttempt, OutboundMessage, Subscription

@@ -42,7 +42,7 @@ MIDDLEWARE = [
     # A number too large for the database or a date (an admin filter) is a 400, not a 500.
     "reviewconsole.console.request_guard.RefuseOverflowMiddleware",
     # A view's database outage or lock wait becomes a 503 / 409 with Retry-After, not a 500.
-    "reviewconsole.console.unavailable.DatabaseErrorMiddleware",
+    "reviewconsole.unavailable.DatabaseErrorMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

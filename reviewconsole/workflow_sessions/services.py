@@ -10,28 +10,21 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest
 
 from engine import InterruptNotReadyError, InterruptRecord, Runner, UnknownInterruptError
 
 from ..audit.services import audit_record
-from ..inbox.models import Queue
-from ..inbox.selectors import is_queue_manager, managed_queues_for
-from ..workflows import UnknownWorkflowError, all_specs, get
 from .failure import failure_code, failure_message
-from .models import Delivery, SessionStatus, WorkflowSession
+from .models import Delivery, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .tasks import run_session
 
 __all__ = [
     "answer_waiting",
     "answers_submit",
-    "can_retry",
     "enqueue_run",
-    "managed_workflows",
-    "manages_workflow",
     "session_retry",
     "session_start",
 ]
@@ -72,47 +65,19 @@ def session_start(*, workflow: str, data: Any, user_id: str, metadata: dict[str,
     return WorkflowSession.objects.get(pk=record.id)
 
 
-def manages_workflow(user: AbstractBaseUser | AnonymousUser, workflow: str) -> bool:
-    """Whether ``user`` is a manager of ``workflow``'s queue (a superuser manages every one)."""
-    if not user.is_authenticated:
-        return False
-    if getattr(user, "is_superuser", False):
-        return True
-    try:
-        slug = get(workflow).queue
-    except UnknownWorkflowError:
-        return False
-    queue = Queue.objects.filter(slug=slug).values_list("pk", flat=True).first()
-    return queue is not None and is_queue_manager(user, queue)  # type: ignore[arg-type]
-
-
-def managed_workflows(user: AbstractBaseUser | AnonymousUser) -> list[str]:
-    """Names of the registered workflows whose queue ``user`` manages (every one for a superuser)."""
-    if getattr(user, "is_superuser", False):
-        return [spec.name for spec in all_specs()]
-    slugs = set(managed_queues_for(user).values_list("slug", flat=True))
-    return [spec.name for spec in all_specs() if spec.queue in slugs]
-
-
-def can_retry(user: AbstractBaseUser | AnonymousUser, session: WorkflowSession) -> bool:
-    """Whether ``user`` may retry ``session`` now: it failed and they manage its workflow's queue."""
-    return session.status == SessionStatus.FAILED and manages_workflow(user, session.workflow)
-
-
 @transaction.atomic
 def session_retry(
     *, session: WorkflowSession, user: AbstractBaseUser | AnonymousUser, request: HttpRequest | None = None
 ) -> WorkflowSession:
     """Run a failed session again from its last checkpoint (:meth:`engine.Runner.retry`); audited as ``session.retry``.
 
+    Who may is the door's question (``inbox.permissions.require_retry_permission``).
+
     Raises:
-        PermissionDenied: ``user`` does not manage the workflow's queue; nothing changed.
         engine.SessionNotFailedError: the session has not failed (e.g. someone retried it first).
         engine.SessionBusyError: a run holds the session; try again.
         UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
     """
-    if not manages_workflow(user, session.workflow):
-        raise PermissionDenied("Only a manager of this workflow's queue can retry its sessions.")
     error = session.error
     runner = runner_for_session(session)
     async_to_sync(runner.retry)(session.id, retried_by=user.get_username())

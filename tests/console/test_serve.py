@@ -10,7 +10,7 @@ import sys
 import pytest
 from django.core.management import call_command
 
-from reviewconsole.console.hints import venv_python
+from reviewconsole.hints import venv_python
 from reviewconsole.inbox.conf import inbox_setting
 from reviewconsole.inbox.notifications import item_url
 

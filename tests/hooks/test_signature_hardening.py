@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from reviewconsole.console.demo_secrets import endpoint_secret
+from reviewconsole.hooks.demo_secrets import endpoint_secret
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from tests.conftest import DEMO_SECRET, signed_headers

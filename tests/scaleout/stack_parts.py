@@ -34,7 +34,7 @@ def sign(body: str, webhook_id: str, slug: str = "email-review") -> dict[str, st
     (derived from :data:`SECRET`; no Django needed)."""
     from standardwebhooks.webhooks import Webhook
 
-    from reviewconsole.console.demo_secrets import endpoint_secret
+    from reviewconsole.hooks.demo_secrets import endpoint_secret
 
     now = dt.datetime.now(tz=dt.UTC)
     return {

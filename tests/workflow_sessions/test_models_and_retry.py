@@ -13,9 +13,9 @@ from django.test import override_settings
 from engine import RetryingModel
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.permissions import require_retry_permission
 from reviewconsole.workflow_sessions import checks, llm
 from reviewconsole.workflow_sessions.models import WorkflowSession
-from reviewconsole.workflow_sessions.services import session_retry
 from reviewconsole.workflows import get
 from tests.conftest import post_webhook
 from tests.engine.openai_server import FakeOpenAI
@@ -190,7 +190,7 @@ def test_the_admin_action_retries_through_the_service(client, llm_server, person
     session = WorkflowSession.objects.get(pk=response.json()["session_id"])
     assert session.status == "failed"
     with pytest.raises(PermissionDenied):
-        session_retry(session=session, user=personas.reviewer)
+        require_retry_permission(personas.reviewer, session)
     llm_server.replies.append({"text": "Hello."})
     client.force_login(personas.admin)
     with on_commit():

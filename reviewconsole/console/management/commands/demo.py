@@ -35,7 +35,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.db.models import Q
 
-from reviewconsole.console.demo_secrets import endpoint_secret
+from reviewconsole.hooks.demo_secrets import endpoint_secret
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
 from reviewconsole.workflows import all_specs
 

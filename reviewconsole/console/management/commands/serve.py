@@ -20,8 +20,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
-from reviewconsole.console.hints import send_webhook_command
 from reviewconsole.console.worker import ThreadWorker
+from reviewconsole.hints import send_webhook_command
 from reviewconsole.inbox.live import bind_loop
 from reviewconsole.workflow_sessions.recovery import RecoveryLoop
 

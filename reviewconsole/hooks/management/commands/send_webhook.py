@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewconsole.console.hints import DEFAULT_CONSOLE_URL, venv_python
+from reviewconsole.hints import DEFAULT_CONSOLE_URL, venv_python
 from reviewconsole.hooks.models import WebhookEndpoint
 from reviewconsole.hooks.services import sign
 from reviewconsole.workflows import UnknownWorkflowError

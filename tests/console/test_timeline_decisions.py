@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
+from reviewconsole.console.timeline import timeline
 from reviewconsole.inbox.services import interrupt_decide
-from reviewconsole.workflow_sessions.timeline import timeline
 
 SESSIONS = "/admin/workflow_sessions/workflowsession/"
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..inbox.drafts import DiffLine, parse_unified
-from .models import WorkflowSession
+from ..workflow_sessions.models import WorkflowSession
 
 __all__ = ["Decision", "Revision", "TimelineRow", "decisions_by_interrupt", "revision_diff", "timeline"]
 

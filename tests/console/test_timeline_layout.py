@@ -8,8 +8,8 @@ from pathlib import Path
 
 from django.contrib.staticfiles import finders
 
+from reviewconsole.console.timeline import Revision, revision_diff
 from reviewconsole.inbox.services import interrupt_decide
-from reviewconsole.workflow_sessions.timeline import Revision, revision_diff
 
 SESSIONS = "/admin/workflow_sessions/workflowsession/"
 

@@ -3,10 +3,12 @@
 Sessions filter by workflow, status, date, decider and queue, and search by id, title and the
 content of their events. A session's page can be exported as an ADK trace (``export/``), and
 every view and export of a session is audited. A failed session's page shows its failure as the
-inbox does (:func:`.failure.failure_message`); the stored error, which may quote an exception's
-text, only to superusers. The Retry action is offered only to users who manage a queue (or
-superusers), never to the read-only auditor (``has_retry_permission``); the service still checks
-each session's workflow.
+inbox does (``workflow_sessions.failure.failure_message``); the stored error, which may quote an
+exception's text, only to superusers. The Retry action is offered only to users who manage a
+queue (or superusers), never to the read-only auditor (``has_retry_permission``), and each
+session's workflow is checked again (``inbox.permissions.require_retry_permission``).
+
+It lives in the console app, downstream of the sessions and the inbox it shows together.
 """
 
 from __future__ import annotations
@@ -28,27 +30,16 @@ from engine import EngineError
 
 from ..audit.services import audit_record
 from ..inbox.models import Interrupt, Queue
+from ..inbox.permissions import require_retry_permission
 from ..inbox.pictures import mermaid_available, picture_csp, picture_media, session_picture
 from ..inbox.selectors import managed_queues_for
+from ..read_only_admin import ReadOnlyAdmin
+from ..workflow_sessions.export import session_export
+from ..workflow_sessions.models import Checkpoint, Delivery, Event, SessionStatus, WorkflowSession
+from ..workflow_sessions.outcome import session_result
+from ..workflow_sessions.services import session_retry
 from ..workflows import UnknownWorkflowError
-from .export import session_export
-from .models import Checkpoint, Delivery, Event, SessionStatus, WorkflowSession
-from .outcome import session_result
-from .services import session_retry
 from .timeline import timeline
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Nobody adds, changes or deletes these rows through the admin; they record what happened."""
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 class InterruptInline(admin.TabularInline):
@@ -145,6 +136,7 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
         done, refused = 0, []
         for session in queryset:
             try:
+                require_retry_permission(request.user, session)
                 session_retry(session=session, user=request.user, request=request)
                 done += 1
             except (PermissionDenied, EngineError, UnknownWorkflowError) as exc:

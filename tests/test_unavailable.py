@@ -8,8 +8,8 @@ import pytest
 from django.db import InterfaceError, OperationalError, ProgrammingError
 from django.test import RequestFactory
 
-from reviewconsole.console.unavailable import classify, server_error
 from reviewconsole.inbox.models import Interrupt
+from reviewconsole.unavailable import classify, server_error
 from tests.conftest import post_webhook
 
 
