@@ -24,7 +24,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from engine import EngineError
+from engine import EngineError, SessionStatus
 
 from ..audit.services import audit_record
 from ..inbox.models import Interrupt, Queue
@@ -32,7 +32,7 @@ from ..inbox.pictures import mermaid_available, picture_csp, picture_media, sess
 from ..inbox.selectors import managed_queues_for
 from ..workflows import UnknownWorkflowError
 from .export import session_export
-from .models import Checkpoint, Delivery, Event, SessionStatus, WorkflowSession
+from .models import Checkpoint, Delivery, Event, WorkflowSession
 from .outcome import session_result
 from .services import session_retry
 from .timeline import timeline

@@ -14,14 +14,14 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest
 
-from engine import InterruptNotReadyError, InterruptRecord, Runner, UnknownInterruptError
+from engine import InterruptNotReadyError, InterruptRecord, Runner, SessionStatus, UnknownInterruptError
 
 from ..audit.services import audit_record
 from ..inbox.models import Queue
 from ..inbox.selectors import is_queue_manager, managed_queues_for
 from ..workflows import UnknownWorkflowError, all_specs, get
 from .failure import failure_code, failure_message
-from .models import Delivery, SessionStatus, WorkflowSession
+from .models import Delivery, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .tasks import run_session
 
