@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from enum import StrEnum, nonmember
 from typing import Any, Protocol
 
 from ._events import Event, EventActions, NodeInfo
@@ -46,8 +47,10 @@ __all__ = [
 ]
 
 
-class SessionStatus:
-    """Values of :attr:`SessionRecord.status`."""
+class SessionStatus(StrEnum):
+    """Values of :attr:`SessionRecord.status`: the one list of a session's statuses (the console's
+    model takes its choices from it). A ``str`` enum: each member equals its value, which is what
+    stores keep."""
 
     NEW = "new"
     RUNNING = "running"
@@ -56,7 +59,8 @@ class SessionStatus:
     COMPLETED = "completed"
     FAILED = "failed"
     CANCELLED = "cancelled"
-    CLOSED = frozenset({COMPLETED, FAILED, CANCELLED})
+    CLOSED = nonmember(frozenset({COMPLETED, FAILED, CANCELLED}))
+    """The statuses of an ended session (not a member): nothing runs again."""
 
 
 @dataclass(slots=True)

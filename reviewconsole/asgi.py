@@ -12,7 +12,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from reviewconsole.console import reason_phrases  # noqa: E402
-from reviewconsole.inbox.routing_ws import websocket_urlpatterns  # noqa: E402
+from reviewconsole.routing import websocket_urlpatterns  # noqa: E402
 
 reason_phrases.install()  # Daphne's status lines: "429 Too Many Requests", not "Unknown Status"
 

@@ -26,7 +26,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from engine import EngineError
+from engine import EngineError, SessionStatus
 
 from ..audit.services import audit_record
 from ..inbox.models import Interrupt, Queue
@@ -35,7 +35,7 @@ from ..inbox.pictures import mermaid_available, picture_csp, picture_media, sess
 from ..inbox.selectors import managed_queues_for
 from ..read_only_admin import ReadOnlyAdmin
 from ..workflow_sessions.export import session_export
-from ..workflow_sessions.models import Checkpoint, Delivery, Event, SessionStatus, WorkflowSession
+from ..workflow_sessions.models import Checkpoint, Delivery, Event, WorkflowSession
 from ..workflow_sessions.outcome import session_result
 from ..workflow_sessions.services import session_retry
 from ..workflows import UnknownWorkflowError

@@ -10,7 +10,9 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 
-from ..workflow_sessions.models import SessionStatus, WorkflowSession
+from engine import SessionStatus
+
+from ..workflow_sessions.models import WorkflowSession
 from ..workflows import UnknownWorkflowError, all_specs, get
 from .models import Queue
 from .selectors import is_queue_manager, managed_queues_for

@@ -11,7 +11,7 @@ from ..audit.services import audit_record
 from ..read_only_admin import ReadOnlyAdmin
 from ..workflows import all_specs
 from .addresses import PrivateAddressError, check_destination
-from .models import EVENT_TYPES, DeliveryAttempt, OutboundMessage, Subscription
+from .models import EVENT_TYPES, Attempt, OutboundMessage, Subscription
 from .services import message_redeliver
 
 
@@ -54,7 +54,7 @@ class SubscriptionAdmin(admin.ModelAdmin):
 
 
 class AttemptInline(admin.TabularInline):
-    model = DeliveryAttempt
+    model = Attempt
     fields = ("number", "at", "status_code", "error", "duration_ms")
     readonly_fields = fields
     extra = 0

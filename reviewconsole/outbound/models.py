@@ -1,4 +1,4 @@
-"""Subscriptions to events, the messages sent for them, and every delivery attempt."""
+"""Subscriptions to events, the messages sent for them, and every attempt at sending one."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ class OutboundMessage(models.Model):
         return f"{self.event_type} → {self.subscription} ({self.status})"
 
 
-class DeliveryAttempt(models.Model):
+class Attempt(models.Model):
     """One POST of a message: when, the answer's status (None when none came), the error, the time taken."""
 
     message = models.ForeignKey(OutboundMessage, on_delete=models.PROTECT, related_name="attempt_log")

@@ -20,7 +20,7 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from .addresses import PrivateAddressError, check_destination
-from .models import DeliveryAttempt, MessageStatus, OutboundMessage, Subscription
+from .models import Attempt, MessageStatus, OutboundMessage, Subscription
 
 logger = logging.getLogger("reviewconsole.outbound")
 
@@ -58,7 +58,7 @@ def backoff_seconds(attempt: int) -> float:
 
 
 def event_emit(*, event_type: str, workflow: str, data: dict[str, Any]) -> list[OutboundMessage]:
-    """Create a message per interested subscription and queue its delivery after commit."""
+    """Create a message per interested subscription and queue its first attempt after commit."""
     subscriptions = [s for s in enabled_subscriptions() if s.wants(event_type, workflow)]
     if not subscriptions:
         return []
@@ -155,9 +155,7 @@ def message_deliver(*, message_id: str, after_crash: bool = False) -> str:
     status_code, error = _post(message) if message.subscription.enabled else (None, "subscription disabled")
     took = int((time.monotonic() - started) * 1000)
     with transaction.atomic():
-        DeliveryAttempt.objects.create(
-            message=message, number=number, status_code=status_code, error=error, duration_ms=took
-        )
+        Attempt.objects.create(message=message, number=number, status_code=status_code, error=error, duration_ms=took)
         if not error:
             OutboundMessage.objects.filter(pk=message.pk).update(
                 status=MessageStatus.DELIVERED, delivered_at=timezone.now(), next_attempt_at=None, last_error=""
@@ -186,8 +184,8 @@ def _record_interrupted(message: OutboundMessage, number: int) -> None:
     have got it, so the next attempt sends it again with the same ``webhook-id`` (at least once;
     receivers dedupe on it), and the log shows every try.
     """
-    if number >= 1 and not DeliveryAttempt.objects.filter(message=message, number=number).exists():
-        DeliveryAttempt.objects.create(message=message, number=number, status_code=None, error=INTERRUPTED)
+    if number >= 1 and not Attempt.objects.filter(message=message, number=number).exists():
+        Attempt.objects.create(message=message, number=number, status_code=None, error=INTERRUPTED)
 
 
 def message_redeliver(*, message: OutboundMessage) -> OutboundMessage:

@@ -11,7 +11,7 @@ __all__ = ["deliver_message"]
 
 @task(takes_context=True)
 def deliver_message(context: TaskContext, message_id: str) -> str:
-    """One delivery attempt of ``message_id``; returns the message's status afterwards.
+    """One attempt at sending ``message_id``; returns the message's status afterwards.
 
     ``context.attempt`` above 1 means this task was claimed before by a worker that died
     (``console/task_recovery.py`` queued it again): an attempt it claimed and never recorded was

@@ -241,7 +241,8 @@ class WorkflowRun(RunChecks):
 
         record, self.events, pending = _call(read())
         self.pending = sorted(pending, key=lambda r: r.created_at)
-        self.status, self.output, self.state = record.status, record.output, dict(record.state)
+        # A plain string, as the console's kit gives (the engine's store may hold a SessionStatus member).
+        self.status, self.output, self.state = str(record.status), record.output, dict(record.state)
         self.error = getattr(record, "error", None)
         return self
 

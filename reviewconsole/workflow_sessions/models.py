@@ -10,18 +10,23 @@ import uuid
 
 from django.db import models
 
+from engine import SessionStatus
+
 
 def _new_id() -> str:
     return uuid.uuid4().hex
 
 
-class SessionStatus(models.TextChoices):
-    NEW = "new", "New"
-    RUNNING = "running", "Running"
-    WAITING = "waiting", "Waiting for input"
-    COMPLETED = "completed", "Completed"
-    FAILED = "failed", "Failed"
-    CANCELLED = "cancelled", "Cancelled"
+SESSION_STATUS_LABELS: dict[SessionStatus, str] = {
+    SessionStatus.NEW: "New",
+    SessionStatus.RUNNING: "Running",
+    SessionStatus.WAITING: "Waiting for input",
+    SessionStatus.COMPLETED: "Completed",
+    SessionStatus.FAILED: "Failed",
+    SessionStatus.CANCELLED: "Cancelled",
+}
+"""What people read for each of the engine's :class:`engine.SessionStatus` (the field's choices:
+admin filters, ``get_status_display``); the statuses themselves are the engine's."""
 
 
 class WorkflowSession(models.Model):
@@ -32,7 +37,12 @@ class WorkflowSession(models.Model):
     workflow_version = models.CharField(max_length=50, blank=True)
     user_id = models.CharField(max_length=200, help_text="Who started it, e.g. webhook:email-review.")
     title = models.CharField(max_length=200, blank=True, help_text="A short label from the input.")
-    status = models.CharField(max_length=20, choices=SessionStatus.choices, default=SessionStatus.NEW, db_index=True)
+    status = models.CharField(
+        max_length=20,
+        choices=[(s.value, SESSION_STATUS_LABELS[s]) for s in SessionStatus],
+        default=SessionStatus.NEW.value,
+        db_index=True,
+    )
     state = models.JSONField(default=dict, blank=True)
     checkpoint = models.JSONField(null=True, blank=True)
     checkpoint_id = models.CharField(max_length=64, blank=True)

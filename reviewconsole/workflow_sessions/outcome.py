@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import engine
+from engine import SessionStatus
 
 from .failure import failure_message
-from .models import SessionStatus, WorkflowSession
+from .models import WorkflowSession
 
 __all__ = ["failed_sessions", "last_message", "session_outcome", "session_result"]
 
-ENDED = engine.SessionStatus.CLOSED  # completed, failed, cancelled: nothing runs again
+ENDED = SessionStatus.CLOSED  # completed, failed, cancelled: nothing runs again
 
 _LOOK_BACK = 50  # events searched, newest first, for the last message
 
@@ -52,11 +52,10 @@ def session_result(session: WorkflowSession) -> str | None:
 
 def session_outcome(session: WorkflowSession) -> dict[str, Any]:
     """``{"id", "status", "status_label", "ended", "result"}`` for pages and JSON."""
-    status = SessionStatus(session.status) if session.status in SessionStatus.values else None
     return {
         "id": session.id,
         "status": session.status,
-        "status_label": status.label if status is not None else session.status,
+        "status_label": session.get_status_display(),  # the value itself when it has no label
         "ended": session.status in ENDED,
         "result": session_result(session),
     }

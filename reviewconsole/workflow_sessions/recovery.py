@@ -31,8 +31,10 @@ from django.db import close_old_connections, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from engine import SessionStatus
+
 from ..inbox.models import Interrupt, InterruptStatus
-from .models import Delivery, SessionStatus, WorkflowSession
+from .models import Delivery, WorkflowSession
 
 logger = logging.getLogger("reviewconsole.recovery")
 

@@ -1,6 +1,6 @@
 """A real HTTP receiver on 127.0.0.1 for outbound events: records each request, answers as told
 (or, for the first ``hold`` requests, not at all until :meth:`Receiver.release`: a sender cut off
-mid-delivery)."""
+mid-attempt)."""
 
 from __future__ import annotations
 

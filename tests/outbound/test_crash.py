@@ -42,11 +42,11 @@ def console(tmp_path):
     running.stop()
 
 
-def test_a_delivery_cut_off_by_kill_9_is_sent_again_with_the_same_webhook_id(console, receiver):
+def test_an_attempt_cut_off_by_kill_9_is_sent_again_with_the_same_webhook_id(console, receiver):
     console.start()
     message_id = console.shell(EMIT.format(url=receiver.url)).split()[-1]
-    wait_for(lambda: len(receiver.received) == 1, 30, "the first delivery reaches the receiver")
-    console.kill()  # mid-delivery: the receiver has not answered
+    wait_for(lambda: len(receiver.received) == 1, 30, "the first attempt reaches the receiver")
+    console.kill()  # mid-attempt: the receiver has not answered
     [task] = console.tasks("deliver_message")
     assert task["status"] == "RUNNING"  # what a dead worker leaves behind
     [message] = console.sql("SELECT status, attempts FROM outbound_outboundmessage WHERE id = ?", message_id)
@@ -63,7 +63,7 @@ def test_a_delivery_cut_off_by_kill_9_is_sent_again_with_the_same_webhook_id(con
     )
     assert delivered[0]["attempts"] == 2
     attempts = console.sql(
-        "SELECT number, status_code, error FROM outbound_deliveryattempt a"
+        "SELECT number, status_code, error FROM outbound_attempt a"
         " JOIN outbound_outboundmessage m ON a.message_id = m.id WHERE m.id = ? ORDER BY number",
         message_id,
     )

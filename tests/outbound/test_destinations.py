@@ -7,7 +7,7 @@ import pytest
 
 from reviewconsole.outbound.addresses import PrivateAddressError, check_destination
 from reviewconsole.outbound.admin import SubscriptionForm
-from reviewconsole.outbound.models import EVENT_TYPES, DeliveryAttempt, OutboundMessage
+from reviewconsole.outbound.models import EVENT_TYPES, Attempt, OutboundMessage
 from reviewconsole.outbound.services import message_deliver
 
 BLOCKED = [
@@ -55,7 +55,7 @@ def test_an_attempt_to_a_private_address_is_refused_before_sending(strict, subsc
     )
     assert message_deliver(message_id=message.pk) == "failed"
     assert receiver.received == []
-    assert DeliveryAttempt.objects.get(message=message).error.startswith("Refused:")
+    assert Attempt.objects.get(message=message).error.startswith("Refused:")
 
 
 def test_a_receivers_reply_body_is_not_kept(subscription, receiver):
@@ -64,7 +64,7 @@ def test_a_receivers_reply_body_is_not_kept(subscription, receiver):
         subscription=subscription, event_type="session.completed", payload={}, attempt_limit=1
     )
     message_deliver(message_id=message.pk)
-    attempt = DeliveryAttempt.objects.get(message=message)
+    attempt = Attempt.objects.get(message=message)
     assert attempt.status_code == 500 and attempt.error == "HTTP 500"
     message.refresh_from_db()
     assert "nope" not in message.last_error

@@ -1,4 +1,4 @@
-"""Delivery by the database task backend: retries with exponential back-off, failures, redeliver."""
+"""Attempts on the database task backend: retries with exponential back-off, failures, redeliver."""
 
 from __future__ import annotations
 

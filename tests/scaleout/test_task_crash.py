@@ -1,4 +1,4 @@
-"""Workers killed with ``kill -9`` mid-task on PostgreSQL: mid-delivery of an outbound event, and
+"""Workers killed with ``kill -9`` mid-task on PostgreSQL: mid-attempt at an outbound event, and
 mid-notification. The task is left ``RUNNING`` under the dead worker; the surviving worker queues
 it again once the dead one's heartbeat is older than the task lease (2 s here) and runs it."""
 
@@ -44,11 +44,11 @@ def receiver():
     server.stop()
 
 
-def test_a_worker_killed_mid_delivery_the_survivor_sends_it_again(healthy, receiver):
+def test_a_worker_killed_mid_attempt_the_survivor_sends_it_again(healthy, receiver):
     stack = healthy
     name = f"crash-{uuid.uuid4().hex[:8]}"
     message_id = stack.manage("shell", "-c", EMIT.format(name=name, url=receiver.url)).split()[-1]
-    wait_for(lambda: len(receiver.received) == 1, 30, "the first delivery reaches the receiver")
+    wait_for(lambda: len(receiver.received) == 1, 30, "the first attempt reaches the receiver")
     stack.kill(_holder(stack, "deliver_message", message_id))
 
     wait_for(lambda: len(receiver.received) >= 2, BACKOFF, "the event again, within the back-off")
@@ -59,7 +59,7 @@ def test_a_worker_killed_mid_delivery_the_survivor_sends_it_again(healthy, recei
         "the message delivered",
     )
     attempts = stack.sql(
-        "SELECT number, status_code FROM outbound_deliveryattempt WHERE message_id = %s ORDER BY number", message_id
+        "SELECT number, status_code FROM outbound_attempt WHERE message_id = %s ORDER BY number", message_id
     )
     assert [(a["number"], a["status_code"]) for a in attempts] == [(1, None), (2, 200)]
     assert len(receiver.received) == 2
