@@ -30,7 +30,7 @@ def test_the_inbox_says_superseded_and_links_the_newer_request(client, personas,
         f"/inbox/items/{old.pk}/decide/", {"action": "approve"}, headers={"Accept": "application/json"}
     )
     assert answer.status_code == 409 and answer.json()["error"]["code"] == "superseded"
-    assert answer.json()["newer_item"] == newer.pk
+    assert answer.json()["error"]["newer_item"] == newer.pk
     assert Interrupt.objects.get(pk=newer.pk).status == "pending"
 
 
