@@ -28,7 +28,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.views import defaults
 
-from ..json_errors import error_response
+from reviewconsole.json_errors import error_response
 
 logger = logging.getLogger("reviewconsole.database")
 
