@@ -4,11 +4,11 @@ Two kinds of database error are not bugs and get their own answer:
 
 - **busy** — a statement waited ``lock_timeout`` for a row another connection holds (PostgreSQL
   ``55P03``), lost a deadlock or serialization race (``40P01``, ``40001``), or SQLite said
-  "database is locked": ``409`` ``{"error": "busy", ...}`` with ``Retry-After: 1``. The
+  "database is locked": ``409`` ``{"error": {"code": "busy", ...}}`` with ``Retry-After: 1``. The
   transaction was rolled back; nothing was stored.
 - **unavailable** — the database cannot be reached or is shutting down or restarting (no
   connection, connection lost, SQLSTATE class ``08``, ``57P01``–``57P03``, ``53xxx``): ``503``
-  ``{"error": "database_unavailable", ...}`` with ``Retry-After: 5``. Whatever the request was
+  ``{"error": {"code": "database_unavailable", ...}}`` with ``Retry-After: 5``. Whatever the request was
   doing was not committed, unless the connection dropped while the commit itself was answered:
   a retried decision is then refused as already decided by its own author, never applied twice.
 
@@ -25,8 +25,10 @@ import sys
 from collections.abc import Callable
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.views import defaults
+
+from .json_errors import error_response
 
 logger = logging.getLogger("reviewconsole.database")
 
@@ -74,7 +76,7 @@ def refusal(request: HttpRequest, kind: str) -> HttpResponse:
     status, retry_after, message = MESSAGES[kind]
     response: HttpResponse
     if _wants_json(request):
-        response = JsonResponse({"error": kind, "message": message}, status=status)
+        response = error_response(status, kind, message)
     else:
         page = f"<!doctype html><title>Try again</title><p>{message}</p>"
         response = HttpResponse(page, status=status, content_type="text/html; charset=utf-8")

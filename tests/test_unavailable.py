@@ -49,8 +49,10 @@ def test_a_webhook_during_an_outage_gets_a_json_503(demo, client, monkeypatch):
     assert response.status_code == 503
     assert response["Retry-After"] == "5"
     assert response.json() == {
-        "error": "database_unavailable",
-        "message": "The service is briefly unavailable. Nothing was saved; try again shortly.",
+        "error": {
+            "code": "database_unavailable",
+            "message": "The service is briefly unavailable. Nothing was saved; try again shortly.",
+        }
     }
 
 

@@ -7,20 +7,17 @@ import json
 from ag_ui.core import RunAgentInput
 from asgiref.sync import sync_to_async
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponseBase, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from pydantic import ValidationError
 
 from ..api.auth import client_for_request
+from ..json_errors import error_response
 from ..workflows import UnknownWorkflowError, get
 from .runs import stream_run
 
 MAX_BODY_BYTES = 1024 * 1024
-
-
-def _error(status: int, code: str, message: str) -> JsonResponse:
-    return JsonResponse({"error": code, "message": message}, status=status)
 
 
 @csrf_exempt  # authenticated by an API token in the Authorization header; no browser session is involved
@@ -36,26 +33,26 @@ async def run(request: HttpRequest, workflow: str) -> HttpResponseBase:
     """
     client = await sync_to_async(client_for_request)(request)
     if client is None:
-        return _error(401, "unauthorized", "Send an API token: Authorization: Bearer <token>.")
+        return error_response(401, "unauthorized", "Send an API token: Authorization: Bearer <token>.")
     try:
         spec = get(workflow)
     except UnknownWorkflowError:
-        return _error(404, "unknown_workflow", "No such workflow.")
+        return error_response(404, "unknown_workflow", "No such workflow.")
     if not client.may_use(spec.name):
-        return _error(403, "forbidden", "This token may not run this workflow.")
+        return error_response(403, "forbidden", "This token may not run this workflow.")
     try:  # Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE as it reads it (also a chunked one)
         raw = request.body
     except RequestDataTooBig:
         raw = None
     if raw is None or len(raw) > MAX_BODY_BYTES:
-        return _error(413, "body_too_large", "The body exceeds 1 MiB.")
+        return error_response(413, "body_too_large", "The body exceeds 1 MiB.")
     try:
         body = json.loads(raw)
         run_input = RunAgentInput.model_validate(body)
     except RecursionError:  # json.loads of nesting deeper than the interpreter's recursion limit
-        return _error(400, "invalid_input", "The body is nested too deeply to be an AG-UI RunAgentInput.")
+        return error_response(400, "invalid_input", "The body is nested too deeply to be an AG-UI RunAgentInput.")
     except (ValueError, ValidationError):
-        return _error(400, "invalid_input", "The body is not an AG-UI RunAgentInput.")
+        return error_response(400, "invalid_input", "The body is not an AG-UI RunAgentInput.")
     response = StreamingHttpResponse(
         stream_run(client=client, spec=spec, run=run_input), content_type="text/event-stream"
     )

@@ -1,6 +1,7 @@
-"""The API's one error format, and the one place domain exceptions become HTTP answers.
+"""The one place the API's domain exceptions become HTTP answers.
 
-Every refusal is ``{"error": {"code": str, "message": str, ...details}}`` with a stable ``code``:
+Every refusal is ``{"error": {"code": str, "message": str, ...details}}`` (:mod:`reviewconsole.json_errors`,
+the format of every door) with a stable ``code``:
 
 | status | code | when |
 |---|---|---|
@@ -43,6 +44,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from engine import EngineError
 
 from ..inbox.errors import DecisionError
+from ..json_errors import error_body
 from ..unavailable import MESSAGES as DATABASE_REFUSALS
 from ..unavailable import classify
 from ..workflows import UnknownWorkflowError
@@ -75,7 +77,7 @@ class ApiError(Exception):
         self.status, self.code, self.message, self.details = status, code, message, details
 
     def body(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message, **self.details}}
+        return error_body(self.code, self.message, **self.details)
 
 
 def error_for(exc: BaseException) -> ApiError | None:

@@ -1,7 +1,9 @@
 """The API's operations (``/api/v1/``): start, read, list interrupts, resume, cancel.
 
 Each view authenticates (``request.auth`` is the :class:`ApiClient`), fetches through the
-client's scope first, and calls a service; refusals are raised and mapped in ``errors.py``.
+client's scope first, and calls a service; sessions and interrupts are serialised by
+``inbox.serializers`` (``SessionOut`` and ``InterruptOut`` pick their fields); refusals are
+raised and mapped in ``errors.py``.
 Writes take an optional ``Idempotency-Key`` header (see ``idempotency.py``).
 """
 
@@ -13,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Field as NinjaField
 from ninja import Header, Query, Router, Schema, Status
 
+from ..inbox.serializers import item_json, session_with_items
 from .idempotency import idempotent, request_hash
 from .schemas import (
     CancelIn,
@@ -26,7 +29,7 @@ from .schemas import (
     StartIn,
     StartOut,
 )
-from .selectors import interrupt_summary, interrupts_for, session_detail, session_for
+from .selectors import interrupts_for, session_for
 from .services import api_session_cancel, api_session_resume, api_session_start
 
 router = Router(tags=["sessions"])
@@ -55,10 +58,12 @@ def start(request: HttpRequest, response: HttpResponse, body: StartIn, idempoten
     return _answer(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
 
 
-@router.get("/sessions/{session_id}", response={200: SessionOut, **ERRORS}, summary="Read a session")
+@router.get(
+    "/sessions/{session_id}", response={200: SessionOut, **ERRORS}, summary="Read a session", url_name="session_read"
+)
 def read(request: HttpRequest, session_id: str) -> Any:
     """Status, state, interrupts and events (ADK session JSON) of a session."""
-    return Status(200, session_detail(session_for(request.auth, session_id)))  # type: ignore[attr-defined]
+    return Status(200, session_with_items(session_for(request.auth, session_id)))  # type: ignore[attr-defined]
 
 
 class InterruptFilter(Schema):
@@ -74,7 +79,7 @@ def interrupts(request: HttpRequest, filters: Query[InterruptFilter]) -> Any:
     """Interrupts of the client's workflows (pending by default), oldest first."""
     rows = interrupts_for(request.auth, workflow=filters.workflow, queue=filters.queue, status=filters.status)  # type: ignore[attr-defined]
     page = rows[filters.offset : filters.offset + filters.limit]
-    return Status(200, {"count": rows.count(), "interrupts": [interrupt_summary(r) for r in page]})
+    return Status(200, {"count": rows.count(), "interrupts": [item_json(r) for r in page]})
 
 
 @router.post("/sessions/{session_id}/resume", response={202: ResumeOut, **ERRORS}, summary="Resume a session")

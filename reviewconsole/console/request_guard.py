@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
+
+from ..json_errors import error_response
 
 __all__ = ["MESSAGE", "RefuseNulMiddleware", "RefuseOverflowMiddleware", "has_nul"]
 
@@ -30,7 +32,7 @@ def has_nul(request: HttpRequest) -> bool:
 
 
 class RefuseNulMiddleware:
-    """Answer 400 (JSON ``{"error": "invalid_request", "message": ...}`` for ``/api/`` and
+    """Answer 400 (JSON ``{"error": {"code": "invalid_request", ...}}`` for ``/api/`` and
     ``/hooks/``, a one-line page otherwise) to a request :func:`has_nul` finds a NUL in."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -40,7 +42,7 @@ class RefuseNulMiddleware:
         if not has_nul(request):
             return self.get_response(request)
         if request.path.startswith(("/api/", "/hooks/")):
-            return JsonResponse({"error": "invalid_request", "message": MESSAGE}, status=400)
+            return error_response(400, "invalid_request", MESSAGE)
         page = f"<!doctype html><title>Bad request</title><p>{MESSAGE}</p>"
         return HttpResponse(page, status=400, content_type="text/html; charset=utf-8")
 
@@ -60,6 +62,6 @@ class RefuseOverflowMiddleware:
             return None
         message = "A number in the request is too large."
         if request.path.startswith(("/api/", "/hooks/")):
-            return JsonResponse({"error": {"code": "invalid_request", "message": message}}, status=400)
+            return error_response(400, "invalid_request", message)
         page = f"<!doctype html><title>Bad request</title><p>{message}</p>"
         return HttpResponse(page, status=400, content_type="text/html; charset=utf-8")

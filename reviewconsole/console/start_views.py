@@ -35,6 +35,7 @@ from ..inbox.models import Interrupt, InterruptStatus
 from ..inbox.permissions import can_retry, manages_workflow, require_retry_permission
 from ..inbox.schema_form import form_fields, validate_value
 from ..inbox.selectors import visible_interrupts_for
+from ..json_errors import error_response
 from ..json_input import UnstorableValueError, check_storable
 from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.outcome import session_outcome
@@ -179,7 +180,7 @@ def session_retry_view(request: HttpRequest, session_id: str) -> HttpResponse:
     404: the user may not see the session; 403 (the page with the reason): they do not manage its
     workflow's queue; 409: it has not failed (someone retried it first), it is running, or its
     workflow (version) is gone. ``Accept: application/json``: ``{"session", "item_url",
-    "waiting_in"}`` as ``status.json``, or ``{"error", "message"}`` with the same status codes.
+    "waiting_in"}`` as ``status.json``, or ``{"error": {"code", "message"}}`` with the same status codes.
     """
     session = _session_for(request, session_id)
     try:
@@ -199,6 +200,6 @@ def session_retry_view(request: HttpRequest, session_id: str) -> HttpResponse:
 
 def _refused(request: HttpRequest, session: WorkflowSession, status: int, code: str, message: str) -> HttpResponse:
     if "application/json" in request.headers.get("Accept", ""):
-        return JsonResponse({"error": code, "message": message}, status=status)
+        return error_response(status, code, message)
     session.refresh_from_db()
     return _page(request, session, _follow(request, session), error=message, status=status)

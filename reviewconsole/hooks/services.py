@@ -13,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
@@ -20,6 +21,7 @@ from engine import WorkflowDataError
 
 from .. import json_input
 from ..audit.services import audit_record
+from ..json_errors import error_body
 from ..workflow_sessions.services import session_start
 from ..workflows import UnknownWorkflowError
 from ..workflows import get as get_workflow
@@ -143,13 +145,16 @@ def webhook_receive(
 ) -> WebhookResult:
     """Start a session from a verified delivery, exactly once per ``webhook-id``.
 
-    A repeated id returns the first delivery's response and starts nothing, also when two copies
+    A repeated id returns the first delivery's response (an accepted one with its ``session_url``
+    on the host the copy was sent to) and starts nothing, also when two copies
     arrive at the same moment (the unique constraint decides which one records the delivery); the
     first delivery counts the copies. Every outcome is audited (``webhook.delivery``; copies of a
     delivery up to :data:`AUDITED_DUPLICATES`). The body is
     kept on the delivery for replay when it is under ``WEBHOOK_KEEP_BYTES``.
 
-    Answers: 202 ``{"session_id", "url"}``; 400 ``invalid_json`` (not strict JSON: also NaN,
+    Answers: 202 ``{"session_id", "session_url", "url"}`` (``session_url``: the absolute
+    ``/api/v1/sessions/<id>`` a sender reads with an API token; ``url``: the console's staff
+    JSON); 400 ``invalid_json`` (not strict JSON: also NaN,
     Infinity, or nesting too deep to parse); 400 ``invalid_body`` with ``errors`` (``path`` and
     ``message`` per field) when the body does not fit the workflow's input schema, or holds a
     value no database column can (a NUL character, a number like ``1e400``: see
@@ -168,11 +173,11 @@ def webhook_receive(
         data = json_input.loads(body)
     except json_input.UnstorableValueError as exc:
         message = "The body holds a value that cannot be stored (a NUL character or a number out of range)."
-        result = WebhookResult(400, {"error": "invalid_body", "message": message, "errors": exc.errors})
+        result = WebhookResult(400, error_body("invalid_body", message, errors=exc.errors))
         _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
         return result
     except (ValueError, RecursionError):
-        result = WebhookResult(400, {"error": "invalid_json", "message": "The body is not valid JSON."})
+        result = WebhookResult(400, error_body("invalid_json", "The body is not valid JSON."))
         _record_refusal(endpoint, webhook_id, result, "invalid JSON", text, kept, replay_of, request)
         return result
     try:
@@ -182,7 +187,7 @@ def webhook_receive(
                 data=map_input(data, endpoint.input_mapping),
                 user_id=f"webhook:{endpoint.slug}",
             )
-            result = WebhookResult(202, {"session_id": session.id, "url": f"/api/sessions/{session.id}/"})
+            result = WebhookResult(202, _accepted_body(session.id, request))
             WebhookDelivery.objects.create(
                 endpoint=endpoint,
                 webhook_id=webhook_id,
@@ -197,9 +202,8 @@ def webhook_receive(
             _audit(endpoint, webhook_id, result, DeliveryOutcome.ACCEPTED, request)
         return result
     except WorkflowDataError as exc:
-        result = WebhookResult(
-            400, {"error": "invalid_body", "message": "The body does not match the workflow's input.", **exc.details}
-        )
+        message = "The body does not match the workflow's input."
+        result = WebhookResult(400, error_body("invalid_body", message, **exc.details))
         _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
         return result
     except UnknownWorkflowError:  # unregistered since the check above (a registry reload)
@@ -208,6 +212,23 @@ def webhook_receive(
         # Another copy with the same webhook-id won the race; answer as it did.
         previous = WebhookDelivery.objects.get(endpoint=endpoint, webhook_id=webhook_id)
         return _duplicate(endpoint, previous, request)
+
+
+def _session_url(session_id: str, request: HttpRequest | None) -> str:
+    """The API's URL of the session (``GET /api/v1/sessions/<id>`` with an API token), absolute
+    on the host the delivery was sent to; a path when there is no request."""
+    path = reverse("api-v1:session_read", kwargs={"session_id": session_id})
+    return request.build_absolute_uri(path) if request is not None else path
+
+
+def _accepted_body(session_id: str, request: HttpRequest | None) -> dict[str, Any]:
+    """The 202 answer: the session's id, its ``session_url`` in the API (what a sender with an
+    API token follows) and its ``url`` in the console's session JSON (for staff)."""
+    return {
+        "session_id": session_id,
+        "session_url": _session_url(session_id, request),
+        "url": reverse("session_json", kwargs={"session_id": session_id}),
+    }
 
 
 def _unknown_workflow(endpoint: WebhookEndpoint) -> WebhookResult:
@@ -219,7 +240,7 @@ def _unknown_workflow(endpoint: WebhookEndpoint) -> WebhookResult:
         "nothing was started or stored. Ask its administrator to register the workflow or to point the "
         "endpoint at a registered one, then send the delivery again."
     )
-    return WebhookResult(404, {"error": "unknown_workflow", "message": message})
+    return WebhookResult(404, error_body("unknown_workflow", message))
 
 
 def webhook_repeat(
@@ -239,7 +260,10 @@ def _duplicate(endpoint: WebhookEndpoint, previous: WebhookDelivery, request: An
     WebhookDelivery.objects.filter(pk=previous.pk).update(
         duplicates=F("duplicates") + 1, last_duplicate_at=timezone.now()
     )
-    result = WebhookResult(previous.status_code, previous.response)
+    body = dict(previous.response)
+    if previous.session_id is not None:  # accepted: the session's URL on the host this copy was sent to
+        body["session_url"] = _session_url(previous.session_id, request)
+    result = WebhookResult(previous.status_code, body)
     # Copies are not rate limited: audit the first ones only, so that replaying one captured
     # request cannot grow the append-only audit log without bound (the delivery counts them all).
     if previous.duplicates < AUDITED_DUPLICATES:

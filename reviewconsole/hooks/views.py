@@ -9,15 +9,12 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from ..json_errors import error_response
 from .models import WebhookEndpoint
 from .ratelimit import rate_limit_check
 from .services import MAX_WEBHOOK_ID, max_body_bytes, signing_secret, used_elsewhere, webhook_receive, webhook_repeat
 
 logger = logging.getLogger("reviewconsole.hooks")
-
-
-def _error(status: int, code: str, message: str) -> JsonResponse:
-    return JsonResponse({"error": code, "message": message}, status=status)
 
 
 @csrf_exempt  # signed by the sender (Standard Webhooks); no browser session is involved
@@ -39,42 +36,42 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     """
     endpoint = WebhookEndpoint.objects.filter(slug=slug, enabled=True).first()
     if endpoint is None:
-        return _error(404, "unknown_endpoint", "No such webhook endpoint.")
+        return error_response(404, "unknown_endpoint", "No such webhook endpoint.")
     length = request.headers.get("Content-Length", "0")
     if not (length.isascii() and length.isdigit()) or int(length) > max_body_bytes():  # not "²": int() refuses it
-        return _error(413, "body_too_large", f"The body exceeds {max_body_bytes()} bytes.")
+        return error_response(413, "body_too_large", f"The body exceeds {max_body_bytes()} bytes.")
     try:  # a chunked body (no Content-Length) over DATA_UPLOAD_MAX_MEMORY_SIZE is refused as it is read
         body = request.body
     except RequestDataTooBig:
         body = None
     if body is None or len(body) > max_body_bytes():
-        return _error(413, "body_too_large", f"The body exceeds {max_body_bytes()} bytes.")
+        return error_response(413, "body_too_large", f"The body exceeds {max_body_bytes()} bytes.")
     try:
         body.decode("utf-8")
     except UnicodeDecodeError:
-        return _error(400, "invalid_encoding", "The body is not UTF-8.")
+        return error_response(400, "invalid_encoding", "The body is not UTF-8.")
     secret = signing_secret(endpoint, body, dict(request.headers))
     if secret is None:
         logger.warning("Webhook %s: bad or missing signature from %s", slug, request.META.get("REMOTE_ADDR"))
-        return _error(401, "bad_signature", "Missing or invalid webhook signature.")
+        return error_response(401, "bad_signature", "Missing or invalid webhook signature.")
     content_type = request.content_type or ""
     if content_type != "application/json":
-        return _error(415, "unsupported_media_type", "Send the body as application/json.")
+        return error_response(415, "unsupported_media_type", "Send the body as application/json.")
     webhook_id = request.headers["webhook-id"]
     if not webhook_id.strip() or not webhook_id.isprintable() or len(webhook_id) > MAX_WEBHOOK_ID:
         # Blank ids would all be copies of one another; control characters have no place in an id.
         message = f"Send a webhook-id of 1 to {MAX_WEBHOOK_ID} printable characters, not only spaces."
-        return _error(400, "invalid_webhook_id", message)
+        return error_response(400, "invalid_webhook_id", message)
     if used_elsewhere(endpoint, webhook_id, secret):
         logger.warning("Webhook %s: id %r was delivered to another endpoint with this secret", slug, webhook_id[:80])
-        return _error(409, "webhook_id_used", "This webhook-id was delivered to another endpoint; nothing was started.")
+        message = "This webhook-id was delivered to another endpoint; nothing was started."
+        return error_response(409, "webhook_id_used", message)
     repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, request=request)
     if repeated is not None:  # a verified copy: its first answer, without using up the rate limit
         return JsonResponse(repeated.body, status=repeated.status)
     retry_after = rate_limit_check(endpoint=endpoint)
     if retry_after is not None:
-        response = _error(429, "rate_limited", "Too many deliveries to this endpoint; retry later.")
-        response["Retry-After"] = str(retry_after)
-        return response
+        message = "Too many deliveries to this endpoint; retry later."
+        return error_response(429, "rate_limited", message, retry_after=retry_after)
     result = webhook_receive(endpoint=endpoint, webhook_id=webhook_id, body=body, request=request)
     return JsonResponse(result.body, status=result.status)

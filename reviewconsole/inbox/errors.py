@@ -96,9 +96,6 @@ class InboxConflict(Exception):
         self.message = message
         self.details = details
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"error": self.code, "message": self.message, **self.details}
-
 
 class ClaimConflictError(InboxConflict):
     """Someone else holds the claim (or took it first)."""

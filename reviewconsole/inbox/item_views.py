@@ -27,12 +27,12 @@ from ..workflows import UnknownWorkflowError
 from . import claims
 from .drafts import revisions
 from .errors import DecisionError, InboxConflict
-from .live import summary
 from .models import Queue
 from .permissions import require_retry_permission
 from .pictures import allow_picture_styles
 from .refusals import retried_request
 from .selectors import item_for
+from .serializers import list_entry
 from .services import interrupt_decide
 from .view_helpers import detail_context, refusal, wants_json
 
@@ -65,7 +65,7 @@ def status_json(request: HttpRequest, pk: int) -> JsonResponse:
     and its session's status and, once the session ended, its result."""
     item = item_for(request.user, pk)
     return JsonResponse(
-        {"item": summary(item), "version": item.queue.version, "session": session_outcome(item.session)}
+        {"item": list_entry(item), "version": item.queue.version, "session": session_outcome(item.session)}
     )
 
 
@@ -121,7 +121,7 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
         return refusal(request, item, exc, form_data=_form_data(request))
     if wants_json(request):
         item.refresh_from_db()
-        return JsonResponse({"item": summary(item)})
+        return JsonResponse({"item": list_entry(item)})
     messages.success(request, f"Decision recorded: {action}.")
     return redirect("inbox:index")
 
@@ -141,7 +141,7 @@ def _claim_action(request: HttpRequest, pk: int, act: str) -> HttpResponse:
     except REFUSALS as exc:
         return refusal(request, item, exc)
     if wants_json(request):
-        return JsonResponse({"item": summary(item)})
+        return JsonResponse({"item": list_entry(item)})
     messages.success(request, note)
     return redirect("inbox:detail", pk=item.pk)
 
@@ -186,7 +186,7 @@ def reassign(request: HttpRequest, pk: int) -> HttpResponse:
     except REFUSALS as exc:
         return refusal(request, item, exc)
     if wants_json(request):
-        return JsonResponse({"item": summary(item)})
+        return JsonResponse({"item": list_entry(item)})
     where = to_user.get_username() if to_user else to_queue.name if to_queue else ""
     messages.success(request, f"Reassigned to {where}.")
     return redirect("inbox:index") if to_queue else redirect("inbox:detail", pk=item.pk)
@@ -214,7 +214,7 @@ def retry(request: HttpRequest, pk: int) -> HttpResponse:
     if wants_json(request):
         shown = new or item
         return JsonResponse(
-            {"item": summary(shown), "retried_from": item.pk, "session": session_outcome(shown.session)}
+            {"item": list_entry(shown), "retried_from": item.pk, "session": session_outcome(shown.session)}
         )
     messages.success(request, "The session runs again from its last checkpoint.")
     return redirect("inbox:detail", pk=(new or item).pk)

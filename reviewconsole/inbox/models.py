@@ -159,8 +159,8 @@ class Interrupt(models.Model):
 
     @property
     def snippet(self) -> str:
-        """The list's line about it (see ``live.snippet``)."""
-        from .live import snippet
+        """The list's line about it (see ``serializers.snippet``)."""
+        from .serializers import snippet  # serializers imports this module
 
         return snippet(self)
 

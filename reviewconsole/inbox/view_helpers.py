@@ -4,7 +4,8 @@ Refusals (``refusal``): a decision or claim the item does not take is answered w
 page again, the reason at the top, and the status code that says what happened: 400 incomplete
 (nothing stored), 403 not allowed, 409 conflict (decided first, claimed by someone else,
 expired, superseded, moved, workflow gone). JSON callers (``Accept: application/json``) get
-``{"error", "message", …}`` with the same code. An item moved to a queue the user is not in is
+``{"error": {"code", "message", …}}`` (:mod:`reviewconsole.json_errors`) with the same
+code. An item moved to a queue the user is not in is
 not shown again: the page goes back to the inbox with the reason.
 """
 
@@ -16,11 +17,12 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
+from ..json_errors import error_response
 from ..workflow_sessions.llm import workflow_model
 from ..workflow_sessions.outcome import session_outcome
 from ..workflow_sessions.runners import configured_model
@@ -30,13 +32,13 @@ from .conf import inbox_setting
 from .drafts import parse_unified
 from .errors import DecisionError, InboxConflict, MovedError
 from .kinds import detail_parts
-from .live import status_sentence
 from .models import Interrupt, Queue
 from .permissions import can_retry
 from .pictures import mermaid_available, session_picture
 from .refusals import retried_request
 from .schema_form import form_fields
 from .selectors import is_queue_manager, neighbours, queues_for
+from .serializers import status_sentence
 
 __all__ = ["detail_context", "refusal", "wants_json"]
 
@@ -121,7 +123,7 @@ def refusal(request: HttpRequest, item: Interrupt, exc: Exception, **extra: Any)
     """
     status, key, message, details = _classify(exc)
     if wants_json(request):
-        return JsonResponse({"error": key, "message": message, **details}, status=status)
+        return error_response(status, key, message, **details)
     item.refresh_from_db()
     if isinstance(exc, MovedError) and not queues_for(request.user).filter(pk=item.queue_id).exists():
         messages.error(request, message)

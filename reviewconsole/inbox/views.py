@@ -24,10 +24,11 @@ from .actions import allows_bulk_approve
 from .changes import changes_since
 from .conf import inbox_setting
 from .item_views import REFUSALS
-from .live import change_message, summary
+from .live import change_message
 from .models import Interrupt
 from .permissions import managed_workflows
 from .selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
+from .serializers import list_entry
 from .services import interrupt_decide
 
 BULK_LIMIT = 200
@@ -100,7 +101,7 @@ def items_json(request: HttpRequest) -> JsonResponse:
     _, page = _page(request)
     return JsonResponse(
         {
-            "items": [summary(i) for i in page.items],
+            "items": [list_entry(i) for i in page.items],
             "versions": {str(k): v for k, v in page.versions.items()},
             "counts": {str(k): v for k, v in page.counts.items()},
             "overdue": {str(k): v for k, v in page.overdue_counts.items()},

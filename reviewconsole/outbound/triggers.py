@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from ..inbox.models import Interrupt
+from ..inbox.serializers import item_json
 from ..workflow_sessions.models import WorkflowSession
 from .services import enabled_subscriptions, event_emit
 
@@ -22,24 +23,28 @@ SESSION_STATUSES = frozenset(_SESSION_EVENTS)
 """Session statuses that are announced (a commit with another status announces only interrupts)."""
 
 
+_INTERRUPT_FIELDS = (
+    "session_id",
+    "workflow",
+    "kind",
+    "function_name",
+    "queue",
+    "status",
+    "message",
+    "payload",
+    "response",
+    "decision",
+    "decided_by",
+    "decided_at",
+    "created_at",
+)
+
+
 def interrupt_data(row: Interrupt) -> dict[str, Any]:
-    """An interrupt as outbound events describe it."""
-    return {
-        "interrupt_id": row.interrupt_id,
-        "session_id": row.session_id,
-        "workflow": row.session.workflow,
-        "kind": row.kind,
-        "function_name": row.function_name,
-        "queue": row.queue.slug,
-        "status": row.status,
-        "message": row.message,
-        "payload": row.payload,
-        "response": row.response,
-        "decision": row.decision,
-        "decided_by": row.decided_by_label or None,
-        "decided_at": row.decided_at.isoformat() if row.decided_at else None,
-        "created_at": row.created_at.isoformat(),
-    }
+    """An interrupt as outbound events describe it: the inbox's ``item_json``, its ``id`` named
+    ``interrupt_id`` and only these fields (subscribers' payloads keep their keys)."""
+    item = item_json(row)
+    return {"interrupt_id": item["id"], **{name: item[name] for name in _INTERRUPT_FIELDS}}
 
 
 def session_committed(*, session_id: str, opened: list[int], resolved: list[int], status: str | None) -> None:

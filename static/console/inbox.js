@@ -55,7 +55,7 @@
     const link = el("a", item.title || item.interrupt_id);
     link.href = item.url;
     title.appendChild(link);
-    const snippet = item.message.length > 140 ? `${item.message.slice(0, 139)}…` : item.message;
+    const snippet = item.snippet.length > 140 ? `${item.snippet.slice(0, 139)}…` : item.snippet;
     title.appendChild(el("div", snippet, "muted snippet"));
     tr.appendChild(title);
     tr.appendChild(labelled(el("td", item.workflow), "Workflow"));

@@ -252,6 +252,5 @@ async def test_a_body_nested_too_deeply_to_parse_is_a_400(agui, where):
     run = await agui("email-review", None, raw=raw)
     assert run.status == 400
     assert json.loads(run.text) == {
-        "error": "invalid_input",
-        "message": "The body is nested too deeply to be an AG-UI RunAgentInput.",
+        "error": {"code": "invalid_input", "message": "The body is nested too deeply to be an AG-UI RunAgentInput."}
     }

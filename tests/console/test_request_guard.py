@@ -25,7 +25,8 @@ def test_a_nul_in_an_api_path_or_header_gets_a_json_400_and_starts_nothing(demo,
     body = json.dumps({"workflow": "email-review", "input": {"complaint": "late"}})
     in_header = client.post("/api/v1/sessions", body, content_type="application/json", headers=auth(token, "k\x00"))
     for response in (in_path, in_header):
-        assert (response.status_code, response.json()) == (400, {"error": "invalid_request", "message": MESSAGE})
+        expected = {"error": {"code": "invalid_request", "message": MESSAGE}}
+        assert (response.status_code, response.json()) == (400, expected)
     assert WorkflowSession.objects.count() == 0
 
 

@@ -24,7 +24,7 @@ async def _post(path, headers):
 async def test_a_chunked_webhook_body_over_the_limit_is_a_json_413(demo_tx):
     response = await _post("/hooks/email-review/", [])  # no content-length: chunked
     assert response["status"] == 413
-    assert json.loads(response["body"])["error"] == "body_too_large"
+    assert json.loads(response["body"])["error"]["code"] == "body_too_large"
 
 
 async def test_a_chunked_agui_body_over_the_limit_is_a_json_413(demo_tx):
@@ -36,4 +36,4 @@ async def test_a_chunked_agui_body_over_the_limit_is_a_json_413(demo_tx):
     await client.asave()
     response = await _post("/agui/email-review/", [(b"authorization", f"Bearer {token}".encode())])
     assert response["status"] == 413
-    assert json.loads(response["body"])["error"] == "body_too_large"
+    assert json.loads(response["body"])["error"]["code"] == "body_too_large"

@@ -19,7 +19,7 @@ def test_over_the_limit_answers_429_with_retry_after(demo, client, on_commit):
         answers = [post_webhook(client, {"complaint": f"{COMPLAINT} {n}"}) for n in range(3)]
     assert [a.status_code for a in answers] == [202, 202, 429]
     refused = answers[2]
-    assert refused.json()["error"] == "rate_limited"
+    assert refused.json()["error"]["code"] == "rate_limited"
     assert 1 <= int(refused["Retry-After"]) <= 60
     assert WorkflowSession.objects.count() == 2
 
@@ -100,7 +100,7 @@ def test_a_mapping_that_finds_nothing_names_the_field(demo, client):
     WebhookEndpoint.objects.filter(slug="email-review").update(input_mapping={"complaint": "ticket.body"})
     response = post_webhook(client, {"ticket": "not an object"})
     assert response.status_code == 400
-    assert response.json()["errors"] == [{"path": ["complaint"], "message": "Field required"}]
+    assert response.json()["error"]["errors"] == [{"path": ["complaint"], "message": "Field required"}]
 
 
 def test_a_mapping_index_in_other_digits_finds_nothing(demo, client):
@@ -108,4 +108,4 @@ def test_a_mapping_index_in_other_digits_finds_nothing(demo, client):
     WebhookEndpoint.objects.filter(slug="email-review").update(input_mapping={"complaint": "messages.\u00b2"})
     response = post_webhook(client, {"messages": ["a", "b", COMPLAINT]})
     assert response.status_code == 400
-    assert response.json()["errors"] == [{"path": ["complaint"], "message": "Field required"}]
+    assert response.json()["error"]["errors"] == [{"path": ["complaint"], "message": "Field required"}]

@@ -50,5 +50,5 @@ def test_a_delivery_id_is_unique_per_secret_across_endpoints(client, demo):
     first = client.post("/hooks/email-review/", BODY, content_type="application/json", headers=headers)
     assert first.status_code == 202
     replayed = client.post("/hooks/email-review-2/", BODY, content_type="application/json", headers=headers)
-    assert replayed.status_code == 409 and replayed.json()["error"] == "webhook_id_used"
+    assert replayed.status_code == 409 and replayed.json()["error"]["code"] == "webhook_id_used"
     assert WorkflowSession.objects.count() == 1

@@ -31,8 +31,8 @@ def test_a_body_with_an_unstorable_value_gets_400_and_a_refused_delivery(demo, c
         again = _post(client, body, "msg_nul")  # the sender's retry
     assert response.status_code == 400
     answer = response.json()
-    assert answer["error"] == "invalid_body"
-    assert [e["path"] for e in answer["errors"]] == [path]
+    assert answer["error"]["code"] == "invalid_body"
+    assert [e["path"] for e in answer["error"]["errors"]] == [path]
     assert (again.status_code, again.json()) == (400, answer)
     assert WorkflowSession.objects.count() == 0
     delivery = WebhookDelivery.objects.get(webhook_id="msg_nul")
@@ -43,6 +43,6 @@ def test_a_body_with_an_unstorable_value_gets_400_and_a_refused_delivery(demo, c
 def test_a_raw_nul_byte_is_invalid_json_and_its_body_is_not_kept(demo, client):
     body = '{"complaint": "a\x00b"}'
     response = _post(client, body, "msg_raw_nul")
-    assert (response.status_code, response.json()["error"]) == (400, "invalid_json")
+    assert (response.status_code, response.json()["error"]["code"]) == (400, "invalid_json")
     delivery = WebhookDelivery.objects.get(webhook_id="msg_raw_nul")
     assert (delivery.body, delivery.body_kept) == ("", False)

@@ -26,7 +26,8 @@ def test_it_starts_a_session_and_answers_202(demo, client, on_commit):
         response = post_webhook(client, {"complaint": COMPLAINT}, webhook_id="msg_1")
     assert response.status_code == 202
     body = response.json()
-    assert set(body) == {"session_id", "url"}
+    assert set(body) == {"session_id", "session_url", "url"}
+    assert body["session_url"] == f"http://testserver/api/v1/sessions/{body['session_id']}"
     assert body["url"] == f"/api/sessions/{body['session_id']}/"
     session = WorkflowSession.objects.get(pk=body["session_id"])
     assert session.workflow == "email-review"
@@ -63,7 +64,7 @@ def test_it_rejects_bad_signature(demo, client):
     headers = signed_headers(body, secret="whsec_" + "A" * 44)
     response = _post(client, body, headers)
     assert response.status_code == 401
-    assert response.json()["error"] == "bad_signature"
+    assert response.json()["error"]["code"] == "bad_signature"
     assert WorkflowSession.objects.count() == 0
     assert WebhookDelivery.objects.count() == 0
 
@@ -106,8 +107,8 @@ def test_it_rejects_invalid_body_with_field_errors(demo, client):
     response = post_webhook(client, {"complaint": ""}, webhook_id="msg_bad")
     assert response.status_code == 400
     body = response.json()
-    assert body["error"] == "invalid_body"
-    assert body["errors"] == [{"path": ["complaint"], "message": "String should have at least 1 character"}]
+    assert body["error"]["code"] == "invalid_body"
+    assert body["error"]["errors"] == [{"path": ["complaint"], "message": "String should have at least 1 character"}]
     assert WorkflowSession.objects.count() == 0
     assert WebhookDelivery.objects.get(webhook_id="msg_bad").outcome == "rejected"
 
@@ -115,14 +116,14 @@ def test_it_rejects_invalid_body_with_field_errors(demo, client):
 def test_it_names_a_missing_field(demo, client):
     response = post_webhook(client, {"text": COMPLAINT})
     assert response.status_code == 400
-    assert response.json()["errors"] == [{"path": ["complaint"], "message": "Field required"}]
+    assert response.json()["error"]["errors"] == [{"path": ["complaint"], "message": "Field required"}]
 
 
 @pytest.mark.parametrize("data", [[1, 2], None, 3, {"complaint": 5}, {"complaint": ["x"]}])
 def test_it_rejects_bodies_of_the_wrong_shape(demo, client, data):
     response = post_webhook(client, data)
     assert response.status_code == 400
-    assert response.json()["error"] == "invalid_body"
+    assert response.json()["error"]["code"] == "invalid_body"
     assert WorkflowSession.objects.count() == 0
 
 
@@ -130,7 +131,7 @@ def test_it_rejects_invalid_json(demo, client):
     body = '{"complaint": '
     response = _post(client, body, signed_headers(body))
     assert response.status_code == 400
-    assert response.json()["error"] == "invalid_json"
+    assert response.json()["error"]["code"] == "invalid_json"
     assert WorkflowSession.objects.count() == 0
 
 
@@ -141,7 +142,7 @@ def test_it_rejects_get(demo, client):
 def test_it_404s_for_an_unknown_endpoint(demo, client):
     response = post_webhook(client, {"complaint": COMPLAINT}, slug="nope")
     assert response.status_code == 404
-    assert response.json()["error"] == "unknown_endpoint"
+    assert response.json()["error"]["code"] == "unknown_endpoint"
 
 
 def test_it_404s_for_a_disabled_endpoint(demo, client):
@@ -180,8 +181,8 @@ def test_an_endpoint_whose_workflow_is_not_registered_answers_404_unknown_workfl
     response = post_webhook(client, {"complaint": COMPLAINT}, webhook_id="msg_orphan")
     assert response.status_code == 404
     body = response.json()
-    assert body["error"] == "unknown_workflow"
-    assert "'no-such-workflow', which is not registered" in body["message"]
+    assert body["error"]["code"] == "unknown_workflow"
+    assert "'no-such-workflow', which is not registered" in body["error"]["message"]
     assert WorkflowSession.objects.count() == 0
     assert not WebhookDelivery.objects.filter(webhook_id="msg_orphan").exists()
 
@@ -198,7 +199,7 @@ def test_it_rejects_a_body_that_is_not_utf8(demo, client):
     headers = signed_headers(body.decode("latin-1"))
     response = _post(client, body, headers)
     assert response.status_code == 400
-    assert response.json()["error"] == "invalid_encoding"
+    assert response.json()["error"]["code"] == "invalid_encoding"
     assert WorkflowSession.objects.count() == 0
 
 
@@ -240,7 +241,7 @@ def test_it_answers_401_to_another_spelling_of_the_signed_timestamp(demo, client
     headers = signed_headers(body)  # signed over the timestamp's digits
     headers["webhook-timestamp"] = spelling(int(headers["webhook-timestamp"]))
     response = _post(client, body, headers)
-    assert (response.status_code, response.json()["error"]) == (401, "bad_signature")
+    assert (response.status_code, response.json()["error"]["code"]) == (401, "bad_signature")
     assert WorkflowSession.objects.count() == 0
 
 
@@ -248,7 +249,7 @@ def test_it_survives_deeply_nested_json(demo, client):
     body = "[" * 100_000 + "]" * 100_000
     response = _post(client, body, signed_headers(body))
     assert response.status_code == 400
-    assert response.json()["error"] == "invalid_json"
+    assert response.json()["error"]["code"] == "invalid_json"
     assert WorkflowSession.objects.count() == 0
 
 
@@ -264,7 +265,7 @@ def test_it_refuses_an_overlong_webhook_id(demo, client):
     body = json.dumps({"complaint": COMPLAINT})
     response = _post(client, body, signed_headers(body, webhook_id="x" * 500))
     assert response.status_code == 400
-    assert response.json()["error"] == "invalid_webhook_id"
+    assert response.json()["error"]["code"] == "invalid_webhook_id"
     assert WorkflowSession.objects.count() == 0
 
 
@@ -289,7 +290,7 @@ def test_it_refuses_a_signed_blank_control_or_overlong_webhook_id(demo, client, 
     body = json.dumps({"complaint": COMPLAINT})
     response = _post(client, body, _signed_with_id(body, webhook_id))
     assert response.status_code == 400
-    assert response.json()["error"] == error
+    assert response.json()["error"]["code"] == error
     assert WorkflowSession.objects.count() == 0
     assert WebhookDelivery.objects.count() == 0
 
@@ -297,7 +298,7 @@ def test_it_refuses_a_signed_blank_control_or_overlong_webhook_id(demo, client, 
 def test_an_empty_webhook_id_is_a_missing_signature_header(demo, client):
     body = json.dumps({"complaint": COMPLAINT})
     response = _post(client, body, _signed_with_id(body, ""))
-    assert (response.status_code, response.json()["error"]) == (401, "bad_signature")
+    assert (response.status_code, response.json()["error"]["code"]) == (401, "bad_signature")
     assert WebhookDelivery.objects.count() == 0
 
 

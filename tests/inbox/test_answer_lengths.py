@@ -29,8 +29,8 @@ def test_the_inbox_refuses_text_over_its_maximum(client, personas, review, field
     client.force_login(personas.admin)
     answer = client.post(f"/inbox/items/{item.pk}/decide/", fields, headers={"Accept": "application/json"})
     assert answer.status_code == 400, answer.content
-    assert answer.json()["error"] == "answer_too_long" and answer.json()["field"] == field
-    assert answer.json()["max_length"] == MAX_LENGTHS[field]
+    assert answer.json()["error"]["code"] == "answer_too_long" and answer.json()["error"]["field"] == field
+    assert answer.json()["error"]["max_length"] == MAX_LENGTHS[field]
     assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.deliveries.exists()
 
 

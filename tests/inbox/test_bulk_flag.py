@@ -3,8 +3,8 @@ interrupt says otherwise (issue 13): VIP discounts allow it, email drafts do not
 
 from __future__ import annotations
 
-from reviewconsole.inbox.live import summary
 from reviewconsole.inbox.models import Queue
+from reviewconsole.inbox.serializers import list_entry
 from tests.inbox.factories import make_items
 
 
@@ -21,5 +21,5 @@ def test_an_interrupts_own_declaration_wins_in_live_messages(demo):
     sales = Queue.objects.get(slug="sales")
     [declined] = make_items(sales, 1, workflow="vip-discount", metadata={"bulk_approve": False})
     [allowed] = make_items(sales, 1, workflow="email-review", metadata={"bulk_approve": True})
-    assert summary(declined)["bulk_approve"] is False
-    assert summary(allowed)["bulk_approve"] is True
+    assert list_entry(declined)["bulk_approve"] is False
+    assert list_entry(allowed)["bulk_approve"] is True

@@ -213,8 +213,7 @@ def test_the_decide_page_answers_409_moved_when_a_move_wins(client, item, person
     response = client.post(url, {"action": "approve"}, headers={"Accept": "application/json"})
     assert response.status_code == 409
     assert response.json() == {
-        "error": "moved",
-        "message": "This request was moved to another queue; nothing was recorded.",
+        "error": {"code": "moved", "message": "This request was moved to another queue; nothing was recorded."}
     }
     assert Interrupt.objects.get(pk=item.pk).status == "pending"
 

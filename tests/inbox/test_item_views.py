@@ -168,7 +168,7 @@ def test_a_reviewer_gets_403_for_take_over_with_the_reason(client, personas, sta
     client.force_login(personas.reviewer)
     response = client.post(f"/inbox/items/{item.pk}/take-over/", headers={"Accept": "application/json"})
     assert response.status_code == 403
-    assert response.json() == {"error": "forbidden", "message": "Only a manager of this queue can do that."}
+    assert response.json() == {"error": {"code": "forbidden", "message": "Only a manager of this queue can do that."}}
 
 
 def test_a_superseded_item_refuses_with_a_readable_409(client, manager, start_review):

@@ -34,7 +34,8 @@ def test_feedback_to_a_vip_confirmation_is_refused_and_declines_nothing(client, 
     assert page.status_code == 400 and "cannot be decided with" in page.content.decode()
     answer = client.post(url, {"action": "revise", "feedback": "make it 25%"}, headers={"Accept": "application/json"})
     assert answer.status_code == 400
-    assert answer.json()["error"] == "action_not_supported" and answer.json()["actions"] == ["approve", "reject"]
+    error = answer.json()["error"]
+    assert error["code"] == "action_not_supported" and error["actions"] == ["approve", "reject"]
     item.refresh_from_db()
     session.refresh_from_db()
     assert item.status == "pending" and item.decision == "" and not session.deliveries.exists()
@@ -46,7 +47,7 @@ def test_an_unknown_action_is_not_supported_either(client, personas, start_sessi
     answer = client.post(
         f"/inbox/items/{item.pk}/decide/", {"action": "explode"}, headers={"Accept": "application/json"}
     )
-    assert answer.status_code == 400 and answer.json()["error"] == "action_not_supported"
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == "action_not_supported"
 
 
 def test_a_paused_session_without_metadata_gets_its_kinds_decisions(demo):
@@ -78,7 +79,7 @@ def test_every_demo_kind_is_declared_within_what_its_interrupts_carry(client, pe
             {"action": action, "feedback": "x"},
             headers={"Accept": "application/json"},
         )
-        assert answer.status_code == 400 and answer.json()["error"] == "action_not_supported"
+        assert answer.status_code == 400 and answer.json()["error"]["code"] == "action_not_supported"
 
 
 def test_outside_code_registers_a_kind_and_a_workflow_may_declare_more(demo):

@@ -29,8 +29,8 @@ def test_the_inbox_says_superseded_and_links_the_newer_request(client, personas,
     answer = client.post(
         f"/inbox/items/{old.pk}/decide/", {"action": "approve"}, headers={"Accept": "application/json"}
     )
-    assert answer.status_code == 409 and answer.json()["error"] == "superseded"
-    assert answer.json()["newer_item"] == newer.pk
+    assert answer.status_code == 409 and answer.json()["error"]["code"] == "superseded"
+    assert answer.json()["error"]["newer_item"] == newer.pk
     assert Interrupt.objects.get(pk=newer.pk).status == "pending"
 
 
@@ -54,4 +54,4 @@ def test_a_decided_request_with_no_newer_one_still_names_its_decider(client, per
     answer = client.post(
         f"/inbox/items/{item.pk}/decide/", {"action": "approve"}, headers={"Accept": "application/json"}
     )
-    assert answer.status_code == 409 and answer.json()["error"] == "already_decided"
+    assert answer.status_code == 409 and answer.json()["error"]["code"] == "already_decided"

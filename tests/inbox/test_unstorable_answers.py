@@ -25,8 +25,8 @@ def test_a_decision_with_a_nul_character_is_refused(client, manager, start_revie
     client.force_login(manager)
     response = client.post(f"/inbox/items/{item.pk}/decide/", data, headers={"Accept": "application/json"})
     assert response.status_code == 400
-    assert response.json()["error"] == "invalid"
-    assert "NUL character" in response.json()["message"]
+    assert response.json()["error"]["code"] == "invalid"
+    assert "NUL character" in response.json()["error"]["message"]
     assert (Interrupt.objects.get(pk=item.pk).status, Delivery.objects.count()) == ("pending", 0)
 
 

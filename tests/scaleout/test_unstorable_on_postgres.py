@@ -29,7 +29,7 @@ def _hook(client, body, webhook_id):
 def test_a_signed_webhook_with_a_nul_gets_400_and_is_recorded(postgres, demo, client, body, error):
     first = _hook(client, body, "msg_pg_nul")
     retry = _hook(client, body, "msg_pg_nul")
-    assert (first.status_code, first.json()["error"]) == (400, error)
+    assert (first.status_code, first.json()["error"]["code"]) == (400, error)
     assert (retry.status_code, retry.json()) == (400, first.json())
     delivery = WebhookDelivery.objects.get(webhook_id="msg_pg_nul")
     assert (delivery.outcome, delivery.duplicates) == ("rejected", 1)
