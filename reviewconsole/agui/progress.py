@@ -4,18 +4,20 @@ The ``run_session`` task (wherever it runs: ``serve``'s worker threads, ``manage
 test suite's immediate backend) asks :func:`listener_for` for a listener
 (``workflow_sessions.listeners``); for a session an AG-UI thread started
 (``metadata["source"] == "agui"``) it gets a :class:`ProgressListener`, which sends each thing the
-run reports to the group :func:`group_name` as a JSON message (channels_redis packs it with
-msgpack):
+run reports to the group :func:`group_name` as JSON (channels_redis packs it with msgpack): a
+message ``{"type": "session.progress", "items": [...]}`` holds, in order, what was reported since
+the previous one:
 
-| ``kind`` | other keys | from |
+| item ``kind`` | other keys | from |
 |---|---|---|
-| ``event`` | ``event``: ``engine.Event.to_json()`` (partial text deltas too) | ``on_event`` |
+| ``event`` | ``event``: ``engine.Event.to_json()`` (a complete event) | ``on_event`` |
+| ``delta`` | ``id`` (the event's), ``path`` (its node path), ``text`` | ``on_event``, a partial event with text |
 | ``node_start`` | ``path``, ``name`` | ``on_node_start`` |
 | ``node_end`` | ``path``, ``status`` | ``on_node_end`` |
 | ``run_end`` | ``status`` (what the task returns) | the task's ``finally`` |
 
-Every message has ``type: "session.progress"``. Messages are at most once (a full channel or a
-restart drops them): readers take the store as the truth and catch up from it at the end.
+Messages are at most once (a full channel or a restart drops them): readers take the store as
+the truth and catch up from it at the end.
 
 Sending from a worker thread: the in-memory layer (the embedded default) is not thread-safe and
 lives on the loop its readers wait on (Daphne's in ``serve``), which :class:`Progress` records;
@@ -29,7 +31,7 @@ import asyncio
 import logging
 import queue
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any
 
@@ -39,7 +41,7 @@ from engine import Event
 
 from ..workflow_sessions.models import WorkflowSession
 
-__all__ = ["Progress", "ProgressListener", "group_name", "listener_for"]
+__all__ = ["MESSAGE_TYPE", "Progress", "ProgressListener", "group_name", "listener_for"]
 
 logger = logging.getLogger("reviewconsole.agui")
 
@@ -62,52 +64,78 @@ def listener_for(session: WorkflowSession) -> ProgressListener | None:
 
 
 class ProgressListener:
-    """A ``workflow_sessions.listeners.SessionRunListener`` that publishes to the session's group."""
+    """A ``workflow_sessions.listeners.SessionRunListener`` that publishes to the session's group.
+
+    What the run reports is buffered and sent as soon as the reader's loop (or the sender thread)
+    gets to it, everything buffered by then in one message (``items``), so a burst of text deltas
+    costs one group message and no run waits for the channel layer.
+    """
 
     def __init__(self, session_id: str) -> None:
         self.group = group_name(session_id)
+        self._items: list[dict[str, Any]] = []
+        self._scheduled = False
+        self._lock = threading.Lock()
 
     def on_event(self, event: Event) -> None:
-        self._send({"kind": "event", "event": event.to_json()})
+        if not event.partial:
+            self._add({"kind": "event", "event": event.to_json()})
+        elif event.text:  # a streamed delta: only what AG-UI says of it
+            self._add({"kind": "delta", "id": event.id, "path": event.node_info.path, "text": event.text})
 
     def on_node_start(self, path: str, name: str) -> None:
-        self._send({"kind": "node_start", "path": path, "name": name})
+        self._add({"kind": "node_start", "path": path, "name": name})
 
     def on_node_end(self, path: str, status: str) -> None:
-        self._send({"kind": "node_end", "path": path, "status": status})
+        self._add({"kind": "node_end", "path": path, "status": status})
 
     def on_run_end(self, status: str) -> None:
-        self._send({"kind": "run_end", "status": status})
+        self._add({"kind": "run_end", "status": status})
 
-    def _send(self, body: dict[str, Any]) -> None:
-        send(self.group, {"type": MESSAGE_TYPE, **body})
+    def _add(self, item: dict[str, Any]) -> None:
+        with self._lock:
+            self._items.append(item)
+            if self._scheduled:  # the send already on its way takes this item too
+                return
+            self._scheduled = True
+        if not _submit(self._flush):
+            with self._lock:
+                self._items.clear()
+                self._scheduled = False
+
+    async def _flush(self, layer: BaseChannelLayer) -> None:
+        with self._lock:
+            items, self._items = self._items, []
+            self._scheduled = False
+        await layer.group_send(self.group, {"type": MESSAGE_TYPE, "items": items})  # type: ignore[attr-defined]
 
 
-def send(group: str, message: dict[str, Any]) -> None:
-    """Send ``message`` to ``group`` from any thread or loop without waiting for it (in order)."""
+Flush = Callable[[BaseChannelLayer], Coroutine[Any, Any, None]]
+
+
+def _submit(flush: Flush) -> bool:
+    """Run ``flush(layer)`` where the layer may be used, after what was submitted before; False
+    when there is nowhere to send (no layer; an in-memory one nobody in this process reads)."""
     layer = get_channel_layer()
     if layer is None:
-        return
-    if isinstance(layer, InMemoryChannelLayer):
-        loop = _reader_loop
-        if loop is not None and loop.is_running():  # else nobody in this process reads: nobody can
-            _hand_to(loop, layer.group_send(group, message))
-        return
-    _Sender.get().put(layer, group, message)
-
-
-def _hand_to(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, None]) -> None:
-    """Run ``work`` on ``loop`` after what was handed to it before (both ways keep the order)."""
+        return False
+    if not isinstance(layer, InMemoryChannelLayer):
+        _Sender.get().put(layer, flush)
+        return True
+    loop = _reader_loop
+    if loop is None or not loop.is_running():  # in-memory: only this process's readers could hear
+        return False
     try:
         running = asyncio.get_running_loop()
     except RuntimeError:
         running = None
     if running is loop:
-        task = loop.create_task(work)
+        task = loop.create_task(flush(layer))
         _pending.add(task)
         task.add_done_callback(_pending.discard)
     else:
-        asyncio.run_coroutine_threadsafe(work, loop)
+        asyncio.run_coroutine_threadsafe(flush(layer), loop)
+    return True
 
 
 class _Sender:
@@ -117,7 +145,7 @@ class _Sender:
     _lock = threading.Lock()
 
     def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[tuple[BaseChannelLayer, str, dict[str, Any]]] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple[BaseChannelLayer, Flush]] = queue.SimpleQueue()
         threading.Thread(target=self._serve, name="agui-progress", daemon=True).start()
 
     @classmethod
@@ -127,17 +155,17 @@ class _Sender:
                 cls._instance = cls()
             return cls._instance
 
-    def put(self, layer: BaseChannelLayer, group: str, message: dict[str, Any]) -> None:
-        self._jobs.put((layer, group, message))
+    def put(self, layer: BaseChannelLayer, flush: Flush) -> None:
+        self._jobs.put((layer, flush))
 
     def _serve(self) -> None:
         loop = asyncio.new_event_loop()
         while True:
-            layer, group, message = self._jobs.get()
+            layer, flush = self._jobs.get()
             try:
-                loop.run_until_complete(layer.group_send(group, message))  # type: ignore[attr-defined]
+                loop.run_until_complete(flush(layer))
             except Exception:  # at most once: the reader catches up from the store
-                logger.exception("Could not send run progress to %s", group)
+                logger.exception("Could not send run progress")
 
 
 class Progress:

@@ -66,7 +66,6 @@ from engine import (
 from .. import json_input
 from ..api.models import ApiClient
 from ..workflow_sessions.runners import runner_for
-from ..workflow_sessions.services import answer_waiting
 from ..workflows import WorkflowSpec
 from . import services
 from .errors import Refusal
@@ -211,19 +210,11 @@ async def _wait_for_lease(progress: Progress, session_id: str) -> None:
     deadline = loop.time() + _setting("AGUI_LEASE_WAIT", 30.0)
     while True:  # the other run's progress is skipped: the store has what it stored
         message = await progress.receive(deadline - loop.time())
-        if message is None or message.get("kind") == "run_end":
+        if message is None or any(item.get("kind") == "run_end" for item in message.get("items", [])):
             if await sync_to_async(services.lease_free)(session_id):
                 return
             if message is None:
                 raise Refusal("session_busy")
-
-
-async def _settled(session_id: str) -> bool:
-    """True when no run holds the session and none is due (not running, no answer waiting to be applied)."""
-    free, status = await sync_to_async(services.run_state)(session_id)
-    if not free or status == SessionStatus.RUNNING:
-        return False
-    return status != SessionStatus.WAITING or not await answer_waiting(session_id)
 
 
 def _decider(client: ApiClient) -> str:
@@ -302,7 +293,7 @@ async def _live(progress: Progress, mapper: EventMapper, sent: set[str], session
     """The run's progress messages mapped to AG-UI events, until the session is settled.
 
     ``sent`` (event ids the client has) grows by each complete event mapped; an event in it is
-    skipped (its partial deltas too).
+    skipped (its deltas too).
 
     Raises:
         Refusal: ``session_busy`` when no message came for ``AGUI_LEASE_WAIT`` seconds and the
@@ -312,27 +303,34 @@ async def _live(progress: Progress, mapper: EventMapper, sent: set[str], session
     while True:
         message = await progress.receive(wait)
         if message is None:
-            if await _settled(session_id):
+            if await sync_to_async(services.run_settled)(session_id):
                 return
             raise Refusal("session_busy")
-        kind = message.get("kind")
-        if kind == "run_end":
-            if await _settled(session_id):
-                return
-            continue  # another run took the session (it applies what we stored); its end comes too
-        if kind == "event":
-            event = Event.from_json(message["event"])
-            if event.id in sent:
-                continue
-            if not event.partial:
-                sent.add(event.id)
+        ended = False
+        for item in message.get("items", []):
+            ended = _map(item, mapper, sent) or ended
+        for event in mapper.drain():
+            yield event
+        # else another run took the session (it applies what we stored); its end comes too
+        if ended and await sync_to_async(services.run_settled)(session_id):
+            return
+
+
+def _map(item: dict[str, Any], mapper: EventMapper, sent: set[str]) -> bool:
+    """Feed one progress item (see :mod:`.progress`) to ``mapper``; True for ``run_end``."""
+    kind = item.get("kind")
+    if kind == "delta" and item["id"] not in sent:
+        mapper.on_delta(item["id"], item["path"], item["text"])
+    elif kind == "event":
+        event = Event.from_json(item["event"])
+        if event.id not in sent:
+            sent.add(event.id)
             mapper.on_event(event)
-        elif kind == "node_start":
-            mapper.on_node_start(message["path"], message["name"])
-        elif kind == "node_end":
-            mapper.on_node_end(message["path"], message["status"])
-        for item in mapper.drain():
-            yield item
+    elif kind == "node_start":
+        mapper.on_node_start(item["path"], item["name"])
+    elif kind == "node_end":
+        mapper.on_node_end(item["path"], item["status"])
+    return kind == "run_end"
 
 
 async def _outcome(runner: Runner, thread: AguiThread, run: RunAgentInput, last_seq: int) -> AsyncIterator[BaseEvent]:

@@ -14,14 +14,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 import engine
-from engine import InterruptRecord
+from engine import InterruptRecord, SessionStatus
 
 from ..api.models import ApiClient
 from ..inbox.answers import Answer, read_answer
 from ..inbox.errors import DecisionError
 from ..inbox.models import Interrupt, InterruptStatus
 from ..inbox.refusals import claimed_conflict, newer_request
-from ..workflow_sessions.models import Event, WorkflowSession
+from ..workflow_sessions.models import Delivery, Event, WorkflowSession
 from ..workflow_sessions.services import enqueue_run, session_start
 from .errors import Refusal
 from .models import AguiThread
@@ -30,7 +30,7 @@ __all__ = [
     "due_times",
     "lease_free",
     "run_enqueue",
-    "run_state",
+    "run_settled",
     "stored_events",
     "thread_get",
     "thread_start",
@@ -109,12 +109,17 @@ def lease_free(session_id: str) -> bool:
     return _lease_free(owner, expires)
 
 
-def run_state(session_id: str) -> tuple[bool, str]:
-    """(whether no live run holds the session's lease, the session's status)."""
+def run_settled(session_id: str) -> bool:
+    """True when no run holds the session and none is due: no live lease, not ``running``, and
+    not waiting with a stored answer that no run has applied yet."""
     owner, expires, status = WorkflowSession.objects.values_list("lease_owner", "lease_expires", "status").get(
         pk=session_id
     )
-    return _lease_free(owner, expires), status
+    if not _lease_free(owner, expires) or status == SessionStatus.RUNNING:
+        return False
+    if status != SessionStatus.WAITING:
+        return True
+    return not Delivery.objects.filter(session_id=session_id, applied_at__isnull=True).exists()
 
 
 def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: bool = False) -> dict[str, Answer]:
