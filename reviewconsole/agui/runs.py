@@ -173,10 +173,11 @@ async def _stream(
     yield mapper.snapshot()
     yield CustomEvent(name="status", value={"status": "running", "sessionId": session_id})
     _enqueue(session_id, metadata)
-    async for event in _live(progress, mapper, sent, session_id):
+    stored: list[tuple[list[Event], int]] = []
+    async for event in _live(progress, mapper, sent, thread, stored):
         yield event
-    stored, last_seq = await sync_to_async(services.stored_events)(session_id, thread.last_seq)
-    for event in mapper.replay([event for event in stored if event.id not in sent]):  # closes what is open
+    [(stored_events, last_seq)] = stored
+    for event in mapper.replay([event for event in stored_events if event.id not in sent]):  # closes what is open
         yield event
     async for event in _outcome(runner, thread, run, last_seq):
         yield event
@@ -289,8 +290,12 @@ def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:
     task.add_done_callback(_enqueues.discard)
 
 
-async def _live(progress: Progress, mapper: EventMapper, sent: set[str], session_id: str) -> AsyncIterator[BaseEvent]:
-    """The run's progress messages mapped to AG-UI events, until the session is settled.
+async def _live(
+    progress: Progress, mapper: EventMapper, sent: set[str], thread: AguiThread, out: list[tuple[list[Event], int]]
+) -> AsyncIterator[BaseEvent]:
+    """The run's progress messages mapped to AG-UI events, until the session is settled; then
+    ``out`` gets the thread's stored events after its ``last_seq`` and the newest seq
+    (``services.settled_events``).
 
     ``sent`` (event ids the client has) grows by each complete event mapped; an event in it is
     skipped (its deltas too).
@@ -299,20 +304,23 @@ async def _live(progress: Progress, mapper: EventMapper, sent: set[str], session
         Refusal: ``session_busy`` when no message came for ``AGUI_LEASE_WAIT`` seconds and the
             session is not settled.
     """
+    settled_events = sync_to_async(services.settled_events)
     wait = _setting("AGUI_LEASE_WAIT", 30.0)
     while True:
         message = await progress.receive(wait)
         if message is None:
-            if await sync_to_async(services.run_settled)(session_id):
-                return
-            raise Refusal("session_busy")
+            if (found := await settled_events(thread.session_id, thread.last_seq)) is None:
+                raise Refusal("session_busy")
+            out.append(found)
+            return
         ended = False
         for item in message.get("items", []):
             ended = _map(item, mapper, sent) or ended
         for event in mapper.drain():
             yield event
-        # else another run took the session (it applies what we stored); its end comes too
-        if ended and await sync_to_async(services.run_settled)(session_id):
+        # not settled: another run took the session (it applies what we stored); its end comes too
+        if ended and (found := await settled_events(thread.session_id, thread.last_seq)) is not None:
+            out.append(found)
             return
 
 

@@ -30,7 +30,7 @@ __all__ = [
     "due_times",
     "lease_free",
     "run_enqueue",
-    "run_settled",
+    "settled_events",
     "stored_events",
     "thread_get",
     "thread_start",
@@ -109,17 +109,18 @@ def lease_free(session_id: str) -> bool:
     return _lease_free(owner, expires)
 
 
-def run_settled(session_id: str) -> bool:
-    """True when no run holds the session and none is due: no live lease, not ``running``, and
-    not waiting with a stored answer that no run has applied yet."""
+def settled_events(session_id: str, after: int) -> tuple[list[engine.Event], int] | None:
+    """:func:`stored_events` once no run holds the session and none is due (no live lease, not
+    ``running``, not waiting with a stored answer no run has applied yet); else None."""
     owner, expires, status = WorkflowSession.objects.values_list("lease_owner", "lease_expires", "status").get(
         pk=session_id
     )
     if not _lease_free(owner, expires) or status == SessionStatus.RUNNING:
-        return False
-    if status != SessionStatus.WAITING:
-        return True
-    return not Delivery.objects.filter(session_id=session_id, applied_at__isnull=True).exists()
+        return None
+    unapplied = Delivery.objects.filter(session_id=session_id, applied_at__isnull=True)
+    if status == SessionStatus.WAITING and unapplied.exists():
+        return None
+    return stored_events(session_id, after)
 
 
 def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: bool = False) -> dict[str, Answer]:
