@@ -183,7 +183,7 @@ class Progress:
             return self
         if isinstance(layer, InMemoryChannelLayer):
             _reader_loop = asyncio.get_running_loop()
-        self.channel = await layer.new_channel("agui.")
+        self.channel = await layer.new_channel("agui")
         await layer.group_add(self.group, self.channel)
         return self
 
