@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 
 import engine
@@ -72,8 +72,15 @@ def thread_start(*, client: ApiClient, workflow: str, thread_id: str, data: Any,
 
 
 def run_enqueue(session_id: str, metadata: dict[str, Any]) -> None:
-    """Queue the session's run (``enqueue_run``) with ``metadata`` for its nodes (``ctx.metadata``)."""
-    enqueue_run(session_id, metadata=metadata)
+    """Queue the session's run (``enqueue_run``) with ``metadata`` for its nodes (``ctx.metadata``).
+
+    Called on a thread of the default executor, not the request's, so its database connections
+    are closed afterwards (back to the pool, if any) instead of staying open in that thread.
+    """
+    try:
+        enqueue_run(session_id, metadata=metadata)
+    finally:
+        connections.close_all()
 
 
 def thread_update(thread: AguiThread, *, last_seq: int | None = None, message_id: str | None = None) -> None:
