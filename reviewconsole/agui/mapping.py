@@ -141,15 +141,19 @@ class EventMapper:
 
     # -- pieces ------------------------------------------------------------------------------
 
+    def on_delta(self, message_id: str, path: str, text: str) -> None:
+        """A streamed text delta of event ``message_id`` at node ``path`` (a partial event's parts)."""
+        self.out.extend(self._text_delta(message_id, path, text))
+
     def _delta(self, event: Event) -> list[BaseEvent]:
-        text = event.text
-        if not text:
-            return []
+        return self._text_delta(event.id, event.node_info.path, event.text) if event.text else []
+
+    def _text_delta(self, message_id: str, path: str, text: str) -> list[BaseEvent]:
         out: list[BaseEvent] = []
-        if event.id not in self._messages:
-            self._messages[event.id] = event.node_info.path
-            out.append(TextMessageStartEvent(message_id=event.id, role="assistant"))
-        out.append(TextMessageContentEvent(message_id=event.id, delta=text))
+        if message_id not in self._messages:
+            self._messages[message_id] = path
+            out.append(TextMessageStartEvent(message_id=message_id, role="assistant"))
+        out.append(TextMessageContentEvent(message_id=message_id, delta=text))
         return out
 
     def _end_message(self, message_id: str) -> TextMessageEndEvent:

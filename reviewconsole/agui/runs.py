@@ -1,18 +1,29 @@
 """One AG-UI run of a workflow session, as the stream of AG-UI events it sends (AG-UI 1.0 §Runs).
 
-Order of a run: RUN_STARTED (``protocolVersion`` 1.0); then, for a known thread, the bounded wait
-for another run's lease, a checkpoint restore (``forwardedProps.checkpointId``: never of a closed
-session, never reopening an interrupt decided outside the thread), the ``resume`` entries or the
-new user message; the events stored since the client's last run (what a
-reviewer's decision in the inbox led to), each node path as a step; STATE_SNAPSHOT; the live run
-(``Runner.run_pending`` with an :class:`~.mapping.EventMapper` as its listener, so text streams
-delta by delta); CUSTOM ``request_info`` per pending interrupt, CUSTOM ``workflow_output`` when
-the session completed, CUSTOM ``status``; RUN_FINISHED with outcome ``success`` (with ``result``),
-``interrupt`` or ``cancelled``, or RUN_ERROR (a :class:`~.errors.Refusal` code, or ``run_failed``).
+The request never runs the engine: it subscribes to the session's progress group
+(:class:`~.progress.Progress`), stores what the client sent, queues the session's run like every
+door (``workflow_sessions.services.enqueue_run``: the ``run_session`` task, on a worker) and
+streams the run as the worker reports it, mapped by an :class:`~.mapping.EventMapper`.
 
-The live run is a task of its own: a client that disconnects does not stop it (it commits and
-pauses as usual; the next request catches up). Forwarded props other than ``checkpointId`` reach
-the workflow as ``ctx.metadata["forwarded_props"]`` (AG-UI ``context`` items as
+Order of a run: RUN_STARTED (``protocolVersion`` 1.0); then, for a known thread, the bounded wait
+for another run of the session to end (a ``run_end`` message, or ``REVIEWCONSOLE["AGUI_LEASE_WAIT"]``
+seconds and one look at the lease: else ``session_busy``), a checkpoint restore
+(``forwardedProps.checkpointId``: never of a closed session, never reopening an interrupt decided
+outside the thread), the ``resume`` entries or the new user message; the events stored since the
+client's last run (what a reviewer's decision in the inbox led to), each node path as a step;
+STATE_SNAPSHOT; the live run (node runs, text delta by delta, events, as the worker's messages
+arrive); the stored events of the run that no message brought (messages are at most once; the
+store is the truth, and no event is sent twice: ids are tracked); CUSTOM ``request_info`` per
+pending interrupt, CUSTOM ``workflow_output`` when the session completed, CUSTOM ``status``;
+RUN_FINISHED with outcome ``success`` (with ``result``), ``interrupt`` or ``cancelled``, or
+RUN_ERROR (a :class:`~.errors.Refusal` code, or ``run_failed``).
+
+The live part ends when a ``run_end`` message finds the session settled (no run holds it, none is
+due). When no message comes for ``AGUI_LEASE_WAIT`` seconds the store is looked at once: settled,
+the run ends as above; else RUN_ERROR ``session_busy`` (retryable: the run goes on in the worker,
+a dead worker's session is picked up by the lease sweep, and the next request catches up). A
+client that disconnects stops nothing but its stream. Forwarded props other than ``checkpointId``
+reach the workflow as ``ctx.metadata["forwarded_props"]`` (AG-UI ``context`` items as
 ``ctx.metadata["agui"]["context"]``), never a model's prompt.
 """
 
@@ -21,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -37,14 +47,14 @@ from ag_ui.core import (
     RunStartedEvent,
 )
 from ag_ui.encoder import EventEncoder
-from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.utils import timezone
 
 from engine import (
     CheckpointDecidedError,
+    Event,
     Runner,
-    RunResult,
     SessionBusyError,
     SessionClosedError,
     SessionStatus,
@@ -62,6 +72,7 @@ from .errors import Refusal
 from .interrupts import to_agui
 from .mapping import EventMapper
 from .models import AguiThread
+from .progress import Progress
 from .resume import apply_resume
 
 __all__ = ["stream_run"]
@@ -70,7 +81,7 @@ logger = logging.getLogger("reviewconsole.agui")
 
 UNSTORABLE = "The input holds a NUL character or a number out of range, which cannot be stored."
 
-_running: set[asyncio.Task[Any]] = set()  # live runs outlive a disconnected client; keep them referenced
+_enqueues: set[asyncio.Task[Any]] = set()  # an enqueue outlives a disconnected client; keep it referenced
 
 
 def _setting(name: str, default: float) -> float:
@@ -126,29 +137,49 @@ async def _run(client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> Asy
     props = {k: v for k, v in raw.items() if k != "checkpointId"}
     checkpoint_id = raw.get("checkpointId")
     message = _last_user_message(run)
+    metadata = _metadata(run, props)
     thread = await sync_to_async(services.thread_get)(client=client, workflow=spec.name, thread_id=run.thread_id)
     if thread is None:
         if checkpoint_id is not None or run.resume:
             raise Refusal("checkpoint_unknown" if checkpoint_id is not None else "interrupt_unknown")
         thread = await _start_thread(runner, client, spec, run, message)
-    else:
-        record = await runner.store.get_session(thread.session_id)
-        try:  # the definition the session started (and paused) under
-            runner = runner_for(spec.name, record.workflow_version)
-        except VersionMismatchError:
-            raise Refusal("version_retired") from None
-        await _wait_for_lease(thread.session_id)
-        await _continue_thread(runner, client, thread, run, message, checkpoint_id)
-    mapper = EventMapper(track_state=False)
-    for event in mapper.replay(await runner.store.list_events(thread.session_id, after=thread.last_seq)):
-        yield event
+        async with Progress(thread.session_id) as progress:
+            async for event in _stream(runner, thread, run, progress, metadata):
+                yield event
+        return
     record = await runner.store.get_session(thread.session_id)
+    try:  # the definition the session started (and paused) under
+        runner = runner_for(spec.name, record.workflow_version)
+    except VersionMismatchError:
+        raise Refusal("version_retired") from None
+    async with Progress(thread.session_id) as progress:  # joined before anything is queued
+        await _wait_for_lease(progress, thread.session_id)
+        await _continue_thread(runner, client, thread, run, message, checkpoint_id)
+        async for event in _stream(runner, thread, run, progress, metadata):
+            yield event
+
+
+async def _stream(
+    runner: Runner, thread: AguiThread, run: RunAgentInput, progress: Progress, metadata: dict[str, Any]
+) -> AsyncIterator[BaseEvent]:
+    """Catch up, queue the run, stream it, catch up on what no message brought, say the outcome."""
+    session_id = thread.session_id
+    caught, _ = await sync_to_async(services.stored_events)(session_id, thread.last_seq)
+    for event in EventMapper(track_state=False).replay(caught):
+        yield event
+    sent = {event.id for event in caught}  # ids of the stored events the client has now
+    record = await runner.store.get_session(session_id)
     mapper = EventMapper(record.state)
     yield mapper.snapshot()
-    yield CustomEvent(name="status", value={"status": "running", "sessionId": thread.session_id})
-    async for event in _live(runner, thread.session_id, mapper, _metadata(run, props)):
+    yield CustomEvent(name="status", value={"status": "running", "sessionId": session_id})
+    _enqueue(session_id, metadata)
+    stored: list[tuple[list[Event], int]] = []
+    async for event in _live(progress, mapper, sent, thread, stored):
         yield event
-    async for event in _outcome(runner, thread, run):
+    [(stored_events, last_seq)] = stored
+    for event in mapper.replay([event for event in stored_events if event.id not in sent]):  # closes what is open
+        yield event
+    async for event in _outcome(runner, thread, run, last_seq):
         yield event
 
 
@@ -163,17 +194,28 @@ async def _start_thread(
     except WorkflowDataError:
         raise Refusal("input_invalid") from None
     return await sync_to_async(services.thread_start)(
-        runner=runner, client=client, workflow=spec.name, thread_id=run.thread_id, data=data, message_id=message_id
+        client=client, workflow=spec.name, thread_id=run.thread_id, data=data, message_id=message_id
     )
 
 
-async def _wait_for_lease(session_id: str) -> None:
-    """Wait (bounded: ``REVIEWCONSOLE["AGUI_LEASE_WAIT"]`` seconds) while another run holds the session."""
-    deadline = time.monotonic() + _setting("AGUI_LEASE_WAIT", 30.0)
-    while not await sync_to_async(services.lease_free)(session_id):
-        if time.monotonic() > deadline:
-            raise Refusal("session_busy")
-        await asyncio.sleep(0.1)
+async def _wait_for_lease(progress: Progress, session_id: str) -> None:
+    """Wait while another run holds the session: until its ``run_end`` message finds the lease
+    free, or ``REVIEWCONSOLE["AGUI_LEASE_WAIT"]`` seconds and one more look at the lease.
+
+    Raises:
+        Refusal: ``session_busy`` when the lease is still held after the wait.
+    """
+    if await sync_to_async(services.lease_free)(session_id):
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + _setting("AGUI_LEASE_WAIT", 30.0)
+    while True:  # the other run's progress is skipped: the store has what it stored
+        message = await progress.receive(deadline - loop.time())
+        if message is None or any(item.get("kind") == "run_end" for item in message.get("items", [])):
+            if await sync_to_async(services.lease_free)(session_id):
+                return
+            if message is None:
+                raise Refusal("session_busy")
 
 
 def _decider(client: ApiClient) -> str:
@@ -239,62 +281,71 @@ async def _continue_thread(
         await sync_to_async(services.thread_update)(thread, message_id=message[0])
 
 
-async def _own_context(coro: Any) -> Any:
-    async with ThreadSensitiveContext():  # its own ORM thread, independent of the request's
-        return await coro
+def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:
+    """Queue the session's run off the request's thread and context, without waiting for it (a
+    backend that runs tasks at once, as the test suite's does, runs it there while we stream)."""
+    work = sync_to_async(services.run_enqueue, thread_sensitive=False)(session_id, metadata)
+    task = asyncio.get_running_loop().create_task(work, context=contextvars.Context())
+    _enqueues.add(task)
+    task.add_done_callback(_enqueues.discard)
 
 
 async def _live(
-    runner: Runner, session_id: str, mapper: EventMapper, metadata: dict[str, Any]
+    progress: Progress, mapper: EventMapper, sent: set[str], thread: AguiThread, out: list[tuple[list[Event], int]]
 ) -> AsyncIterator[BaseEvent]:
-    """Run the session with ``mapper`` listening; yield its events as they come."""
-    queue: asyncio.Queue[BaseEvent | None] = asyncio.Queue()
+    """The run's progress messages mapped to AG-UI events, until the session is settled; then
+    ``out`` gets the thread's stored events after its ``last_seq`` and the newest seq
+    (``services.settled_events``).
 
-    class Forward:
-        def on_event(self, event: Any) -> None:
-            mapper.on_event(event)
-            self._flush()
+    ``sent`` (event ids the client has) grows by each complete event mapped; an event in it is
+    skipped (its deltas too).
 
-        def on_node_start(self, path: str, name: str) -> None:
-            mapper.on_node_start(path, name)
-            self._flush()
-
-        def on_node_end(self, path: str, status: str) -> None:
-            mapper.on_node_end(path, status)
-            self._flush()
-
-        @staticmethod
-        def _flush() -> None:
-            for item in mapper.drain():
-                queue.put_nowait(item)
-
-    work = runner.run_pending(session_id, metadata=metadata, listener=Forward())
-    task: asyncio.Task[RunResult] = asyncio.get_running_loop().create_task(
-        _own_context(work), context=contextvars.Context()
-    )
-    _running.add(task)
-    task.add_done_callback(_running.discard)
-    task.add_done_callback(lambda _: queue.put_nowait(None))
-    while (item := await queue.get()) is not None:
-        yield item
-    task.result()  # a failure of the run itself (not of a node) ends this request with RUN_ERROR
-    mapper.close_all()
-    for item in mapper.drain():
-        yield item
-
-
-async def _outcome(runner: Runner, thread: AguiThread, run: RunAgentInput) -> AsyncIterator[BaseEvent]:
-    """Wait out a run that took the lease meanwhile, then say how the session stands now."""
-    session_id = thread.session_id
-    seen = await sync_to_async(services.session_seq)(session_id)
-    record = await runner.store.get_session(session_id)
-    if record.status == SessionStatus.RUNNING:  # a worker took it over (a decision in the inbox)
-        await _wait_for_lease(session_id)
-        for event in EventMapper(track_state=False).replay(await runner.store.list_events(session_id, after=seen)):
+    Raises:
+        Refusal: ``session_busy`` when no message came for ``AGUI_LEASE_WAIT`` seconds and the
+            session is not settled.
+    """
+    settled_events = sync_to_async(services.settled_events)
+    wait = _setting("AGUI_LEASE_WAIT", 30.0)
+    while True:
+        message = await progress.receive(wait)
+        if message is None:
+            if (found := await settled_events(thread.session_id, thread.last_seq)) is None:
+                raise Refusal("session_busy")
+            out.append(found)
+            return
+        ended = False
+        for item in message.get("items", []):
+            ended = _map(item, mapper, sent) or ended
+        for event in mapper.drain():
             yield event
-        seen = await sync_to_async(services.session_seq)(session_id)
-        record = await runner.store.get_session(session_id)
-    await sync_to_async(services.thread_update)(thread, last_seq=seen)
+        # not settled: another run took the session (it applies what we stored); its end comes too
+        if ended and (found := await settled_events(thread.session_id, thread.last_seq)) is not None:
+            out.append(found)
+            return
+
+
+def _map(item: dict[str, Any], mapper: EventMapper, sent: set[str]) -> bool:
+    """Feed one progress item (see :mod:`.progress`) to ``mapper``; True for ``run_end``."""
+    kind = item.get("kind")
+    if kind == "delta" and item["id"] not in sent:
+        mapper.on_delta(item["id"], item["path"], item["text"])
+    elif kind == "event":
+        event = Event.from_json(item["event"])
+        if event.id not in sent:
+            sent.add(event.id)
+            mapper.on_event(event)
+    elif kind == "node_start":
+        mapper.on_node_start(item["path"], item["name"])
+    elif kind == "node_end":
+        mapper.on_node_end(item["path"], item["status"])
+    return kind == "run_end"
+
+
+async def _outcome(runner: Runner, thread: AguiThread, run: RunAgentInput, last_seq: int) -> AsyncIterator[BaseEvent]:
+    """Note that the client has the events up to ``last_seq``, then say how the session stands."""
+    session_id = thread.session_id
+    record = await runner.store.get_session(session_id)
+    await sync_to_async(services.thread_update)(thread, last_seq=last_seq)
     status = {"status": record.status, "sessionId": session_id, "checkpointId": record.checkpoint_id}
     if record.status == SessionStatus.FAILED:
         raise Refusal("run_failed")

@@ -1,32 +1,41 @@
 """Threads and sessions for the AG-UI door (sync ORM work; the stream calls these via ``sync_to_async``).
 
 A thread is a workflow session (AG-UI ``threadId``): :func:`thread_get` finds the session of
-``(client, workflow, threadId)``; :func:`thread_start` makes one for a new thread (the session,
-the thread and the first message in one transaction).
+``(client, workflow, threadId)``; :func:`thread_start` makes one for a new thread
+(``workflow_sessions.services.session_start`` and the thread's row in one transaction).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 
-from engine import InterruptRecord, Runner
+import engine
+from engine import InterruptRecord, SessionStatus
 
 from ..api.models import ApiClient
 from ..inbox.answers import Answer, read_answer
 from ..inbox.errors import DecisionError
 from ..inbox.models import Interrupt, InterruptStatus
 from ..inbox.refusals import claimed_conflict, newer_request
-from ..workflow_sessions.models import WorkflowSession
+from ..workflow_sessions.models import Delivery, Event, WorkflowSession
+from ..workflow_sessions.services import enqueue_run, session_start
 from .errors import Refusal
 from .models import AguiThread
 
-__all__ = ["due_times", "lease_free", "session_seq", "thread_get", "thread_start", "thread_update"]
+__all__ = [
+    "due_times",
+    "lease_free",
+    "run_enqueue",
+    "settled_events",
+    "stored_events",
+    "thread_get",
+    "thread_start",
+    "thread_update",
+]
 
 
 def thread_get(*, client: ApiClient, workflow: str, thread_id: str) -> AguiThread | None:
@@ -34,20 +43,13 @@ def thread_get(*, client: ApiClient, workflow: str, thread_id: str) -> AguiThrea
     return AguiThread.objects.filter(client=client, workflow=workflow, thread_id=thread_id).first()
 
 
-def _title(data: Any) -> str:
-    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    return " ".join(text.split())[:200]
-
-
-def thread_start(
-    *, runner: Runner, client: ApiClient, workflow: str, thread_id: str, data: Any, message_id: str
-) -> AguiThread:
-    """Create a new thread's session, bind the thread to it and store ``data`` as its first message.
+def thread_start(*, client: ApiClient, workflow: str, thread_id: str, data: Any, message_id: str) -> AguiThread:
+    """Create a new thread's session (``session_start``, its run not queued: see :func:`run_enqueue`),
+    bind the thread to it and store ``data`` as its first message.
 
     One transaction: when a concurrent first request of the same thread got there first, the
     thread's unique key refuses this one and everything rolls back, so the loser leaves no
-    session behind. ``runner`` is the workflow's runner (on the ORM store; ``data`` already
-    validated against its input).
+    session behind. ``data`` is already validated against the workflow's input.
 
     Raises:
         Refusal: ``session_busy`` when the same thread was started by a concurrent request;
@@ -55,17 +57,30 @@ def thread_start(
     """
     try:
         with transaction.atomic():
-            record = async_to_sync(runner.create_session)(
-                user_id=f"agui:{client.name}", metadata={"source": "agui", "thread_id": thread_id}
+            session = session_start(
+                workflow=workflow,
+                data=data,
+                user_id=f"agui:{client.name}",
+                metadata={"source": "agui", "thread_id": thread_id},
+                enqueue=False,
             )
-            WorkflowSession.objects.filter(pk=record.id).update(title=_title(data))
-            thread = AguiThread.objects.create(
-                client=client, workflow=workflow, thread_id=thread_id, session_id=record.id, last_message_id=message_id
+            return AguiThread.objects.create(
+                client=client, workflow=workflow, thread_id=thread_id, session=session, last_message_id=message_id
             )
-            async_to_sync(runner.start)(record.id, data)
-            return thread
     except IntegrityError:  # two first requests of one thread raced: the other one owns it
         raise Refusal("session_busy") from None
+
+
+def run_enqueue(session_id: str, metadata: dict[str, Any]) -> None:
+    """Queue the session's run (``enqueue_run``) with ``metadata`` for its nodes (``ctx.metadata``).
+
+    Called on a thread of the default executor, not the request's, so its database connections
+    are closed afterwards (back to the pool, if any) instead of staying open in that thread.
+    """
+    try:
+        enqueue_run(session_id, metadata=metadata)
+    finally:
+        connections.close_all()
 
 
 def thread_update(thread: AguiThread, *, last_seq: int | None = None, message_id: str | None = None) -> None:
@@ -80,15 +95,39 @@ def thread_update(thread: AguiThread, *, last_seq: int | None = None, message_id
     AguiThread.objects.filter(pk=thread.pk).update(**fields)
 
 
-def session_seq(session_id: str) -> int:
-    """The seq of the session's newest event."""
-    return WorkflowSession.objects.values_list("last_seq", flat=True).get(pk=session_id)
+def stored_events(session_id: str, after: int) -> tuple[list[engine.Event], int]:
+    """The session's stored events with seq over ``after``, in order, and the newest seq among
+    them (``after`` when there are none)."""
+    rows = Event.objects.filter(session_id=session_id, seq__gt=after).order_by("seq").values_list("seq", "data")
+    events, last = [], after
+    for seq, data in rows:
+        events.append(engine.Event.from_json(data))
+        last = seq
+    return events, last
+
+
+def _lease_free(owner: str, expires: dt.datetime | None) -> bool:
+    return not owner or expires is None or expires < timezone.now()
 
 
 def lease_free(session_id: str) -> bool:
     """True when no live run holds the session's lease."""
     owner, expires = WorkflowSession.objects.values_list("lease_owner", "lease_expires").get(pk=session_id)
-    return not owner or expires is None or expires < timezone.now()
+    return _lease_free(owner, expires)
+
+
+def settled_events(session_id: str, after: int) -> tuple[list[engine.Event], int] | None:
+    """:func:`stored_events` once no run holds the session and none is due (no live lease, not
+    ``running``, not waiting with a stored answer no run has applied yet); else None."""
+    owner, expires, status = WorkflowSession.objects.values_list("lease_owner", "lease_expires", "status").get(
+        pk=session_id
+    )
+    if not _lease_free(owner, expires) or status == SessionStatus.RUNNING:
+        return None
+    unapplied = Delivery.objects.filter(session_id=session_id, applied_at__isnull=True)
+    if status == SessionStatus.WAITING and unapplied.exists():
+        return None
+    return stored_events(session_id, after)
 
 
 def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: bool = False) -> dict[str, Answer]:

@@ -30,13 +30,15 @@ __all__ = [
 ]
 
 
-def enqueue_run(session_id: str) -> None:
-    """Queue a run of the session once the current transaction commits.
+def enqueue_run(session_id: str, *, metadata: dict[str, Any] | None = None) -> None:
+    """Queue a run of the session (:func:`~.tasks.run_session`) once the current transaction
+    commits (at once outside one); ``metadata`` (JSON) reaches its nodes as ``ctx.metadata``.
 
     ``robust``: should the enqueue fail (the database went away right after the commit), the
     caller still gets its answer, since what it asked for was stored; recovery runs the session.
     """
-    transaction.on_commit(lambda: run_session.enqueue(session_id), robust=True)
+    args = (session_id,) if metadata is None else (session_id, metadata)
+    transaction.on_commit(lambda: run_session.enqueue(*args), robust=True)
 
 
 def _title(data: Any) -> str:
@@ -48,8 +50,14 @@ def _title(data: Any) -> str:
 
 
 @transaction.atomic
-def session_start(*, workflow: str, data: Any, user_id: str, metadata: dict[str, Any] | None = None) -> WorkflowSession:
+def session_start(
+    *, workflow: str, data: Any, user_id: str, metadata: dict[str, Any] | None = None, enqueue: bool = True
+) -> WorkflowSession:
     """Create a session of ``workflow`` with ``data`` as its first message and queue its run.
+
+    The session's title is the first text of ``data`` (see ``_title``), whichever door started it.
+    ``enqueue=False`` leaves the run to the caller (:func:`enqueue_run` once this commits), for a
+    door that listens to the run's progress before it starts (AG-UI).
 
     Raises:
         UnknownWorkflowError: no such workflow.
@@ -61,7 +69,8 @@ def session_start(*, workflow: str, data: Any, user_id: str, metadata: dict[str,
     record = async_to_sync(runner.create_session)(user_id=user_id, metadata=metadata)
     async_to_sync(runner.start)(record.id, data)
     WorkflowSession.objects.filter(pk=record.id).update(title=_title(data))
-    enqueue_run(record.id)
+    if enqueue:
+        enqueue_run(record.id)
     return WorkflowSession.objects.get(pk=record.id)
 
 
