@@ -8,7 +8,8 @@ Every claim change is a conditional UPDATE on the state the caller saw, its queu
 races it guards: two reviewers pressing "Claim" at once, exactly one changes the row and the other
 gets a 409 naming the owner; a claim racing a manager's move to a queue the claimer may not be
 in, which gets the 409 ``moved``), audited, and logged in the queue's change log, all in one
-transaction.
+transaction. A claim or take-over also requires the session's interrupt to be still unanswered
+(the item may lag an answer by the outbox relay): an answered one is refused as decided.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
 
+from engine import AlreadyDecidedError
+
 from ..audit.services import audit_record
 from .changes import queue_changes_record
 from .errors import DecisionError
@@ -28,6 +31,10 @@ from .refusals import claimed_conflict, moved_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
 
 __all__ = ["interrupt_claim", "interrupt_reassign", "interrupt_take_over", "interrupt_unclaim"]
+
+
+UNANSWERED = Q(session_interrupt__isnull=True) | Q(session_interrupt__status=InterruptStatus.PENDING)
+"""The session's interrupt behind the item takes answers still (checked in the claim's UPDATE)."""
 
 
 def _owner(row: Interrupt) -> str | None:
@@ -50,6 +57,9 @@ def _reload(interrupt: Interrupt) -> Interrupt:
 
 def _refuse_after_race(interrupt: Interrupt) -> Exception:
     row = _reload(interrupt)
+    answered = row.session_interrupt_id is not None and row.session_interrupt.status != InterruptStatus.PENDING
+    if row.is_pending and answered:
+        return AlreadyDecidedError("This request was already answered.")
     if row.queue_id != interrupt.queue_id:
         return moved_conflict(row)
     return refusal_for(row) or claimed_conflict(row)
@@ -73,7 +83,7 @@ def interrupt_claim(*, interrupt: Interrupt, user: AbstractBaseUser, request: Ht
         expires = now + interrupt.queue.claim_ttl()
         changed = (
             Interrupt.objects.filter(pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id)
-            .filter(free)
+            .filter(free, UNANSWERED)
             .update(claimed_by=user, claimed_at=now, claim_expires_at=expires)
         )
         if changed != 1:
@@ -142,7 +152,9 @@ def interrupt_take_over(
         refusal = refusal_for(interrupt, now)
         if refusal is not None:
             raise refusal
-        rows = Interrupt.objects.filter(pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id)
+        rows = Interrupt.objects.filter(
+            UNANSWERED, pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id
+        )
         rows = (
             rows.filter(claimed_by_id=seen, claim_expires_at__gt=now)
             if seen
