@@ -9,7 +9,8 @@ races it guards: two reviewers pressing "Claim" at once, exactly one changes the
 gets a 409 naming the owner; a claim racing a manager's move to a queue the claimer may not be
 in, which gets the 409 ``moved``), audited, and logged in the queue's change log, all in one
 transaction. A claim or take-over also requires the session's interrupt to be still unanswered
-(the item may lag an answer by the outbox relay): an answered one is refused as decided.
+(the item may lag an answer by the outbox relay): an answered one is refused as decided
+(``refusals.with_answer``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from django.db import transaction
 from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
-
-from engine import AlreadyDecidedError
 
 from ..audit.services import audit_record
 from .changes import queue_changes_record
@@ -57,9 +56,6 @@ def _reload(interrupt: Interrupt) -> Interrupt:
 
 def _refuse_after_race(interrupt: Interrupt) -> Exception:
     row = _reload(interrupt)
-    answered = row.session_interrupt_id is not None and row.session_interrupt.status != InterruptStatus.PENDING
-    if row.is_pending and answered:
-        return AlreadyDecidedError("This request was already answered.")
     if row.queue_id != interrupt.queue_id:
         return moved_conflict(row)
     return refusal_for(row) or claimed_conflict(row)
