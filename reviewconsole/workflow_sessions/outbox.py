@@ -132,10 +132,11 @@ def _publish(pk: int) -> bool:
     return True
 
 
-def _record_failure(pk: int, exc: Exception) -> None:
+def _record_failure(pk: int, exc: Exception) -> bool:
+    """Count a failed try of row ``pk``; True when that gave it up."""
     row = OutboxEvent.objects.filter(pk=pk, published_at__isnull=True).first()
     if row is None:
-        return
+        return False
     attempts = row.attempts + 1
     fields: dict[str, object] = {"attempts": attempts, "last_error": type(exc).__name__[:200]}
     if attempts >= MAX_ATTEMPTS:
@@ -143,6 +144,7 @@ def _record_failure(pk: int, exc: Exception) -> None:
         fields.update(failed_at=now, published_at=now)
         logger.error("Outbox event %s (%s) failed %s times; given up (see the admin)", pk, row.kind, attempts)
     OutboxEvent.objects.filter(pk=pk, published_at__isnull=True).update(**fields)
+    return attempts >= MAX_ATTEMPTS
 
 
 def relay(*, session_id: str | None = None, limit: int = 200) -> int:
@@ -163,8 +165,10 @@ def relay(*, session_id: str | None = None, limit: int = 200) -> int:
                 done = _publish(pk)
             except Exception as exc:
                 logger.exception("Outbox event %s: a consumer failed; it will be tried again", pk)
-                blocked.add(row_session)
-                _record_failure(pk, exc)
+                if _record_failure(pk, exc):
+                    progress = True  # given up: the session's later rows may go on
+                else:
+                    blocked.add(row_session)
                 continue
             if done:
                 published += 1
