@@ -8,3 +8,6 @@ class WorkflowSessionsConfig(AppConfig):
 
     def ready(self) -> None:
         from . import checks  # noqa: F401 (registers the model settings' system checks)
+        from .outbox_admin import register
+
+        register()  # the outbox's read-only admin page
