@@ -41,8 +41,8 @@ def fill(count: int) -> None:
     """Insert ``count`` pending items over the demo queues (no workflow runs: rows only)."""
     from django.utils import timezone
 
+    from reviewconsole.inbox.assignment import search_text
     from reviewconsole.inbox.models import Interrupt, Queue
-    from reviewconsole.inbox.routing import search_text
     from reviewconsole.workflow_sessions.models import WorkflowSession
 
     now = timezone.now()

@@ -50,7 +50,9 @@ from ._runner import InterruptsPendingError, Runner, RunResult
 from ._state import State, split_delta
 from ._store import (
     Answer,
+    AnswerGuard,
     Commit,
+    Decision,
     Delivery,
     InterruptRecord,
     RunLoad,
@@ -71,6 +73,7 @@ __all__ = [
     "AlreadyDecidedError",
     "AmbiguousAnswerError",
     "Answer",
+    "AnswerGuard",
     "AnswerInvalidError",
     "AnswerMissingError",
     "AuthConfig",
@@ -85,6 +88,7 @@ __all__ = [
     "ConfigurationError",
     "Content",
     "Context",
+    "Decision",
     "Delivery",
     "Edge",
     "EngineError",

@@ -15,7 +15,7 @@ import json
 import operator
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -32,7 +32,9 @@ from ._events import Event, new_id
 from ._state import split_delta
 from ._store import (
     Answer,
+    AnswerGuard,
     Commit,
+    Decision,
     Delivery,
     InterruptRecord,
     RunLoad,
@@ -265,7 +267,8 @@ class InMemoryStore:
         event: Event,
         *,
         decided_by: str | None,
-        context: dict[str, Any] | None = None,
+        decisions: Mapping[str, Decision] | None = None,
+        guard: AnswerGuard | None = None,
     ) -> None:
         mem = self._get(session_id)
         pending = mem.pending
@@ -276,6 +279,10 @@ class InMemoryStore:
                     done = mem.interrupts[at]
                     raise AlreadyDecidedError.for_interrupt(done.id, done.status, done.decided_by, done.decided_at)
                 raise UnknownInterruptError(f"No pending interrupt {answer.interrupt_id!r}.", pending=sorted(pending))
+        if guard is not None:
+            for answer in answers:
+                if answer.interrupt_id and answer.final:
+                    guard.check(session_id, answer.interrupt_id)
         now = time.time()
         for answer in answers:
             rec = pending.get(answer.interrupt_id)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +42,9 @@ from ._runtime import CHECKPOINT_FORMAT, RunSession
 from ._slot import Slot
 from ._store import (
     Answer,
+    AnswerGuard,
     Commit,
+    Decision,
     InterruptRecord,
     RunLoad,
     SessionRecord,
@@ -213,14 +216,16 @@ class Runner:
         answers: Answers,
         *,
         decided_by: str | None = None,
-        context: dict[str, Any] | None = None,
+        decisions: Mapping[str, Decision] | None = None,
+        guard: AnswerGuard | None = None,
     ) -> list[InterruptRecord]:
         """Validate and store answers; return the interrupts they answer.
 
         ``answers`` maps interrupt ids to responses (a function response's ``response`` object,
         or a bare value sent as ``{"result": value}``), or is a user :class:`~engine.Content` of
-        function responses. The key ``None`` answers the only pending interrupt. ``decided_by``
-        and ``context`` (host data about the decision) are handed to the store.
+        function responses. The key ``None`` answers the only pending interrupt. ``decided_by``,
+        ``decisions`` (per interrupt id) and ``guard`` are handed to the store
+        (:meth:`Store.submit_answers`); the guard's exception refuses the answer.
 
         Raises:
             AmbiguousAnswerError: an answer names no id while several interrupts are pending.
@@ -232,7 +237,9 @@ class Runner:
                 retryable; nothing is stored.
         """
         records, to_store, event = await prepare_answers(self.store, session_id, answers)
-        await self.store.submit_answers(session_id, to_store, event, decided_by=decided_by, context=context)
+        await self.store.submit_answers(
+            session_id, to_store, event, decided_by=decided_by, decisions=decisions, guard=guard
+        )
         return records
 
     # -- running -----------------------------------------------------------------------------

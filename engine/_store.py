@@ -27,6 +27,7 @@ Guarantees every implementation gives (tests run the same suite over each):
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum, nonmember
 from typing import Any, Protocol
@@ -35,7 +36,9 @@ from ._events import Event, EventActions, NodeInfo
 
 __all__ = [
     "Answer",
+    "AnswerGuard",
     "Commit",
+    "Decision",
     "Delivery",
     "InterruptRecord",
     "RunLoad",
@@ -61,6 +64,28 @@ class SessionStatus(StrEnum):
     CANCELLED = "cancelled"
     CLOSED = nonmember(frozenset({COMPLETED, FAILED, CANCELLED}))
     """The statuses of an ended session (not a member): nothing runs again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a host records with an answer: the decision's kind (``approve``, ``reject``,
+    ``revise``, ``answer``, ``timeout``…), the decider's reason, an edit's unified diff, and the
+    host's id of the deciding user (None for systems). The engine stores it, never reads it."""
+
+    kind: str = "answer"
+    reason: str = ""
+    edit_diff: str = ""
+    user_id: int | None = None
+
+
+class AnswerGuard(Protocol):
+    """A host's extra rule for taking an answer (e.g. the inbox's claim and due time).
+
+    :meth:`Store.submit_answers` calls :meth:`check` for each final answer inside the answer's
+    transaction, before its conditional update; it raises (any exception) to refuse the answer,
+    and nothing is stored."""
+
+    def check(self, session_id: str, interrupt_id: str) -> None: ...
 
 
 @dataclass(slots=True)
@@ -213,11 +238,14 @@ class Store(Protocol):
         event: Event,
         *,
         decided_by: str | None,
-        context: dict[str, Any] | None = None,
+        decisions: Mapping[str, Decision] | None = None,
+        guard: AnswerGuard | None = None,
     ) -> None:
         """Store answers and their user event atomically; first answer wins per interrupt.
 
-        ``context`` carries host data about the decision (who, which action) for the store to keep.
+        ``decisions`` (by interrupt id; default ``Decision()``) are kept with the answers;
+        ``guard.check(session_id, interrupt_id)`` runs for each final answer before it is taken
+        (its exception refuses the whole batch; nothing is stored).
         """
         ...
 

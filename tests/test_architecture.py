@@ -18,9 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent / "reviewconsole"
 LAYERS = [
     "settings",
     "workflows",
-    "demo",
     "audit",
     "workflow_sessions",
+    "demo",
     "inbox",
     "outbound",
     "hooks",
@@ -30,8 +30,9 @@ LAYERS = [
     "testing",
 ]
 """Upstream first: the registry, the audit log, sessions (the engine's store and the session
-service), then the consumers of the outbox (inbox, outbound), the outside doors, and the console
-that serves them all."""
+service), the demo workflows and the fault tests' probes (one consumes the sessions' outbox), then
+the consumers of the outbox (inbox, outbound), the outside doors, and the console that serves
+them all."""
 
 DOWNSTREAM_OF_SESSIONS = {"inbox", "outbound", "hooks", "api", "agui", "console", "testing"}
 

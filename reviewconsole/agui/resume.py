@@ -20,7 +20,7 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
 - a ``cancelled`` entry abandons the run: the session is cancelled (its pending interrupts leave
   the inbox) and the run ends with outcome ``cancelled``; answers sent with it are not applied.
 
-Nothing is stored unless every entry passes. Answers go through ``Runner.submit`` (one
+Nothing is stored unless every entry passes. Answers go through the session service (``interrupt_answer``) (one
 transaction, first decision wins), so the inbox item is resolved and leaves reviewers' screens.
 """
 
@@ -38,6 +38,7 @@ from engine import (
     AlreadyDecidedError,
     AnswerInvalidError,
     AnswerMissingError,
+    Decision,
     EngineError,
     InterruptNotReadyError,
     InterruptRecord,
@@ -46,7 +47,7 @@ from engine import (
     UnknownInterruptError,
 )
 
-from ..workflow_sessions.services import answer_waiting, answers_submit
+from ..workflow_sessions.services import answer_waiting, interrupt_answer, session_cancel
 from . import services
 from .errors import Refusal
 from .interrupts import answer_value
@@ -108,17 +109,18 @@ async def apply_resume(
         answers[wire] = answer_value(record, entry.payload)
     if cancel:
         with contextlib.suppress(SessionClosedError):  # cancelled (or finished) meanwhile: the outcome says which
-            await runner.cancel(session_id, reason="Cancelled by the AG-UI client.")
+            await session_cancel(session_id, reason="Cancelled by the AG-UI client.")
         return CANCELLED
     if not answers:
         return UNCHANGED
     read = await sync_to_async(services.read_answers)(session_id, answers, override_claims=override_claims)
     answers = {wire: read[wire].payload if wire in read else value for wire, value in answers.items()}
-    decisions = {wire: answer.decision for wire, answer in read.items()}
+    decisions = {
+        wire: Decision(kind=answer.decision, reason=answer.reason, edit_diff=answer.edit_diff)
+        for wire, answer in read.items()
+    }
     try:
-        await answers_submit(
-            runner, session_id, answers, decided_by=decided_by, context={"decision": "answer", "decisions": decisions}
-        )
+        await interrupt_answer(session_id, answers, decided_by=decided_by, decisions=decisions)
     except AnswerMissingError:
         raise Refusal("answer_missing") from None
     except AnswerInvalidError:
@@ -133,5 +135,4 @@ async def apply_resume(
     except EngineError:
         logger.exception("AG-UI resume of session %s was refused by the engine", session_id)
         raise Refusal("internal_error") from None
-    await sync_to_async(services.record_answers)(session_id, read)
     return SUBMITTED

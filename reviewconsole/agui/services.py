@@ -155,14 +155,6 @@ def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: b
     return read
 
 
-def record_answers(session_id: str, read: dict[str, Answer]) -> None:
-    """Store each decided item's rejection reason and edit diff (as the inbox does)."""
-    for interrupt_id, answer in read.items():
-        Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).update(
-            reason=answer.reason, edit_diff=answer.edit_diff
-        )
-
-
 def newer_interrupt(session_id: str, interrupt_id: str) -> str | None:
     """The id of the newer request that replaced ``interrupt_id`` in the session (``inbox.refusals.newer_request``)."""
     row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).first()

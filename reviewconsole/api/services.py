@@ -12,15 +12,14 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.http import HttpRequest
 
-from engine import AlreadyDecidedError
+from engine import AlreadyDecidedError, Decision
 
 from ..audit.services import audit_record
 from ..inbox.answers import Answer, read_answer
 from ..inbox.models import Interrupt, InterruptStatus
 from ..inbox.refusals import claimed_conflict, newer_request
 from ..workflow_sessions.models import WorkflowSession
-from ..workflow_sessions.runners import runner_for_session
-from ..workflow_sessions.services import answers_submit, enqueue_run, session_start
+from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel, session_start
 from ..workflows import UnknownWorkflowError, get
 from .errors import ApiError
 from .models import ApiClient
@@ -83,21 +82,22 @@ def api_session_resume(
     row, answer = _read_answer(client, session, interrupt_id, payload)
     stored = answer.payload if answer is not None else payload
     decision = answer.decision if answer is not None else "answer"
-    runner = runner_for_session(session)
+    recorded = Decision(kind=decision)
+    if row is not None and answer is not None:
+        recorded = Decision(kind=decision, reason=answer.reason, edit_diff=answer.edit_diff)
+    wire = interrupt_id or (row.interrupt_id if row is not None else None)
     try:
-        records = async_to_sync(answers_submit)(
-            runner,
-            session.id,
+        records = interrupt_answer_sync(
+            session,
             {interrupt_id: stored},
             decided_by=_actor(client),
-            context={"decision": decision, "client": client.name},
+            decisions={wire: recorded} if wire else None,
         )
     except AlreadyDecidedError as exc:
         raise _superseded(session, str(exc.details.get("interrupt_id") or interrupt_id or "")) or exc from None
     answered = [r.id for r in records]
     detail: dict[str, Any] = {}
     if row is not None and answer is not None:
-        Interrupt.objects.filter(pk=row.pk).update(reason=answer.reason, edit_diff=answer.edit_diff)
         detail = {"reason": answer.reason, "edit_diff": answer.edit_diff, "queue": row.queue.slug}
     audit_record(
         action="interrupt.decide",
@@ -155,9 +155,8 @@ def api_session_cancel(*, client: ApiClient, session: WorkflowSession, reason: s
         engine.SessionBusyError: a run holds the session right now (409, retry).
         UnknownWorkflowError: the workflow is no longer registered (409).
     """
-    runner = runner_for_session(session)
     before = session.status
-    record = async_to_sync(runner.cancel)(session.id, reason=reason or f"Cancelled by {_actor(client)}.")
+    record = async_to_sync(session_cancel)(session, reason=reason or f"Cancelled by {_actor(client)}.")
     audit_record(
         action="session.cancel",
         actor=_actor(client),

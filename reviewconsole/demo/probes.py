@@ -12,6 +12,9 @@ exists; ``review`` asks a person when ``ask`` is true
 The root's version is ``$REVIEWCONSOLE_PROBE_VERSION`` (default ``"1"``); versions listed in
 ``$REVIEWCONSOLE_PROBE_KEEP`` (comma-separated) stay resumable, as a deployment that keeps the
 previous definition would: a test restarts processes with other values to deploy a new version.
+
+Importing it also registers the outbox probe consumer (``outbox_probe.py``) when
+``$REVIEWCONSOLE_PROBE_OUTBOX_HOLD`` is set.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from reviewconsole.demo.outbox_probe import register
 from reviewconsole.workflows import Context, Event, Model, RequestInput, Workflow, WorkflowSpec
 
 __all__ = ["KIND", "WORKFLOWS", "ProbeInput", "build", "probe_spec", "specs"]
@@ -115,3 +119,5 @@ def specs() -> list[WorkflowSpec]:
 
 WORKFLOWS = specs()
 """The probe at the version the environment names, read once when the module is imported."""
+
+register()  # the outbox relay's kill -9 probe, when $REVIEWCONSOLE_PROBE_OUTBOX_HOLD is set

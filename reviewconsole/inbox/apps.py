@@ -9,9 +9,16 @@ class InboxConfig(AppConfig):
     verbose_name = "Inbox"
 
     def ready(self) -> None:
+        from ..workflow_sessions.outbox import register_consumer, register_sweeper
+        from .assignment import forget_queues
         from .consumers import close_on_logout
+        from .expiry import inbox_sweep
         from .models import Queue
-        from .routing import forget_queues
+        from .outbox_consumer import inbox_consume
+
+        # The inbox builds its items from the sessions' outbox, before outbound reads them (order 10 < 20).
+        register_consumer("inbox", inbox_consume, order=10)
+        register_sweeper("inbox", inbox_sweep)  # due items whose expiry task was lost; old queue changes
 
         post_save.connect(forget_queues, sender=Queue, dispatch_uid="inbox-queues-save")
         post_delete.connect(forget_queues, sender=Queue, dispatch_uid="inbox-queues-delete")

@@ -8,7 +8,9 @@ Every claim change is a conditional UPDATE on the state the caller saw, its queu
 races it guards: two reviewers pressing "Claim" at once, exactly one changes the row and the other
 gets a 409 naming the owner; a claim racing a manager's move to a queue the claimer may not be
 in, which gets the 409 ``moved``), audited, and logged in the queue's change log, all in one
-transaction.
+transaction. A claim or take-over also requires the session's interrupt to be still unanswered
+(the item may lag an answer by the outbox relay): an answered one is refused as decided
+(``refusals.with_answer``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from .refusals import claimed_conflict, moved_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
 
 __all__ = ["interrupt_claim", "interrupt_reassign", "interrupt_take_over", "interrupt_unclaim"]
+
+
+UNANSWERED = Q(session_interrupt__isnull=True) | Q(session_interrupt__status=InterruptStatus.PENDING)
+"""The session's interrupt behind the item takes answers still (checked in the claim's UPDATE)."""
 
 
 def _owner(row: Interrupt) -> str | None:
@@ -73,7 +79,7 @@ def interrupt_claim(*, interrupt: Interrupt, user: AbstractBaseUser, request: Ht
         expires = now + interrupt.queue.claim_ttl()
         changed = (
             Interrupt.objects.filter(pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id)
-            .filter(free)
+            .filter(free, UNANSWERED)
             .update(claimed_by=user, claimed_at=now, claim_expires_at=expires)
         )
         if changed != 1:
@@ -142,7 +148,9 @@ def interrupt_take_over(
         refusal = refusal_for(interrupt, now)
         if refusal is not None:
             raise refusal
-        rows = Interrupt.objects.filter(pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id)
+        rows = Interrupt.objects.filter(
+            UNANSWERED, pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id
+        )
         rows = (
             rows.filter(claimed_by_id=seen, claim_expires_at__gt=now)
             if seen

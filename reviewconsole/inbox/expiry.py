@@ -25,11 +25,10 @@ import datetime as dt
 import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.utils import timezone
 
-from engine import AlreadyDecidedError, AnswerInvalidError, EngineError, InterruptKind
+from engine import AlreadyDecidedError, AnswerInvalidError, Decision, EngineError, InterruptKind
 
 from ..audit.services import audit_record
 from .changes import queue_changes_record
@@ -138,7 +137,7 @@ def _mark_expired(row: Interrupt, now: dt.datetime, **changes: Any) -> bool:
 
 
 def _escalate(row: Interrupt, now: dt.datetime) -> str:
-    from .routing import triage_queue
+    from .assignment import triage_queue
 
     target = Queue.objects.filter(slug=row.escalate_to).first() if row.escalate_to else None
     if target is None:
@@ -178,18 +177,16 @@ def _notify(pk: int) -> None:
 
 
 def _time_out(row: Interrupt, now: dt.datetime) -> str:
-    from ..workflow_sessions.runners import runner_for_session
-    from ..workflow_sessions.services import enqueue_run
+    from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync  # they import the inbox's models
 
     payload = timeout_payload(row.kind)
     try:
-        runner = runner_for_session(row.session)
         with transaction.atomic():
-            async_to_sync(runner.submit)(
-                row.session_id,
+            interrupt_answer_sync(
+                row.session,
                 {row.interrupt_id: payload},
                 decided_by=SYSTEM_DECIDER,
-                context={"decision": "timeout"},
+                decisions={row.interrupt_id: Decision(kind="timeout")},
             )
             Interrupt.objects.filter(pk=row.pk).update(expired_at=now)
             audit_record(action="interrupt.expire", actor="system", target=row, after={"response": payload})

@@ -21,6 +21,7 @@ from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
 from ..audit.services import audit_record
 from ..json_input import UnstorableValueError, check_storable
+from ..workflow_sessions.outbox import relay
 from ..workflow_sessions.outcome import session_outcome
 from ..workflow_sessions.services import session_retry
 from ..workflows import UnknownWorkflowError
@@ -209,6 +210,9 @@ def retry(request: HttpRequest, pk: int) -> HttpResponse:
         session_retry(session=item.session, user=request.user, request=request)
     except REFUSALS as exc:
         return refusal(request, item, exc)
+    # The retry's relay built the new item when it committed; inside a caller's transaction
+    # (a test's) it has not run yet: run it here, in that transaction, so the answer names it.
+    relay(session_id=item.session_id)
     item.refresh_from_db()
     new = retried_request(item)  # the request asked again, when the failure had cancelled this one
     if wants_json(request):

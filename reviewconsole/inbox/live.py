@@ -21,7 +21,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from . import publisher
-from .models import Interrupt, QueueChange
+from .models import QueueChange
 from .serializers import list_entry
 
 logger = logging.getLogger("reviewconsole.inbox")
@@ -30,7 +30,6 @@ __all__ = [
     "bind_loop",
     "change_message",
     "group_name",
-    "interrupts_changed",
     "publish",
     "publish_changes",
 ]
@@ -96,22 +95,3 @@ def _publish_changes(change_ids: list[int]) -> None:
             publisher.send(group_name(change.queue_id), {"type": "inbox.message", **change_message(change)})
         except Exception:  # a lost live message is caught up on reconnect; never fail the commit for it
             logger.exception("Could not publish change %s of queue %s", change.version, change.queue_id)
-
-
-def interrupts_changed(*, created: list[int], resolved: list[int]) -> None:
-    """Record and publish ``interrupt.created`` / ``interrupt.resolved`` for these interrupt rows.
-
-    For callers outside a change's own transaction; the engine store records its changes itself.
-    """
-    from django.db import transaction
-
-    from .changes import queue_changes_record
-
-    rows = Interrupt.objects.filter(pk__in=[*created, *resolved]).values_list("pk", "queue_id", "status")
-    with transaction.atomic():
-        queue_changes_record(
-            changes=[
-                (queue_id, "interrupt.created" if pk in created and status == "pending" else "interrupt.resolved", pk)
-                for pk, queue_id, status in rows
-            ]
-        )

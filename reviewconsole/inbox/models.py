@@ -1,8 +1,10 @@
 """Review queues, interrupts (the items reviewers decide) and each queue's change log.
 
-An :class:`Interrupt` row is the stored side of an engine interrupt: the engine's store creates it
-when a run pauses, a reviewer's decision resolves it (once: a conditional update), and the run
-that applies the answer leaves it alone. Queue membership comes from Django groups: ``group``
+An :class:`Interrupt` row is the reviewer's item for an engine interrupt (the session's own
+``workflow_sessions.Interrupt``, linked one-to-one as ``session_interrupt``): the inbox's outbox
+consumer (``outbox_consumer.py``) builds it when the store reports the interrupt opened, and marks
+it resolved or cancelled when the store reports that; the answer itself is taken (once: a
+conditional update) on the session's interrupt. Queue membership comes from Django groups: ``group``
 holds the reviewers, ``managers`` the people who may reassign and take over claimed items.
 
 Every change to a queue's items (created, claimed, resolved, expired…) appends a
@@ -77,6 +79,10 @@ class Interrupt(models.Model):
 
     session = models.ForeignKey(
         "workflow_sessions.WorkflowSession", on_delete=models.PROTECT, related_name="interrupts"
+    )
+    # Not ``interrupt``: its column would clash with ``interrupt_id``, the wire id below.
+    session_interrupt = models.OneToOneField(
+        "workflow_sessions.Interrupt", null=True, blank=True, on_delete=models.PROTECT, related_name="item"
     )
     workflow = models.CharField(max_length=100, blank=True, help_text="The session's workflow (for filters).")
     title = models.CharField(max_length=200, blank=True, help_text="The session's title when the item was created.")

@@ -6,6 +6,7 @@ sentence whether the race was lost in a pre-check or in the database's condition
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 
@@ -24,6 +25,7 @@ __all__ = [
     "refusal_for",
     "retried_request",
     "superseded_conflict",
+    "with_answer",
 ]
 
 
@@ -117,14 +119,31 @@ def superseded_conflict(row: Interrupt, newer: Interrupt) -> SupersededError:
 _DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}
 
 
+def with_answer(row: Interrupt) -> Interrupt:
+    """``row`` as its session's interrupt stands: a pending item may lag an answer (or a
+    cancellation) by the outbox relay; then a copy with the session interrupt's status, decision,
+    decider and time, else ``row`` itself."""
+    if not row.is_pending or row.session_interrupt_id is None:
+        return row
+    asked = row.session_interrupt
+    if asked is None or asked.status == InterruptStatus.PENDING:
+        return row
+    seen = copy.copy(row)
+    seen.status, seen.decision = asked.status, asked.decision
+    seen.decided_by_label, seen.decided_at = asked.decided_by_label, asked.decided_at
+    return seen
+
+
 def refusal_for(row: Interrupt, now: dt.datetime | None = None) -> Exception | None:
-    """Why ``row`` (as stored) takes no decision or claim now, or None if it may.
+    """Why ``row`` (as stored, or as its session interrupt stands: :func:`with_answer`) takes no
+    decision or claim now, or None if it may.
 
     ``AlreadyDecidedError`` (decided by a person or a system: names who and when),
     ``SupersededError`` (a newer request of the session replaced it: names it; or cancelled: the
     session moved on), ``ExpiredError`` (timed out, or due
     and about to expire).
     """
+    row = with_answer(row)
     if row.status == InterruptStatus.CANCELLED and row.decision == SESSION_FAILED:
         return failed_conflict(row)
     if row.status in (InterruptStatus.CANCELLED, InterruptStatus.RESOLVED) and row.decision != "timeout":

@@ -4,7 +4,7 @@ session JSON, the inbox's list and live messages), and a session with its items.
 - :func:`item_json` is the item (one ``Interrupt`` row: the engine's interrupt as the inbox holds
   it) in the API's field names (``InterruptOut`` in ``api/schemas.py``, pinned by the OpenAPI
   document), plus what the inbox adds (title, due time, claim, reason and edits, its page's URL).
-  The API's schema picks its own fields from it; ``outbound.triggers.interrupt_data`` maps it to
+  The API's schema picks its own fields from it; ``outbound.outbox_consumer.interrupt_data`` maps it to
   the outbound payload's names.
 - :func:`list_entry` is :func:`item_json` with the presentation a reviewer's list needs (the
   line shown, the status sentence, the queue's id and name, overdue, bulk approval) and the

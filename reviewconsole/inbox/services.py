@@ -15,18 +15,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest
 
-from engine import AlreadyDecidedError, InterruptKind
+from engine import AlreadyDecidedError, Decision, InterruptKind
 
 from ..audit.services import audit_record
-from ..workflow_sessions.runners import runner_for_session
-from ..workflow_sessions.services import enqueue_run
+from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync
 from .actions import ACTIONS, check_action, check_lengths, reject_reason_required
+from .answer_guard import InboxGuard
 from .drafts import draft_of, edit_diff
 from .errors import DecisionError
 from .models import Interrupt
@@ -141,20 +140,16 @@ def interrupt_decide(
         if candidate.strip() and candidate != original.strip("\n"):
             edited, diff = candidate, edit_diff(original, candidate)
     payload = resume_payload(interrupt, action, text, reason=reason.strip(), draft=edited, value=value)
-    runner = runner_for_session(interrupt.session)  # the version it paused under (H14)
+    decision = Decision(kind=action, reason=reason.strip(), edit_diff=diff, user_id=user.pk)
     try:
         with transaction.atomic():
-            async_to_sync(runner.submit)(
-                interrupt.session_id,
+            interrupt_answer_sync(
+                interrupt.session,
                 {interrupt.interrupt_id: payload},
                 decided_by=user.get_username(),
-                context={
-                    "user_id": user.pk,
-                    "decision": action,
-                    "guard": {"user_id": user.pk, "override_claim": override, "queue_id": interrupt.queue_id},
-                },
+                decisions={interrupt.interrupt_id: decision},
+                guard=InboxGuard(user_id=user.pk, queue_id=interrupt.queue_id, override_claim=override),
             )
-            Interrupt.objects.filter(pk=interrupt.pk).update(reason=reason.strip(), edit_diff=diff)
             audit_record(
                 action="interrupt.decide",
                 user=user,

@@ -18,11 +18,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from engine import InterruptKind
 
-from ..workflow_sessions.outcome import failed_sessions
 from ..workflows import all_specs
 from .actions import allows_bulk_approve
 from .changes import changes_since
 from .conf import inbox_setting
+from .failed import failed_sessions
 from .item_views import REFUSALS
 from .live import change_message
 from .models import Interrupt

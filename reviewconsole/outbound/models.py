@@ -65,10 +65,18 @@ class OutboundMessage(models.Model):
     last_error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    outbox_id = models.BigIntegerField(null=True, blank=True, help_text="The sessions' outbox event it comes from.")
 
     class Meta:
         ordering = ["-created_at"]
         permissions = [("redeliver_outboundmessage", "Can redeliver outbound messages")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subscription", "outbox_id"],
+                condition=models.Q(outbox_id__isnull=False),
+                name="outbound_message_once_per_outbox_event",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.event_type} → {self.subscription} ({self.status})"

@@ -57,9 +57,18 @@ def backoff_seconds(attempt: int) -> float:
     return float(_conf("OUTBOUND_BACKOFF")) * (2 ** (attempt - 1))
 
 
-def event_emit(*, event_type: str, workflow: str, data: dict[str, Any]) -> list[OutboundMessage]:
-    """Create a message per interested subscription and queue its first attempt after commit."""
+def event_emit(
+    *, event_type: str, workflow: str, data: dict[str, Any], outbox_id: int | None = None
+) -> list[OutboundMessage]:
+    """Create a message per interested subscription and queue its first attempt after commit.
+
+    ``outbox_id``: the outbox row this event comes from; a subscription that already has a
+    message for it gets none again (a row relayed twice).
+    """
     subscriptions = [s for s in enabled_subscriptions() if s.wants(event_type, workflow)]
+    if outbox_id is not None and subscriptions:
+        done = set(OutboundMessage.objects.filter(outbox_id=outbox_id).values_list("subscription_id", flat=True))
+        subscriptions = [s for s in subscriptions if s.pk not in done]
     if not subscriptions:
         return []
     payload = {"type": event_type, "timestamp": timezone.now().isoformat(), "data": data}
@@ -72,6 +81,7 @@ def event_emit(*, event_type: str, workflow: str, data: dict[str, Any]) -> list[
                 payload=payload,
                 attempt_limit=int(_conf("OUTBOUND_MAX_ATTEMPTS")),
                 next_attempt_at=timezone.now(),
+                outbox_id=outbox_id,
             )
             messages.append(message)
             _enqueue(message.pk)

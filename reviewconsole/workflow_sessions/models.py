@@ -1,4 +1,5 @@
-"""Sessions, their append-only events, pause checkpoints, stored answers and shared state.
+"""Sessions, their append-only events, pause checkpoints, interrupts, stored answers, shared
+state and the outbox of domain events.
 
 The engine sees these through :class:`reviewconsole.workflow_sessions.store.OrmStore`; the JSON
 columns hold the engine's own data (ADK event JSON, checkpoints) unchanged.
@@ -8,7 +9,10 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.db import models
+from django.db.models import Q
+from django.utils import timezone
 
 from engine import SessionStatus
 
@@ -61,7 +65,7 @@ class WorkflowSession(models.Model):
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["status", "lease_expires"], name="session_status_lease"),
-            # The inbox's "Sessions that failed", newest first (outcome.failed_sessions).
+            # The inbox's "Sessions that failed", newest first (inbox/failed.failed_sessions).
             models.Index(fields=["status", "updated_at"], name="session_status_updated"),
         ]
 
@@ -140,3 +144,86 @@ class SharedState(models.Model):
 
     def __str__(self) -> str:
         return f"{self.workflow} state of {self.user_id or 'the app'}"
+
+
+class InterruptStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    RESOLVED = "resolved", "Resolved"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+SESSION_FAILED = "session_failed"
+"""The ``decision`` of an interrupt its session's failure cancelled (a Retry asks it again as a new
+row with the same ``interrupt_id``)."""
+
+
+class Interrupt(models.Model):
+    """The engine's interrupt as the session keeps it: what was asked, and its answer (once).
+
+    Only the ORM store writes these (opened by a commit, resolved by an answer's conditional
+    UPDATE, cancelled by a commit or a restore). The reviewer's item (queue, claim, due time) is
+    the inbox's own row, built from the outbox's ``interrupt.opened`` event.
+    """
+
+    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="session_interrupts")
+    interrupt_id = models.CharField(max_length=200, help_text="The wire id (function call id).")
+    local_id = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=30, help_text="input, confirmation or long_running.")
+    function_name = models.CharField(max_length=200, blank=True)
+    node_path = models.CharField(max_length=500, blank=True)
+    branch = models.CharField(max_length=500, blank=True)
+    invocation_id = models.CharField(max_length=64, blank=True)
+    message = models.TextField(blank=True)
+    payload = models.JSONField(null=True, blank=True)
+    response_schema = models.JSONField(null=True, blank=True)
+    tool_call = models.JSONField(null=True, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=20, choices=InterruptStatus.choices, default=InterruptStatus.PENDING)
+    response = models.JSONField(null=True, blank=True, help_text="The answer the workflow received.")
+    decision = models.CharField(max_length=30, blank=True, help_text="approve, reject, revise, answer, timeout…")
+    reason = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_by_label = models.CharField(max_length=200, blank=True, help_text="Who decided, for people and systems.")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "interrupt_id"],
+                condition=Q(status="pending"),
+                name="session_interrupt_one_pending",
+            )
+        ]
+        indexes = [models.Index(fields=["session", "status"], name="session_interrupt_pending")]
+
+    def __str__(self) -> str:
+        return f"{self.interrupt_id} ({self.status})"
+
+
+class OutboxEvent(models.Model):
+    """A domain event (``domain_events.py``) written in the store's own transaction, published by
+    the relay (``outbox.py``) to every registered consumer, at least once, in id order per session.
+
+    ``published_at`` set: done (or, with ``failed_at``, given up after ``attempts`` tries).
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    kind = models.CharField(max_length=40, help_text="interrupt.opened, interrupt.answered, …")
+    session_id = models.CharField(max_length=64, db_index=True)
+    data = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+    published_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0, help_text="Failed tries so far.")
+    last_error = models.CharField(max_length=200, blank=True, help_text="The last failure's exception class.")
+    failed_at = models.DateTimeField(null=True, blank=True, help_text="Given up (kept for the admin).")
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["published_at", "id"], name="outbox_unpublished")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.kind} ({'failed' if self.failed_at else 'published' if self.published_at else 'new'})"

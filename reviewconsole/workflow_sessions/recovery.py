@@ -18,6 +18,9 @@ schedule a given session per ``grace`` period: it clears the dead owner and sets
 ``lease_expires`` to ``now + grace`` with ``lease_owner`` empty, which ``acquire_lease`` treats
 as free (so the run starts at once) and other sweepers as recently scheduled. Duplicates would
 be harmless anyway: ``run_pending`` takes the lease, and a run with nothing to do stops.
+
+The same loop sweeps the outbox (:func:`.outbox.outbox_sweep`: events a crash left unpublished,
+then the sweeps other apps registered, e.g. the inbox's expiry and change-log prune).
 """
 
 from __future__ import annotations
@@ -33,8 +36,8 @@ from django.utils import timezone
 
 from engine import SessionStatus
 
-from ..inbox.models import Interrupt, InterruptStatus
-from .models import Delivery, WorkflowSession
+from .models import Delivery, Interrupt, InterruptStatus, WorkflowSession
+from .outbox import outbox_sweep
 
 logger = logging.getLogger("reviewconsole.recovery")
 
@@ -142,11 +145,9 @@ class RecoveryLoop:
             except Exception:  # the database may be away for a while; the next sweep tries again
                 logger.exception("Recovery sweep failed")
             try:
-                from ..inbox.expiry import inbox_sweep
-
-                inbox_sweep()  # due items whose expiry task was lost; old queue changes
+                outbox_sweep()  # events a crash left unpublished; the registered sweeps (inbox expiry)
             except Exception:
-                logger.exception("Inbox sweep failed")
+                logger.exception("Outbox sweep failed")
         close_old_connections()
 
     def start(self) -> None:

@@ -5,7 +5,8 @@ event (:func:`engine.rewind_event`) whose state delta turns the current state ba
 state stored with the checkpoint. Interrupts pending at that pause are pending again under the
 same wire ids — a decided one is re-opened as a new row copied from the newest one with that id
 (rows keep their decisions) — interrupts opened later are cancelled, and answers not yet applied
-are marked applied so that no run applies them. Reviewers' screens are told after the commit.
+are marked applied so that no run applies them. The outbox says so (``interrupt.cancelled`` with
+cause ``restored``, ``interrupt.opened`` with ``restored``), in the same transaction.
 
 Refused before anything changes: a closed session (completed, failed, cancelled: it never runs
 again), and a rewind that would re-open an interrupt decided by someone other than the rewinder.
@@ -34,9 +35,9 @@ from engine import (
     rewind_event,
 )
 
-from ..inbox import live, store_hooks
-from ..inbox.models import Interrupt, InterruptStatus
-from .models import Checkpoint, Delivery, Event, WorkflowSession
+from .domain_events import DomainEvent, InterruptCancelled, InterruptOpened
+from .models import Checkpoint, Delivery, Event, Interrupt, InterruptStatus, WorkflowSession
+from .outbox import outbox_write
 from .store_rows import append_events, locked_session, session_record
 
 __all__ = ["restore_checkpoint"]
@@ -99,7 +100,8 @@ def _reopen(row: WorkflowSession, wire: str, now: dt.datetime) -> Interrupt | No
     newest.decided_by = None
     newest.decided_by_label = ""
     newest.decided_at = None
-    store_hooks.reset_for_reopen(newest, now)  # the inbox's columns: claim, due time, queue
+    newest.reason = ""
+    newest.created_at = now
     newest.save()
     return newest
 
@@ -143,7 +145,7 @@ def restore_checkpoint(
         [rewind_event(checkpoint_id=checkpoint.pk, invocation_id=invocation_id, current=row.state, restored=restored)],
     )
     later = Interrupt.objects.filter(session=row, status=InterruptStatus.PENDING).exclude(interrupt_id__in=wanted)
-    cancelled = list(later.values_list("pk", flat=True))
+    cancelled = list(later.values_list("pk", "interrupt_id"))
     later.update(status=InterruptStatus.CANCELLED, decided_at=now)
     pending_now = set(
         Interrupt.objects.filter(session=row, status=InterruptStatus.PENDING).values_list("interrupt_id", flat=True)
@@ -159,6 +161,36 @@ def restore_checkpoint(
     row.error = None
     row.version += 1
     row.save()
-    created = [i.pk for i in reopened if i is not None]
-    transaction.on_commit(lambda: live.interrupts_changed(created=created, resolved=cancelled), robust=True)
+    reported: list[DomainEvent] = [
+        InterruptCancelled(session_id, pk, wire, cause="restored", decided_at=now.isoformat()) for pk, wire in cancelled
+    ]
+    reported += [
+        InterruptOpened(
+            session_id=session_id,
+            interrupt_pk=i.pk,
+            workflow=row.workflow,
+            title=row.title,
+            record=_asked(i),
+            reopens=True,
+            restored=True,
+        )
+        for i in reopened
+        if i is not None
+    ]
+    outbox_write(session_id, reported)
     return session_record(row)
+
+
+def _asked(row: Interrupt) -> dict[str, Any]:
+    """What was asked, as :class:`InterruptOpened.record` carries it."""
+    names = ("interrupt_id", "local_id", "kind", "function_name", "node_path", "branch", "invocation_id")
+    fields: dict[str, Any] = {name: getattr(row, name) for name in names}
+    fields.update(
+        message=row.message,
+        payload=row.payload,
+        response_schema=row.response_schema,
+        tool_call=row.tool_call,
+        metadata=dict(row.metadata or {}),
+        created_at=row.created_at.isoformat(),
+    )
+    return fields

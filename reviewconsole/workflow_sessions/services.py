@@ -1,11 +1,14 @@
-"""Services on sessions: start one, retry a failed one, and enqueue their runs.
+"""Services on sessions: start one, answer its interrupts, cancel it, retry a failed one, and
+enqueue their runs.
 
-Doors (webhooks, the API, AG-UI, the inbox, the admin) call these.
+Doors (webhooks, the API, AG-UI, the inbox, the admin) call these; they are the only code that
+calls the engine's ``Runner`` for a door (the run itself is the ``run_session`` task).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -13,7 +16,15 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.http import HttpRequest
 
-from engine import InterruptNotReadyError, InterruptRecord, Runner, UnknownInterruptError
+from engine import (
+    AnswerGuard,
+    Decision,
+    InterruptNotReadyError,
+    InterruptRecord,
+    Runner,
+    SessionRecord,
+    UnknownInterruptError,
+)
 
 from ..audit.services import audit_record
 from .failure import failure_code, failure_message
@@ -25,6 +36,9 @@ __all__ = [
     "answer_waiting",
     "answers_submit",
     "enqueue_run",
+    "interrupt_answer",
+    "interrupt_answer_sync",
+    "session_cancel",
     "session_retry",
     "session_start",
 ]
@@ -112,7 +126,8 @@ async def answers_submit(
     answers: dict[Any, Any],
     *,
     decided_by: str | None = None,
-    context: dict[str, Any] | None = None,
+    decisions: Mapping[str, Decision] | None = None,
+    guard: AnswerGuard | None = None,
 ) -> list[InterruptRecord]:
     """``runner.submit`` for the doors: an answer for an interrupt not open yet while an earlier
     answer is stored but not yet applied is retryable, as while the session runs.
@@ -120,10 +135,10 @@ async def answers_submit(
     Raises:
         engine.InterruptNotReadyError: no such pending interrupt, and a stored answer waits for
             its run (409 ``interrupt_not_ready``, retry): the run may open it.
-        Everything ``Runner.submit`` raises.
+        Everything ``Runner.submit`` raises, and whatever ``guard.check`` raises.
     """
     try:
-        return await runner.submit(session_id, answers, decided_by=decided_by, context=context)
+        return await runner.submit(session_id, answers, decided_by=decided_by, decisions=decisions, guard=guard)
     except UnknownInterruptError as exc:
         if not await answer_waiting(session_id):
             raise
@@ -133,3 +148,59 @@ async def answers_submit(
             interrupt_id=exc.details.get("interrupt_id"),
             pending=exc.details.get("pending", []),
         ) from None
+
+
+async def _session(session: WorkflowSession | str) -> WorkflowSession:
+    if isinstance(session, WorkflowSession):
+        return session
+    return await WorkflowSession.objects.only("id", "workflow", "workflow_version").aget(pk=session)
+
+
+async def interrupt_answer(
+    session: WorkflowSession | str,
+    answers: dict[Any, Any],
+    *,
+    decided_by: str | None,
+    decisions: Mapping[str, Decision] | None = None,
+    guard: AnswerGuard | None = None,
+) -> list[InterruptRecord]:
+    """Store answers to ``session``'s pending interrupts (by wire id; ``None``: the only one) on
+    the runner of the version it paused under; returns the interrupts answered. The caller
+    enqueues the run (:func:`enqueue_run`) in its transaction.
+
+    ``decisions``: what each answer stands for (kind, reason, edit diff, the deciding user);
+    ``guard``: the door's own rule (the inbox's claim and due time), checked in the answer's
+    transaction before its conditional UPDATE.
+
+    Raises:
+        WorkflowSession.DoesNotExist: no such session (given by id).
+        UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
+        Everything :func:`answers_submit` raises.
+    """
+    row = await _session(session)
+    runner = runner_for_session(row)  # the version it paused under (H14)
+    return await answers_submit(runner, row.id, answers, decided_by=decided_by, decisions=decisions, guard=guard)
+
+
+def interrupt_answer_sync(
+    session: WorkflowSession | str,
+    answers: dict[Any, Any],
+    *,
+    decided_by: str | None,
+    decisions: Mapping[str, Decision] | None = None,
+    guard: AnswerGuard | None = None,
+) -> list[InterruptRecord]:
+    """:func:`interrupt_answer` from sync code (joins the caller's transaction: the store runs on its thread)."""
+    return async_to_sync(interrupt_answer)(session, answers, decided_by=decided_by, decisions=decisions, guard=guard)
+
+
+async def session_cancel(session: WorkflowSession | str, *, reason: str = "") -> SessionRecord:
+    """Cancel ``session`` (:meth:`engine.Runner.cancel`): its pending interrupts are cancelled and
+    nothing runs again.
+
+    Raises:
+        engine.SessionClosedError: it already ended. engine.SessionBusyError: a run holds it.
+        UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
+    """
+    row = await _session(session)
+    return await runner_for_session(row).cancel(row.id, reason=reason)

@@ -11,15 +11,19 @@ Every method is one transaction. Guarantees (the same suite as the in-memory sto
   :class:`engine.AlreadyDecidedError` naming who decided and when, and nothing is stored.
 - ``acquire_lease`` is a conditional UPDATE too: free, expired, or already ours.
 
-Every change to interrupts is logged in its queue's change log (a per-queue version) in the same
-transaction (``inbox/store_hooks.py``), and published to the queue's Channels group after the
-transaction commits.
+The store reports, it does not call: in each of these transactions, after the session row is
+locked, it writes domain events (``domain_events.py``: interrupt opened / answered / cancelled,
+session ended) to the outbox, which the relay (``outbox.py``) hands to the inbox and outbound
+consumers after the commit. Its interrupts are the session's own ``Interrupt`` rows; it knows
+nothing of queues, claims or items. The host's extra rule for an answer (the inbox's claim and
+due time) comes as an :class:`engine.AnswerGuard`, called before the answer's conditional UPDATE.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -29,10 +33,13 @@ from django.utils import timezone
 
 import engine
 from engine import (
+    RETRY_KEY,
     AlreadyDecidedError,
     Answer,
+    AnswerGuard,
     Commit,
     ConcurrencyError,
+    Decision,
     InterruptRecord,
     RunLoad,
     SessionNotFoundError,
@@ -44,12 +51,26 @@ from engine import (
     Delivery as EngineDelivery,
 )
 
-from ..inbox import routing, store_hooks
-from ..inbox.models import SESSION_FAILED, Interrupt, InterruptStatus
-from ..outbound import triggers as outbound
 from . import store_sql
-from .models import Checkpoint, Delivery, Event, SharedState, WorkflowSession
-from .store_rows import interrupt_record, session_record
+from .domain_events import (
+    DomainEvent,
+    InterruptAnswered,
+    InterruptCancelled,
+    InterruptOpened,
+    SessionStatusChanged,
+)
+from .models import (
+    SESSION_FAILED,
+    Checkpoint,
+    Delivery,
+    Event,
+    Interrupt,
+    InterruptStatus,
+    SharedState,
+    WorkflowSession,
+)
+from .outbox import outbox_write
+from .store_rows import interrupt_fields, interrupt_record, session_record
 
 __all__ = ["OrmStore"]
 
@@ -154,19 +175,35 @@ class OrmStore:
                 self._update_shared(row.workflow, "", app_delta)
             if user_delta:
                 self._update_shared(row.workflow, row.user_id, user_delta)
-        opened: list[Interrupt] = []
+        reported: list[DomainEvent] = []
         if commit.opened:
-            session = WorkflowSession(id=session_id, workflow=row.workflow, user_id=row.user_id, title=row.title)
-            opened = [routing.interrupt_row(session, rec) for rec in commit.opened]
+            # A retry asks again the interrupts its session's failure cancelled.
+            retrying = any(RETRY_KEY in (e.custom_metadata or {}) for e in commit.events)
+            opened = [Interrupt(session_id=session_id, created_at=now, **interrupt_fields(r)) for r in commit.opened]
             Interrupt.objects.bulk_create(opened)
-        cancelled: list[int] = []
+            reported += [
+                InterruptOpened(
+                    session_id=session_id,
+                    interrupt_pk=i.pk,
+                    workflow=row.workflow,
+                    title=row.title,
+                    record={**interrupt_fields(rec), "created_at": now.isoformat()},
+                    reopens=retrying,
+                )
+                for i, rec in zip(opened, commit.opened, strict=True)
+            ]
         if commit.cancelled:
             targets = Interrupt.objects.filter(
                 session_id=session_id, interrupt_id__in=commit.cancelled, status=InterruptStatus.PENDING
             )
-            cancelled = list(targets.values_list("pk", flat=True))
+            cancelled = list(targets.values_list("pk", "interrupt_id"))
             failed = commit.status == engine.SessionStatus.FAILED  # said so on the item's page
             targets.update(status=InterruptStatus.CANCELLED, decided_at=now, decision=SESSION_FAILED if failed else "")
+            cause = SESSION_FAILED if failed else "superseded"
+            reported += [
+                InterruptCancelled(session_id, pk, wire, cause=cause, decided_at=now.isoformat())
+                for pk, wire in cancelled
+            ]
         if commit.consumed:
             Delivery.objects.filter(session_id=session_id, pk__in=commit.consumed).update(applied_at=now)
         if checkpoint_id is not None:
@@ -179,18 +216,19 @@ class OrmStore:
                 state=state,
                 pending=list(pending.values_list("interrupt_id", flat=True)),
             )
-        if opened or cancelled:
-            # Last of the inbox's work in the transaction: it locks queue rows (see inbox/changes.py).
-            store_hooks.interrupts_committed(opened=opened, cancelled=cancelled)
-        opened_ids = [i.pk for i in opened]
-        status_now = commit.status
-        if opened_ids or cancelled or status_now in outbound.SESSION_STATUSES:
-            transaction.on_commit(
-                lambda: outbound.session_committed(
-                    session_id=session_id, opened=opened_ids, resolved=cancelled, status=status_now
-                ),
-                robust=True,
+        if commit.status in engine.SessionStatus.CLOSED:
+            error = commit.error if isinstance(commit.error, dict) else {}
+            reported.append(
+                SessionStatusChanged(
+                    session_id=session_id,
+                    workflow=row.workflow,
+                    status=commit.status,
+                    output=row.output if commit.status == engine.SessionStatus.COMPLETED else None,
+                    error_code=error.get("code", "error") if commit.status == engine.SessionStatus.FAILED else None,
+                    error_node_path=error.get("node_path"),
+                )
             )
+        outbox_write(session_id, reported)
         return SessionRecord(
             id=session_id,
             app_name=row.workflow,
@@ -240,9 +278,6 @@ class OrmStore:
         shared.state.update(delta)
         shared.save(update_fields=["state"])
 
-    def _interrupt_row(self, session: WorkflowSession, rec: InterruptRecord) -> Interrupt:
-        return routing.interrupt_row(session, rec)
-
     # -- interrupts and answers --------------------------------------------------------------
 
     async def pending_interrupts(self, session_id: str) -> list[InterruptRecord]:
@@ -265,9 +300,10 @@ class OrmStore:
         event: engine.Event,
         *,
         decided_by: str | None,
-        context: dict[str, Any] | None = None,
+        decisions: Mapping[str, Decision] | None = None,
+        guard: AnswerGuard | None = None,
     ) -> None:
-        await sync_to_async(self._submit)(session_id, answers, event, decided_by, context or {})
+        await sync_to_async(self._submit)(session_id, answers, event, decided_by, decisions or {}, guard)
 
     @transaction.atomic
     def _submit(
@@ -276,13 +312,14 @@ class OrmStore:
         answers: list[Answer],
         event: engine.Event,
         decided_by: str | None,
-        context: dict[str, Any],
+        decisions: Mapping[str, Decision],
+        guard: AnswerGuard | None,
     ) -> None:
         now = timezone.now()
         # Reserving the event's seq locks the session row first: answers to one session queue up.
         last_seq = store_sql.append_seq(session_id, 1, now)
-        resolved: list[int] = []
         answered: list[str] = []
+        reported: list[DomainEvent] = []
 
         def pending_before() -> list[str]:
             still = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING)
@@ -295,36 +332,46 @@ class OrmStore:
                 session_id=session_id, interrupt_id=answer.interrupt_id, status=InterruptStatus.PENDING
             )
             if answer.final:
+                if guard is not None:
+                    guard.check(session_id, answer.interrupt_id)  # raises to refuse (the inbox's 409s)
+                decision = decisions.get(answer.interrupt_id) or Decision()
+                pk = pending.values_list("pk", flat=True).first()
                 # The race this guards: two reviewers (or a reviewer and an API client) decide the
                 # same interrupt at once. Only the UPDATE that still finds it pending changes a row.
-                # An inbox decision adds its guard (claim, expiry; inbox/store_hooks.py).
-                guarded = pending.filter(store_hooks.decision_guard(context, now))
-                pk = pending.values_list("pk", flat=True).first()
-                changed = guarded.update(
+                changed = pending.update(
                     status=InterruptStatus.RESOLVED,
                     response=answer.value,
-                    decision=(context.get("decisions") or {}).get(answer.interrupt_id)
-                    or context.get("decision", "answer"),
-                    decided_by_id=context.get("user_id"),
+                    decision=decision.kind,
+                    reason=decision.reason,
+                    decided_by_id=decision.user_id,
                     decided_by_label=decided_by or "",
                     decided_at=now,
                 )
-                if changed != 1:
-                    store_hooks.guard_refusal(session_id, answer.interrupt_id, context, now)
+                if changed != 1 or pk is None:
                     self._refuse(session_id, answer.interrupt_id, pending_before())
-                resolved.append(pk)  # type: ignore[arg-type]
                 answered.append(answer.interrupt_id)
+                reported.append(
+                    InterruptAnswered(
+                        session_id=session_id,
+                        interrupt_pk=pk,  # type: ignore[arg-type]
+                        interrupt_id=answer.interrupt_id,
+                        decision=decision.kind,
+                        decided_by=decided_by or "",
+                        decided_by_id=decision.user_id,
+                        reason=decision.reason,
+                        edit_diff=decision.edit_diff,
+                        response=answer.value,
+                        decided_at=now.isoformat(),
+                        timeout=decision.kind == "timeout",
+                    )
+                )
             elif not pending.exists():
                 self._refuse(session_id, answer.interrupt_id, pending_before())
         store_sql.insert_events(session_id, [event], last_seq)
         Delivery.objects.bulk_create(
             Delivery(session_id=session_id, interrupt_id=a.interrupt_id, value=a.value, final=a.final) for a in answers
         )
-        store_hooks.interrupts_answered(resolved=resolved, context=context)
-        transaction.on_commit(
-            lambda: outbound.session_committed(session_id=session_id, opened=[], resolved=resolved, status=None),
-            robust=True,
-        )
+        outbox_write(session_id, reported)
 
     def _refuse(self, session_id: str, interrupt_id: str, pending: list[str]) -> None:
         """Raise why an answer for ``interrupt_id`` cannot be taken (``pending``: ids pending before this batch)."""

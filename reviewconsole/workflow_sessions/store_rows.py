@@ -6,13 +6,14 @@ events and read sessions the same way.
 
 from __future__ import annotations
 
+from typing import Any
+
 import engine
 from engine import InterruptRecord, SessionNotFoundError, SessionRecord
 
-from ..inbox.models import Interrupt
-from .models import Event, WorkflowSession
+from .models import Event, Interrupt, WorkflowSession
 
-__all__ = ["append_events", "interrupt_record", "locked_session", "session_record"]
+__all__ = ["append_events", "interrupt_fields", "interrupt_record", "locked_session", "session_record"]
 
 
 def session_record(row: WorkflowSession) -> SessionRecord:
@@ -36,8 +37,26 @@ def session_record(row: WorkflowSession) -> SessionRecord:
     )
 
 
+def interrupt_fields(rec: InterruptRecord) -> dict[str, Any]:
+    """The columns of a new session ``Interrupt`` row for ``rec`` (what was asked; JSON-able)."""
+    return {
+        "interrupt_id": rec.id,
+        "local_id": rec.local_id,
+        "kind": rec.kind,
+        "function_name": rec.function_name,
+        "node_path": rec.path,
+        "branch": rec.branch or "",
+        "invocation_id": rec.invocation_id,
+        "message": rec.message or "",
+        "payload": rec.payload,
+        "response_schema": rec.response_schema,
+        "tool_call": rec.tool_call,
+        "metadata": dict(rec.metadata or {}),
+    }
+
+
 def interrupt_record(row: Interrupt) -> InterruptRecord:
-    """The engine's view of an interrupt row."""
+    """The engine's view of a session interrupt row."""
     return InterruptRecord(
         id=row.interrupt_id,
         session_id=row.session_id,

@@ -230,7 +230,7 @@ def _table(model: Any) -> str:
 
 def pending_interrupts(session_id: str) -> list[Any]:
     """The session's pending interrupt rows, oldest first (``Model.objects.raw``: no query building)."""
-    from ..inbox.models import Interrupt
+    from .models import Interrupt
 
     sql = f"SELECT * FROM {_table(Interrupt)} WHERE session_id = %s AND status = 'pending' ORDER BY id"  # noqa: S608 (names from the model)
     return list(Interrupt.objects.raw(sql, [session_id]))

@@ -6,6 +6,7 @@ from reviewconsole.inbox.models import Interrupt
 from reviewconsole.workflow_sessions.models import Delivery, Event, WorkflowSession
 from tests.api.conftest import REFUND, auth, make_api_client, post
 from tests.conftest import COMPLAINT
+from tests.inbox.factories import session_interrupts
 
 
 def _start(client, token, workflow, data, on_commit):
@@ -44,7 +45,7 @@ def test_it_refuses_bad_filters(client, token):
 def _two_pending(session):
     """Make a second pending interrupt on ``session`` (as a fan-out would)."""
     first = Interrupt.objects.get(session=session, status="pending")
-    second = Interrupt.objects.create(
+    second = Interrupt(
         session=session,
         interrupt_id="second-" + first.interrupt_id,
         kind=first.kind,
@@ -53,6 +54,8 @@ def _two_pending(session):
         queue=first.queue,
         message="another question",
     )
+    session_interrupts([second])
+    second.save()
     return first, second
 
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.workflow_sessions.models import Delivery, Event, WorkflowSession
+from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from tests.api.conftest import REFUND, post
 
 JSON = st.recursive(
@@ -46,9 +47,9 @@ def test_any_resume_payload_is_stored_once_or_refused_with_nothing_stored(
     client, token, confirmation, payload, name_it
 ):
     session, interrupt = confirmation
-    Interrupt.objects.filter(pk=interrupt.pk).update(
-        status="pending", response=None, decided_by_label="", decided_at=None
-    )
+    reset = {"status": "pending", "response": None, "decided_by_label": "", "decided_at": None}
+    Interrupt.objects.filter(pk=interrupt.pk).update(**reset)
+    SessionInterrupt.objects.filter(item=interrupt).update(**reset)  # the engine's own row
     Delivery.objects.filter(session=session).delete()
     events = Event.objects.filter(session=session).count()
     body = {"payload": payload, **({"interrupt_id": interrupt.interrupt_id} if name_it else {})}

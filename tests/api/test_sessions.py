@@ -8,6 +8,7 @@ from reviewconsole.audit.models import AuditEntry
 from reviewconsole.demo import refund_approval
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.workflow_sessions.models import Delivery, Event, WorkflowSession
+from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from tests.api.conftest import REFUND, auth, make_api_client, post
 from tests.conftest import COMPLAINT
 
@@ -93,7 +94,7 @@ def test_a_second_answer_gets_409_naming_the_first(client, token, refund, on_com
 def test_an_answer_failing_the_schema_is_refused_and_nothing_stored(client, token, start_review):
     session, interrupt = start_review()
     # The email review's interrupt takes free text; a confirmation needs {"confirmed": bool}.
-    Interrupt.objects.filter(pk=interrupt.pk).update(response_schema={"type": "object", "required": ["x"]})
+    SessionInterrupt.objects.filter(item=interrupt).update(response_schema={"type": "object", "required": ["x"]})
     deliveries = Delivery.objects.count()
     response = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": {"result": "approve"}}, token)
     assert response.status_code == 400
@@ -103,8 +104,9 @@ def test_an_answer_failing_the_schema_is_refused_and_nothing_stored(client, toke
     assert interrupt.status == "pending"
 
 
-def test_it_cancels_a_session(client, token, refund):
-    response = post(client, f"/api/v1/sessions/{refund.id}/cancel", {"reason": "customer withdrew"}, token, "c-1")
+def test_it_cancels_a_session(client, token, refund, on_commit):
+    with on_commit():
+        response = post(client, f"/api/v1/sessions/{refund.id}/cancel", {"reason": "customer withdrew"}, token, "c-1")
     assert response.status_code == 200
     assert response.json() == {"session_id": refund.id, "status": "cancelled"}
     refund.refresh_from_db()

@@ -20,6 +20,7 @@ from engine import (
     AnswerInvalidError,
     Content,
     Context,
+    Decision,
     FunctionCall,
     FunctionTool,
     InMemoryStore,
@@ -314,7 +315,7 @@ async def test_h29_an_approval_with_every_optional_field_runs_the_tool_once_and_
         sid,
         {approval.id: {"confirmed": True, "hint": "ok", "payload": None}},
         decided_by="bob",
-        context={"note": "checked the receipt", "extra": {"ticket": "T-9"}},
+        decisions={approval.id: Decision(kind="approve", reason="checked the receipt")},
     )
     result = await worker.run_pending(sid)
     assert result.status == SessionStatus.COMPLETED

@@ -1,4 +1,6 @@
-"""Interrupt rows made directly (no workflow run), for pages, filters and query plans."""
+"""Items made directly (no workflow run), for pages, filters and query plans: each inbox row
+with the session's own interrupt row behind it (``workflow_sessions.Interrupt``), as the outbox
+relay would have built them."""
 
 from __future__ import annotations
 
@@ -7,9 +9,14 @@ from typing import Any
 
 from django.utils import timezone
 
+from reviewconsole.inbox.assignment import search_text
 from reviewconsole.inbox.models import Interrupt, Queue
-from reviewconsole.inbox.routing import search_text
+from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from reviewconsole.workflow_sessions.models import WorkflowSession
+
+ASKED = ("session_id", "interrupt_id", "local_id", "kind", "function_name", "node_path", "branch", "message")
+ASKED += ("payload", "response_schema", "tool_call", "metadata", "status", "response", "decision", "reason")
+ASKED += ("decided_by_id", "decided_by_label", "decided_at")
 
 
 def make_items(queue: Queue, count: int, *, start: dt.datetime | None = None, **fields: Any) -> list[Interrupt]:
@@ -44,8 +51,24 @@ def make_items(queue: Queue, count: int, *, start: dt.datetime | None = None, **
     return bulk_insert(rows)
 
 
+def session_interrupts(rows: list[Interrupt]) -> None:
+    """Create the session's interrupt behind each item (unsaved ones included) and link it."""
+    now = timezone.now()
+    behind = SessionInterrupt.objects.bulk_create(
+        [
+            SessionInterrupt(created_at=row.created_at or now, **{name: getattr(row, name) for name in ASKED})
+            for row in rows
+        ],
+        batch_size=2000,
+    )
+    for row, asked in zip(rows, behind, strict=True):
+        row.session_interrupt = asked
+
+
 def bulk_insert(rows: list[Interrupt]) -> list[Interrupt]:
-    """``bulk_create`` keeping the rows' own ``created_at`` (normally ``auto_now_add``)."""
+    """``bulk_create`` keeping the rows' own ``created_at`` (normally ``auto_now_add``), each with
+    its session interrupt."""
+    session_interrupts(rows)
     field = Interrupt._meta.get_field("created_at")
     field.auto_now_add = False  # type: ignore[attr-defined]
     try:

@@ -72,11 +72,12 @@ def test_the_api_refuses_a_long_rejection_reason_of_a_long_running_tool(client, 
         ({"action": "approve", "edit_draft": "1", "draft": "y\r\n" * 7_000}, ("approve", None)),
     ],
 )
-def test_the_inbox_counts_a_crlf_line_break_once(client, personas, review, fields, stored):
+def test_the_inbox_counts_a_crlf_line_break_once(client, personas, review, fields, stored, on_commit):
     """Browsers send ``\\r\\n``: 6,000 / 21,000 raw characters are 4,000 / 14,000 once normalised."""
     _, item = review
     client.force_login(personas.admin)
-    answer = client.post(f"/inbox/items/{item.pk}/decide/", fields, headers={"Accept": "application/json"})
+    with on_commit():
+        answer = client.post(f"/inbox/items/{item.pk}/decide/", fields, headers={"Accept": "application/json"})
     assert answer.status_code == 200, answer.content
     row = Interrupt.objects.get(pk=item.pk)
     assert row.decision == stored[0]

@@ -98,6 +98,7 @@ def test_an_item_escalates_once_and_the_old_queue_gets_a_readable_409(start_revi
     lead = personas.admin  # a member of every queue, the new one included
     with on_commit():
         decided = interrupt_decide(interrupt=item_for(lead, item.pk), user=lead, action="approve")
+    decided.refresh_from_db()  # the outbox relay resolved the item when the decision committed
     assert decided.status == "resolved"
 
 
@@ -224,15 +225,23 @@ def test_a_due_item_is_scheduled_on_a_backend_that_defers(start_review, monkeypa
 
 def test_an_item_reopened_by_a_checkpoint_restore_is_fresh(start_review, personas, on_commit):
     from reviewconsole.inbox.claims import interrupt_claim
-    from reviewconsole.workflow_sessions.restore import _reopen
+    from reviewconsole.inbox.outbox_consumer import inbox_consume
+    from reviewconsole.workflow_sessions.domain_events import InterruptOpened
+    from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
+    from reviewconsole.workflow_sessions.restore import _asked, _reopen
 
     session, item = start_review()
     interrupt_claim(interrupt=item, user=personas.reviewer)
     with on_commit():
         interrupt_expire(pk=item.pk, now=_after_due(item))  # escalated to support-leads, claim dropped
     Interrupt.objects.filter(pk=item.pk).update(status="resolved", reason="old", claimed_by=personas.admin)
+    SessionInterrupt.objects.filter(item=item).update(status="resolved", reason="old")
     later = timezone.now()
-    copy = _reopen(session, item.interrupt_id, later)
+    asked = _reopen(session, item.interrupt_id, later)
+    opened = InterruptOpened(session.id, asked.pk, session.workflow, session.title, _asked(asked), True, True)
+    inbox_consume(opened, 1)
+    inbox_consume(opened, 1)  # relayed again: still one item
+    copy = Interrupt.objects.get(session_interrupt=asked)
     assert (copy.status, copy.queue.slug, copy.claimed_by, copy.expired_at, copy.reason) == (
         "pending",
         "support",

@@ -127,7 +127,7 @@ def test_bulk_with_ids_that_are_not_numbers_is_a_400_and_does_nothing(client, ma
     assert not Interrupt.objects.filter(claimed_by__isnull=False).exists()
 
 
-def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, start_review, start_session):
+def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, start_review, start_session, on_commit):
     _, email = start_review()
     _, [vip] = start_session("vip-discount", {"customer_id": "c123"})
     client.force_login(manager)
@@ -136,7 +136,8 @@ def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, star
     assert set(Interrupt.objects.filter(claimed_by=manager).values_list("pk", flat=True)) == {email.pk, vip.pk}
     client.post("/inbox/bulk/", {"action": "unclaim", "ids": [email.pk, vip.pk]})
     assert not Interrupt.objects.filter(claimed_by__isnull=False).exists()
-    response = client.post("/inbox/bulk/", {"action": "approve", "ids": [email.pk, vip.pk]}, follow=True)
+    with on_commit():
+        response = client.post("/inbox/bulk/", {"action": "approve", "ids": [email.pk, vip.pk]}, follow=True)
     notes = [str(m) for m in response.context["messages"]]
     assert "Approved 1 item." in notes
     assert any(f"“{email.title}”: approve it on its own page" in n for n in notes)  # named as the list names it

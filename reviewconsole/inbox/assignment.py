@@ -2,34 +2,32 @@
 else the triage queue. Items are never left without a queue: a queue named but missing falls
 back to triage, which is created on demand.
 
-:func:`interrupt_row` builds the whole row the engine's store saves for a new interrupt: queue,
-due time (``expiry.due_fields``), and the denormalised workflow, title and search text the
-inbox's indexed pages filter on.
+:func:`item_row` builds the whole item for an interrupt the outbox reports opened
+(``workflow_sessions.domain_events.InterruptOpened``): queue, due time (``expiry.due_fields``),
+and the denormalised workflow, title and search text the inbox's indexed pages filter on.
+(Channels' URL routing is ``routing_ws.py``.)
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
+from ..workflow_sessions.domain_events import InterruptOpened
 from ..workflows import UnknownWorkflowError, get
 from .expiry import due_fields
 from .models import Interrupt, Queue
 
-if TYPE_CHECKING:
-    from engine import InterruptRecord
-
-    from ..workflow_sessions.models import WorkflowSession
-
 logger = logging.getLogger("reviewconsole.inbox")
 
-__all__ = ["interrupt_row", "queue_for", "search_text", "triage_queue"]
+__all__ = ["item_row", "queue_for", "search_text", "triage_queue"]
 
 
 def triage_queue() -> Queue:
@@ -98,26 +96,29 @@ def search_text(*parts: Any) -> str:
     return " ".join(" ".join(words).split()).lower()[:20_000]
 
 
-def interrupt_row(session: WorkflowSession, rec: InterruptRecord) -> Interrupt:
-    """The unsaved row for a new interrupt of ``session``."""
-    metadata = dict(rec.metadata or {})
+def item_row(event: InterruptOpened) -> Interrupt:
+    """The unsaved item for the interrupt ``event`` reports opened (linked to the session's row)."""
+    rec = event.record
+    metadata = dict(rec.get("metadata") or {})
+    created = dt.datetime.fromisoformat(rec["created_at"]) if rec.get("created_at") else timezone.now()
     return Interrupt(
-        session=session,
-        workflow=session.workflow,
-        title=session.title,
-        interrupt_id=rec.id,
-        local_id=rec.local_id,
-        kind=rec.kind,
-        function_name=rec.function_name,
-        node_path=rec.path,
-        branch=rec.branch or "",
-        invocation_id=rec.invocation_id,
-        message=rec.message or "",
-        payload=rec.payload,
-        response_schema=rec.response_schema,
-        tool_call=rec.tool_call,
+        session_id=event.session_id,
+        session_interrupt_id=event.interrupt_pk,
+        workflow=event.workflow,
+        title=event.title,
+        interrupt_id=rec["interrupt_id"],
+        local_id=rec.get("local_id", ""),
+        kind=rec["kind"],
+        function_name=rec.get("function_name", ""),
+        node_path=rec.get("node_path", ""),
+        branch=rec.get("branch", ""),
+        invocation_id=rec.get("invocation_id", ""),
+        message=rec.get("message", ""),
+        payload=rec.get("payload"),
+        response_schema=rec.get("response_schema"),
+        tool_call=rec.get("tool_call"),
         metadata=metadata,
-        search_text=search_text(session.title, rec.message, rec.payload),
-        queue=queue_for(session.workflow, metadata),
-        **due_fields(session.workflow, metadata, timezone.now()),
+        search_text=search_text(event.title, rec.get("message"), rec.get("payload")),
+        queue=queue_for(event.workflow, metadata),
+        **due_fields(event.workflow, metadata, created),
     )

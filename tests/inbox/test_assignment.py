@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from reviewconsole.inbox.assignment import queue_for
 from reviewconsole.inbox.models import Queue
-from reviewconsole.inbox.routing import queue_for
 
 
 def test_the_workflows_queue(demo):

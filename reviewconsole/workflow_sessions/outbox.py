@@ -1,0 +1,209 @@
+"""The transactional outbox: domain events written with the store's commit, and their relay.
+
+**Writing.** :func:`outbox_write` adds ``OutboxEvent`` rows in the caller's transaction (the
+store calls it after locking the session row, so one session's ids follow its commit order) and
+asks for a relay of that session once the transaction commits (``on_commit(robust=True)``: inline
+on the committing thread, so a new item reaches the inbox as fast as the commit did).
+
+**Relaying.** :func:`relay` takes unpublished rows in id order, skipping a row whose session has
+an earlier unpublished one (per-session order even with several relays; on PostgreSQL the
+candidates are read with ``SELECT … FOR UPDATE SKIP LOCKED``). Each row is one transaction: a
+conditional ``UPDATE … SET published_at = now WHERE id = … AND published_at IS NULL`` claims it
+(0 rows: another relay did it), every consumer runs in ``order``, and the transaction commits. A
+crash mid-row rolls it back and the row is relayed again (at least once); database effects of
+consumers happen exactly once because they share the claim's transaction. Consumers key anything
+outside the database (a task, a mail) by ``outbox_id``.
+
+**Failures.** A consumer that raises rolls the row's transaction back; the failure is logged, and
+``attempts`` and ``last_error`` (the exception's class, never its text) are recorded. The next
+sweep tries again; after :data:`MAX_ATTEMPTS` tries the row is given up: ``failed_at`` and
+``published_at`` are set, so it no longer holds back the session's later events, and the admin
+lists it (Outbox events, "failed") for someone to look at.
+
+**Sweeping.** :func:`outbox_sweep` (every worker's recovery loop and ``serve``) relays whatever a
+crash left and prunes rows published more than :data:`KEEP` ago. Other apps' sweeps register with
+:func:`register_sweeper` (the inbox's expiry and change-log prune), so this app imports none.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from .domain_events import DomainEvent, event_data, from_row
+from .models import OutboxEvent
+
+logger = logging.getLogger("reviewconsole.outbox")
+
+__all__ = [
+    "KEEP",
+    "MAX_ATTEMPTS",
+    "Consumer",
+    "outbox_prune",
+    "outbox_sweep",
+    "outbox_write",
+    "register_consumer",
+    "register_sweeper",
+    "relay",
+]
+
+MAX_ATTEMPTS = 5
+"""Tries of a row whose consumer keeps failing before it is given up (``failed_at``)."""
+
+KEEP = dt.timedelta(days=7)
+"""How long published rows are kept."""
+
+Handler = Callable[[DomainEvent, int], None]
+"""``handler(event, outbox_id)``: runs inside the row's transaction; raises to retry the row."""
+
+
+@dataclass(frozen=True, slots=True)
+class Consumer:
+    name: str
+    handler: Handler
+    order: int
+
+
+_consumers: dict[str, Consumer] = {}
+_sweepers: dict[str, Callable[[], object]] = {}
+
+
+def register_consumer(name: str, handler: Handler, *, order: int = 100) -> None:
+    """Add (or replace) the consumer ``name``; consumers run by ``order``, then name."""
+    _consumers[name] = Consumer(name, handler, order)
+
+
+def unregister_consumer(name: str) -> None:
+    """Remove the consumer ``name`` (tests)."""
+    _consumers.pop(name, None)
+
+
+def consumers() -> list[Consumer]:
+    return sorted(_consumers.values(), key=lambda c: (c.order, c.name))
+
+
+def register_sweeper(name: str, sweep: Callable[[], object]) -> None:
+    """Add a function every recovery sweep calls after the relay (its failures are logged)."""
+    _sweepers[name] = sweep
+
+
+def outbox_write(session_id: str, events: Iterable[DomainEvent]) -> None:
+    """Store ``events`` for ``session_id`` in the current transaction; relay them after commit."""
+    rows = [OutboxEvent(kind=e.KIND, session_id=session_id, data=event_data(e)) for e in events]
+    if not rows:
+        return
+    OutboxEvent.objects.bulk_create(rows)
+    transaction.on_commit(lambda: relay(session_id=session_id), robust=True)
+
+
+def _candidates(session_id: str | None, limit: int) -> list[tuple[int, str]]:
+    unpublished = OutboxEvent.objects.filter(published_at__isnull=True)
+    earlier = unpublished.filter(session_id=OuterRef("session_id"), id__lt=OuterRef("id"))
+    rows = unpublished.filter(~Exists(earlier))
+    if session_id is not None:
+        rows = rows.filter(session_id=session_id)
+    return list(rows.order_by("id").values_list("id", "session_id")[:limit])
+
+
+def _publish(pk: int) -> bool:
+    """Claim row ``pk`` and run every consumer, in one transaction; False if someone else had it."""
+    with transaction.atomic():
+        rows = OutboxEvent.objects.filter(pk=pk, published_at__isnull=True)
+        if connection.features.has_select_for_update_skip_locked:
+            row = rows.select_for_update(skip_locked=True).first()
+        else:
+            row = rows.first()
+        if row is None:
+            return False
+        # The race this guards: two relays take the same row. Only the UPDATE that still finds
+        # it unpublished claims it; the other skips it.
+        if not rows.update(published_at=timezone.now()):
+            return False
+        event = from_row(row.kind, row.data)
+        for consumer in consumers():
+            consumer.handler(event, pk)
+    return True
+
+
+def _record_failure(pk: int, exc: Exception) -> bool:
+    """Count a failed try of row ``pk``; True when that gave it up."""
+    row = OutboxEvent.objects.filter(pk=pk, published_at__isnull=True).first()
+    if row is None:
+        return False
+    attempts = row.attempts + 1
+    fields: dict[str, object] = {"attempts": attempts, "last_error": type(exc).__name__[:200]}
+    if attempts >= MAX_ATTEMPTS:
+        now = timezone.now()
+        fields.update(failed_at=now, published_at=now)
+        logger.error("Outbox event %s (%s) failed %s times; given up (see the admin)", pk, row.kind, attempts)
+    OutboxEvent.objects.filter(pk=pk, published_at__isnull=True).update(**fields)
+    return attempts >= MAX_ATTEMPTS
+
+
+def relay(*, session_id: str | None = None, limit: int = 200) -> int:
+    """Publish unpublished rows (of ``session_id``, or all) in order; returns how many this call published.
+
+    Never raises for a consumer's failure (logged and counted, see the module docstring); a row
+    that failed holds back its session's later rows until it succeeds or is given up.
+    """
+    published = 0
+    blocked: set[str] = set()
+    while True:
+        ids = _candidates(session_id, limit)
+        progress = False
+        for pk, row_session in ids:
+            if row_session in blocked:
+                continue
+            try:
+                done = _publish(pk)
+            except Exception as exc:
+                logger.exception("Outbox event %s: a consumer failed; it will be tried again", pk)
+                if _record_failure(pk, exc):
+                    progress = True  # given up: the session's later rows may go on
+                else:
+                    blocked.add(row_session)
+                continue
+            if done:
+                published += 1
+                progress = True
+        if not progress or len(ids) < limit:
+            # The rows a published one held back are candidates now: look once more.
+            if progress and _candidates(session_id, limit):
+                continue
+            return published
+
+
+def outbox_prune(*, now: dt.datetime | None = None) -> int:
+    """Delete rows published more than :data:`KEEP` ago (given-up rows are kept); returns how many."""
+    cutoff = (now or timezone.now()) - KEEP
+    deleted, _ = OutboxEvent.objects.filter(published_at__lt=cutoff, failed_at__isnull=True).delete()
+    return deleted
+
+
+PRUNE_EVERY = 3600.0
+"""Seconds between prunes by :func:`outbox_sweep`."""
+
+_last_prune = float("-inf")
+
+
+def outbox_sweep() -> int:
+    """Relay what is left (a crash, a failed consumer), prune once an hour, then run the
+    registered sweepers (the inbox's expiry and change-log prune)."""
+    global _last_prune
+    published = relay()
+    if time.monotonic() - _last_prune > PRUNE_EVERY:
+        _last_prune = time.monotonic()
+        outbox_prune()
+    for name, sweep in list(_sweepers.items()):
+        try:
+            sweep()
+        except Exception:
+            logger.exception("Sweep %s failed", name)
+    return published
