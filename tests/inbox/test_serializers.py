@@ -29,17 +29,18 @@ OUTBOUND_KEYS = {
 }
 
 
-def _decided(client, personas, start_review):
+def _decided(client, personas, start_review, on_commit):
     session, item = start_review()
     client.force_login(personas.reviewer)
     client.post(f"/inbox/items/{item.pk}/claim/")
-    answer = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "revise", "feedback": "shorter"})
+    with on_commit():  # the relay builds the item's decision from the outbox after the commit
+        answer = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "revise", "feedback": "shorter"})
     assert answer.status_code == 302
     return session, Interrupt.objects.select_related("queue", "session", "claimed_by").get(pk=item.pk)
 
 
-def test_the_api_shows_the_item_and_the_session_as_their_serialisers_do(client, personas, start_review):
-    session, item = _decided(client, personas, start_review)
+def test_the_api_shows_the_item_and_the_session_as_their_serialisers_do(client, personas, start_review, on_commit):
+    session, item = _decided(client, personas, start_review, on_commit)
     _, token = make_api_client()
     read = client.get(f"/api/v1/sessions/{session.id}", headers=auth(token)).json()
     session.refresh_from_db()
@@ -52,8 +53,8 @@ def test_the_api_shows_the_item_and_the_session_as_their_serialisers_do(client, 
     assert listed == [read["interrupts"][0]]
 
 
-def test_the_session_json_shows_the_same_session_and_items(client, personas, start_review):
-    session, item = _decided(client, personas, start_review)
+def test_the_session_json_shows_the_same_session_and_items(client, personas, start_review, on_commit):
+    session, item = _decided(client, personas, start_review, on_commit)
     client.force_login(personas.admin)
     shown = client.get(f"/api/sessions/{session.id}/").json()
     session.refresh_from_db()
@@ -62,15 +63,15 @@ def test_the_session_json_shows_the_same_session_and_items(client, personas, sta
     assert shown["interrupts"][0]["url"] == f"/inbox/items/{item.pk}/"
 
 
-def test_outbound_events_keep_their_keys_and_take_the_items_values(client, personas, start_review):
-    _, item = _decided(client, personas, start_review)
+def test_outbound_events_keep_their_keys_and_take_the_items_values(client, personas, start_review, on_commit):
+    _, item = _decided(client, personas, start_review, on_commit)
     data = interrupt_data(item)
     assert set(data) == OUTBOUND_KEYS
     full = item_json(item)
     assert data == {"interrupt_id": full["id"], **{k: full[k] for k in OUTBOUND_KEYS - {"interrupt_id"}}}
 
 
-def test_the_list_entry_is_the_item_with_the_inboxs_row_id_and_its_presentation(client, personas, start_review):
+def test_the_list_entry_is_the_item_with_the_inboxs_row_id_and_its_presentation(client, personas, start_review, on_commit):
     _, item = start_review()
     client.force_login(personas.reviewer)
     [row] = client.get("/inbox/items.json").json()["items"]
