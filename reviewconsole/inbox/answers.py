@@ -115,6 +115,10 @@ def _confirmation(item: Interrupt, value: Any) -> Answer:
     return Answer(decision, normalised)
 
 
+LONG_RUNNING_SHAPES = '{"status": "approved"} or {"status": "rejected", "reason": "<text>"}'
+"""What a long-running approval of a known request kind (``REQUEST_KINDS``) accepts."""
+
+
 def _long_running(item: Interrupt, value: Any) -> Answer:
     _check_total(value)
     status = value.get("status") if isinstance(value, dict) else None
@@ -122,7 +126,11 @@ def _long_running(item: Interrupt, value: Any) -> Answer:
     if isinstance(reason, str):
         check_lengths(reason=reason)
     decision = {"approved": "approve", "rejected": "reject"}.get(status) if isinstance(status, str) else None
-    if decision is None:  # an interim update or another result: the tool reads it
-        return Answer("answer", value)
+    if decision is None:
+        if request_kind(item) in REQUEST_KINDS:
+            # An approval the console knows (a refund): its tool reads anything but "approved" as
+            # a refusal, so "approve", a typo or free text would end it rejected, recorded as "answer".
+            raise AnswerShapeInvalidError(LONG_RUNNING_SHAPES)
+        return Answer("answer", value)  # another tool's own result: the tool reads it
     check_action(item, decision)
     return Answer(decision, value, reason=reason.strip() if isinstance(reason, str) else "")
