@@ -17,6 +17,7 @@ from django.db import transaction
 from django.http import HttpRequest
 
 from engine import (
+    AlreadyDecidedError,
     AnswerGuard,
     Decision,
     InterruptNotReadyError,
@@ -28,7 +29,7 @@ from engine import (
 
 from ..audit.services import audit_record
 from .failure import failure_code, failure_message
-from .models import Delivery, WorkflowSession
+from .models import Delivery, Interrupt, InterruptStatus, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .tasks import run_session
 
@@ -115,6 +116,36 @@ def session_retry(
     return WorkflowSession.objects.get(pk=session.id)
 
 
+async def _answered_meanwhile(session_id: str) -> AlreadyDecidedError | None:
+    """The refusal for an answer that lost to the stored answer waiting for its run (if any)."""
+    stored = (
+        await Delivery.objects.filter(session_id=session_id, applied_at__isnull=True)
+        .exclude(interrupt_id="")
+        .order_by("-id")
+        .afirst()
+    )
+    if stored is None:
+        return None
+    row = (
+        await Interrupt.objects.filter(session_id=session_id, interrupt_id=stored.interrupt_id)
+        .exclude(status=InterruptStatus.PENDING)
+        .order_by("-id")
+        .afirst()
+    )
+    if row is None:
+        return None
+    when = row.decided_at.isoformat() if row.decided_at else None
+    return AlreadyDecidedError(
+        f"Interrupt {row.interrupt_id} was already {row.status}"
+        + (f" by {row.decided_by_label}" if row.decided_by_label else "")
+        + (f" at {when}" if when else "")
+        + ".",
+        interrupt_id=row.interrupt_id,
+        decided_by=row.decided_by_label or None,
+        decided_at=when,
+    )
+
+
 async def answer_waiting(session_id: str) -> bool:
     """True while an answer to the session is stored and no run has applied it yet."""
     return await Delivery.objects.filter(session_id=session_id, applied_at__isnull=True).aexists()
@@ -132,7 +163,13 @@ async def answers_submit(
     """``runner.submit`` for the doors: an answer for an interrupt not open yet while an earlier
     answer is stored but not yet applied is retryable, as while the session runs.
 
+    An answer that names no interrupt ("the one pending") finding none pending because someone
+    else's answer was just stored lost that race: it is refused as decided, naming who and when,
+    not told to retry (a retry would answer the next interrupt, which its sender never saw).
+
     Raises:
+        engine.AlreadyDecidedError: an answer naming no interrupt, and the pending one was
+            answered meanwhile (409 ``interrupt_decided``, who and when).
         engine.InterruptNotReadyError: no such pending interrupt, and a stored answer waits for
             its run (409 ``interrupt_not_ready``, retry): the run may open it.
         Everything ``Runner.submit`` raises, and whatever ``guard.check`` raises.
@@ -142,6 +179,10 @@ async def answers_submit(
     except UnknownInterruptError as exc:
         if not await answer_waiting(session_id):
             raise
+        if all(key is None for key in answers):
+            decided = await _answered_meanwhile(session_id)
+            if decided is not None:
+                raise decided from None
         raise InterruptNotReadyError(
             "No such pending interrupt yet: an earlier answer is stored and not yet applied; "
             "retry once the session pauses again.",

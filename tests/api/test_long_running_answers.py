@@ -42,3 +42,18 @@ def test_a_refund_approval_takes_its_two_answers(client, token, start_session, o
     assert Interrupt.objects.get(pk=item.pk).decision == decision
     session.refresh_from_db()
     assert ("was not approved" in str(session.output)) is refused
+
+
+def test_an_answer_naming_no_interrupt_that_lost_to_a_reviewer_is_told_who_decided(
+    client, token, start_session, personas
+):
+    session, [item] = start_session("vip-discount", {"customer_id": "c123"})
+    client.force_login(personas.admin)
+    # The reviewer's answer is stored; its run (queued on commit) has not applied it yet.
+    assert client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"}).status_code == 302
+    client.logout()
+    response = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": "no"}, token)
+    assert response.status_code == 409, response.content
+    error = response.json()["error"]
+    assert error["code"] == "interrupt_decided" and error["interrupt_id"] == item.interrupt_id
+    assert error["decided_by"] == personas.admin.get_username()

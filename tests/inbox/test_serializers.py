@@ -71,7 +71,9 @@ def test_outbound_events_keep_their_keys_and_take_the_items_values(client, perso
     assert data == {"interrupt_id": full["id"], **{k: full[k] for k in OUTBOUND_KEYS - {"interrupt_id"}}}
 
 
-def test_the_list_entry_is_the_item_with_the_inboxs_row_id_and_its_presentation(client, personas, start_review, on_commit):
+def test_the_list_entry_is_the_item_with_the_inboxs_row_id_and_its_presentation(
+    client, personas, start_review, on_commit
+):
     _, item = start_review()
     client.force_login(personas.reviewer)
     [row] = client.get("/inbox/items.json").json()["items"]
