@@ -99,8 +99,8 @@ def outbox_write(session_id: str, events: Iterable[DomainEvent]) -> None:
     rows = [OutboxEvent(kind=e.KIND, session_id=session_id, data=event_data(e)) for e in events]
     if not rows:
         return
-    OutboxEvent.objects.bulk_create(rows)
-    transaction.on_commit(lambda: relay(session_id=session_id), robust=True)
+    ids = [row.pk for row in OutboxEvent.objects.bulk_create(rows)]
+    transaction.on_commit(lambda: _relay_written(session_id, ids), robust=True)
 
 
 def _candidates(limit: int) -> list[tuple[int, str]]:
@@ -114,19 +114,28 @@ def _candidates(limit: int) -> list[tuple[int, str]]:
 _T = OutboxEvent._meta
 
 
-def _claim(pk: int) -> tuple[str, dict[str, object]] | None:
+def _claim(pk: int, *, first_of: str | None = None) -> tuple[str, dict[str, object]] | None:
     """Set ``published_at`` of row ``pk`` if it is still unpublished; its ``(kind, data)``, or None.
 
     One ``UPDATE … RETURNING`` (SQLite 3.35+, PostgreSQL). The race this guards: two relays take
     the same row. Only the UPDATE that still finds it unpublished claims it; the other skips it.
+    ``first_of``: its session; claim it only if no earlier row of that session is unpublished.
     """
     table = connection.ops.quote_name(_T.db_table)
     published, key = (connection.ops.quote_name(_T.get_field(n).column) for n in ("published_at", "id"))
     kind, data = (connection.ops.quote_name(_T.get_field(n).column) for n in ("kind", "data"))
-    sql = f"UPDATE {table} SET {published} = %s WHERE {key} = %s AND {published} IS NULL RETURNING {kind}, {data}"  # noqa: S608 (names from the model, values as parameters)
+    session = connection.ops.quote_name(_T.get_field("session_id").column)
     now = _T.get_field("published_at").get_db_prep_save(timezone.now(), connection)
+    params: list[object] = [now, pk]
+    first = ""
+    if first_of is not None:
+        earlier = f"SELECT 1 FROM {table} e WHERE e.{session} = %s AND e.{key} < %s AND e.{published} IS NULL"  # noqa: S608 (names from the model, values as parameters)
+        first = f" AND NOT EXISTS ({earlier})"
+        params += [first_of, pk]
+    where = f"{key} = %s AND {published} IS NULL{first}"
+    sql = f"UPDATE {table} SET {published} = %s WHERE {where} RETURNING {kind}, {data}"  # noqa: S608 (names from the model, values as parameters)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [now, pk])
+        cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
         return None
@@ -134,8 +143,9 @@ def _claim(pk: int) -> tuple[str, dict[str, object]] | None:
     return row[0], field.from_db_value(row[1], None, connection)  # type: ignore[attr-defined]
 
 
-def _publish(pk: int, *, skip_locked: bool) -> bool:
-    """Claim row ``pk`` and run every consumer, in one transaction; False if someone else had it.
+def _publish(pk: int, *, skip_locked: bool, first_of: str | None = None) -> bool:
+    """Claim row ``pk`` and run every consumer, in one transaction; False if someone else had it
+    (or, with ``first_of``, an earlier row of that session is unpublished).
 
     ``skip_locked`` (PostgreSQL): pass over a row another relay holds instead of waiting for it.
     """
@@ -144,7 +154,7 @@ def _publish(pk: int, *, skip_locked: bool) -> bool:
             rows = OutboxEvent.objects.filter(pk=pk, published_at__isnull=True)
             if not rows.select_for_update(skip_locked=True).values_list("pk", flat=True):
                 return False
-        claimed = _claim(pk)
+        claimed = _claim(pk, first_of=first_of)
         if claimed is None:
             return False
         event = from_row(claimed[0], claimed[1])  # type: ignore[arg-type]
@@ -209,6 +219,23 @@ def relay(*, session_id: str | None = None, limit: int = 200) -> int:
                 progress = True
         if not progress:
             return published  # else: the rows the published ones held back are candidates now
+
+
+def _relay_written(session_id: str, ids: list[int]) -> int:
+    """The inline relay after a commit: the rows it wrote, each claimed only when no earlier row
+    of the session waits (one statement); else the session's rows in order (:func:`relay`)."""
+    published = 0
+    for pk in ids:
+        try:
+            done = _publish(pk, skip_locked=False, first_of=session_id)
+        except Exception as exc:
+            if _failed(pk, exc):
+                continue
+            return published  # the session's later rows wait behind this one
+        if not done:
+            return published + _relay_session(session_id, 200)  # an earlier row first (or taken)
+        published += 1
+    return published
 
 
 def _relay_session(session_id: str, limit: int) -> int:
