@@ -99,34 +99,65 @@ def outbox_write(session_id: str, events: Iterable[DomainEvent]) -> None:
     rows = [OutboxEvent(kind=e.KIND, session_id=session_id, data=event_data(e)) for e in events]
     if not rows:
         return
-    OutboxEvent.objects.bulk_create(rows)
-    transaction.on_commit(lambda: relay(session_id=session_id), robust=True)
+    ids = [row.pk for row in OutboxEvent.objects.bulk_create(rows)]
+    transaction.on_commit(lambda: _relay_written(session_id, ids), robust=True)
 
 
-def _candidates(session_id: str | None, limit: int) -> list[tuple[int, str]]:
+def _candidates(limit: int) -> list[tuple[int, str]]:
+    """Unpublished rows, oldest first, whose session has no earlier unpublished row."""
     unpublished = OutboxEvent.objects.filter(published_at__isnull=True)
     earlier = unpublished.filter(session_id=OuterRef("session_id"), id__lt=OuterRef("id"))
     rows = unpublished.filter(~Exists(earlier))
-    if session_id is not None:
-        rows = rows.filter(session_id=session_id)
     return list(rows.order_by("id").values_list("id", "session_id")[:limit])
 
 
-def _publish(pk: int) -> bool:
-    """Claim row ``pk`` and run every consumer, in one transaction; False if someone else had it."""
+_T = OutboxEvent._meta
+
+
+def _claim(pk: int, *, first_of: str | None = None) -> tuple[str, dict[str, object]] | None:
+    """Set ``published_at`` of row ``pk`` if it is still unpublished; its ``(kind, data)``, or None.
+
+    One ``UPDATE … RETURNING`` (SQLite 3.35+, PostgreSQL). The race this guards: two relays take
+    the same row. Only the UPDATE that still finds it unpublished claims it; the other skips it.
+    ``first_of``: its session; claim it only if no earlier row of that session is unpublished.
+    """
+    table = connection.ops.quote_name(_T.db_table)
+    published, key = (connection.ops.quote_name(_T.get_field(n).column) for n in ("published_at", "id"))
+    kind, data = (connection.ops.quote_name(_T.get_field(n).column) for n in ("kind", "data"))
+    session = connection.ops.quote_name(_T.get_field("session_id").column)
+    now = _T.get_field("published_at").get_db_prep_save(timezone.now(), connection)
+    params: list[object] = [now, pk]
+    first = ""
+    if first_of is not None:
+        earlier = f"SELECT 1 FROM {table} e WHERE e.{session} = %s AND e.{key} < %s AND e.{published} IS NULL"  # noqa: S608 (names from the model, values as parameters)
+        first = f" AND NOT EXISTS ({earlier})"
+        params += [first_of, pk]
+    where = f"{key} = %s AND {published} IS NULL{first}"
+    sql = f"UPDATE {table} SET {published} = %s WHERE {where} RETURNING {kind}, {data}"  # noqa: S608 (names from the model, values as parameters)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    field = _T.get_field("data")
+    return row[0], field.from_db_value(row[1], None, connection)  # type: ignore[attr-defined]
+
+
+def _publish(pk: int, *, skip_locked: bool, first_of: str | None = None) -> bool:
+    """Claim row ``pk`` and run every consumer, in one transaction; False if someone else had it
+    (or, with ``first_of``, an earlier row of that session is unpublished).
+
+    ``skip_locked`` (PostgreSQL): pass over a row another relay holds instead of waiting for it.
+    """
     with transaction.atomic():
-        rows = OutboxEvent.objects.filter(pk=pk, published_at__isnull=True)
-        if connection.features.has_select_for_update_skip_locked:
-            row = rows.select_for_update(skip_locked=True).first()
-        else:
-            row = rows.first()
-        if row is None:
+        if skip_locked and connection.features.has_select_for_update_skip_locked:
+            rows = OutboxEvent.objects.filter(pk=pk, published_at__isnull=True)
+            if not rows.select_for_update(skip_locked=True).values_list("pk", flat=True):
+                return False
+        claimed = _claim(pk, first_of=first_of)
+        if claimed is None:
             return False
-        # The race this guards: two relays take the same row. Only the UPDATE that still finds
-        # it unpublished claims it; the other skips it.
-        if not rows.update(published_at=timezone.now()):
-            return False
-        event = from_row(row.kind, row.data)
+        event = from_row(claimed[0], claimed[1])  # type: ignore[arg-type]
         for consumer in consumers():
             consumer.handler(event, pk)
     return True
@@ -147,25 +178,38 @@ def _record_failure(pk: int, exc: Exception) -> bool:
     return attempts >= MAX_ATTEMPTS
 
 
+def _failed(pk: int, exc: Exception) -> bool:
+    """Log and count a consumer's failure on row ``pk``; True when the row was given up."""
+    logger.exception("Outbox event %s: a consumer failed; it will be tried again", pk)
+    return _record_failure(pk, exc)
+
+
 def relay(*, session_id: str | None = None, limit: int = 200) -> int:
-    """Publish unpublished rows (of ``session_id``, or all) in order; returns how many this call published.
+    """Publish unpublished rows (of ``session_id``, or of every session) in order; returns how
+    many this call published.
+
+    For one session (the inline relay after a commit) its rows are read once, oldest first, and
+    a row another relay is publishing is waited for (its lock), so the order holds. For all
+    sessions (the sweep) a row whose session has an earlier unpublished one is left for later,
+    and on PostgreSQL a row another relay holds is skipped.
 
     Never raises for a consumer's failure (logged and counted, see the module docstring); a row
     that failed holds back its session's later rows until it succeeds or is given up.
     """
+    if session_id is not None:
+        return _relay_session(session_id, limit)
     published = 0
     blocked: set[str] = set()
     while True:
-        ids = _candidates(session_id, limit)
+        ids = _candidates(limit)
         progress = False
         for pk, row_session in ids:
             if row_session in blocked:
                 continue
             try:
-                done = _publish(pk)
+                done = _publish(pk, skip_locked=True)
             except Exception as exc:
-                logger.exception("Outbox event %s: a consumer failed; it will be tried again", pk)
-                if _record_failure(pk, exc):
+                if _failed(pk, exc):
                     progress = True  # given up: the session's later rows may go on
                 else:
                     blocked.add(row_session)
@@ -173,11 +217,37 @@ def relay(*, session_id: str | None = None, limit: int = 200) -> int:
             if done:
                 published += 1
                 progress = True
-        if not progress or len(ids) < limit:
-            # The rows a published one held back are candidates now: look once more.
-            if progress and _candidates(session_id, limit):
+        if not progress:
+            return published  # else: the rows the published ones held back are candidates now
+
+
+def _relay_written(session_id: str, ids: list[int]) -> int:
+    """The inline relay after a commit: the rows it wrote, each claimed only when no earlier row
+    of the session waits (one statement); else the session's rows in order (:func:`relay`)."""
+    published = 0
+    for pk in ids:
+        try:
+            done = _publish(pk, skip_locked=False, first_of=session_id)
+        except Exception as exc:
+            if _failed(pk, exc):
                 continue
-            return published
+            return published  # the session's later rows wait behind this one
+        if not done:
+            return published + _relay_session(session_id, 200)  # an earlier row first (or taken)
+        published += 1
+    return published
+
+
+def _relay_session(session_id: str, limit: int) -> int:
+    rows = OutboxEvent.objects.filter(session_id=session_id, published_at__isnull=True)
+    published = 0
+    for pk in rows.order_by("id").values_list("id", flat=True)[:limit]:
+        try:
+            published += _publish(pk, skip_locked=False)
+        except Exception as exc:
+            if not _failed(pk, exc):
+                break  # the session's later rows wait behind this one
+    return published
 
 
 def outbox_prune(*, now: dt.datetime | None = None) -> int:

@@ -270,6 +270,7 @@ ADMIN_MODELS = {
     "audit.auditentry": "record",
     "outbound.subscription": "config",
     "outbound.outboundmessage": "record",
+    "workflow_sessions.outboxevent": "record",
     "django_tasks_database.dbtaskresult": "record",
     "axes.accessattempt": "axes",
     "axes.accessfailurelog": "axes",

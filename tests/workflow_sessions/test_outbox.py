@@ -177,3 +177,15 @@ def test_a_claim_on_an_item_lagging_its_answer_is_refused(start_review, personas
         interrupt_claim(interrupt=item, user=personas.reviewer)
     assert "already" in str(refused.value) and "client:partner" in str(refused.value)
     assert Interrupt.objects.get(pk=item.pk).claimed_by is None
+
+
+def test_the_relay_after_a_commit_publishes_an_earlier_waiting_row_first(db, seen, django_capture_on_commit_callbacks):
+    calls, fail = seen
+    fail[1] = 1
+    with django_capture_on_commit_callbacks(execute=True):
+        _write("a", 1)  # its relay fails: the row waits
+    assert calls == []
+    with django_capture_on_commit_callbacks(execute=True):
+        _write("a", 2)  # this commit's relay finds the earlier row first
+    assert calls == [("a", 1), ("a", 2)]
+    assert not OutboxEvent.objects.filter(published_at__isnull=True).exists()
