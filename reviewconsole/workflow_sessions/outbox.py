@@ -2,8 +2,18 @@
 
 **Writing.** :func:`outbox_write` adds ``OutboxEvent`` rows in the caller's transaction (the
 store calls it after locking the session row, so one session's ids follow its commit order) and
-asks for a relay of that session once the transaction commits (``on_commit(robust=True)``: inline
-on the committing thread, so a new item reaches the inbox as fast as the commit did).
+asks for a relay of those rows once the transaction commits (``on_commit(robust=True)``: inline
+on the committing thread, so a new item reaches the inbox as fast as the commit did). Each
+consumer says which events it wants (``wants``, asked at write time; none: every event); a row
+no consumer wants is written already published (``published_at`` = ``created_at``): the outbox
+still records every event, but costs no relay. A consumer enabled later (an outbound
+subscription) hears of events written after it, not of earlier ones.
+
+**Relaying a commit's rows.** The rows one commit wrote are relayed together, in one
+transaction: each is still claimed by its own conditional UPDATE, and the consumers get the
+events the commit wrote (no re-read). When an earlier row of the session is still unpublished
+(a failed consumer, a crash), or a consumer raises, that batch is left to :func:`relay` of the
+session, which goes row by row as below.
 
 **Relaying.** :func:`relay` takes unpublished rows in id order, skipping a row whose session has
 an earlier unpublished one (per-session order even with several relays; on PostgreSQL the
@@ -63,21 +73,29 @@ KEEP = dt.timedelta(days=7)
 Handler = Callable[[DomainEvent, int], None]
 """``handler(event, outbox_id)``: runs inside the row's transaction; raises to retry the row."""
 
+Wants = Callable[[DomainEvent], bool]
+"""``wants(event)``: whether the consumer has work for ``event``; asked in the writing transaction."""
+
 
 @dataclass(frozen=True, slots=True)
 class Consumer:
     name: str
     handler: Handler
     order: int
+    wants: Wants | None = None
 
 
 _consumers: dict[str, Consumer] = {}
 _sweepers: dict[str, Callable[[], object]] = {}
 
 
-def register_consumer(name: str, handler: Handler, *, order: int = 100) -> None:
-    """Add (or replace) the consumer ``name``; consumers run by ``order``, then name."""
-    _consumers[name] = Consumer(name, handler, order)
+def register_consumer(name: str, handler: Handler, *, order: int = 100, wants: Wants | None = None) -> None:
+    """Add (or replace) the consumer ``name``; consumers run by ``order``, then name.
+
+    ``wants``: which events it has work for (None: all); an event no consumer wants is written
+    already published. It must not miss an event the handler would act on.
+    """
+    _consumers[name] = Consumer(name, handler, order, wants)
 
 
 def unregister_consumer(name: str) -> None:
@@ -94,13 +112,56 @@ def register_sweeper(name: str, sweep: Callable[[], object]) -> None:
     _sweepers[name] = sweep
 
 
+def _wanted(event: DomainEvent, registered: list[Consumer]) -> bool:
+    return any(c.wants is None or c.wants(event) for c in registered)
+
+
 def outbox_write(session_id: str, events: Iterable[DomainEvent]) -> None:
-    """Store ``events`` for ``session_id`` in the current transaction; relay them after commit."""
-    rows = [OutboxEvent(kind=e.KIND, session_id=session_id, data=event_data(e)) for e in events]
-    if not rows:
+    """Store ``events`` for ``session_id`` in the current transaction; relay the wanted ones after commit."""
+    events = list(events)
+    if not events:
         return
+    registered = consumers()
+    now = timezone.now()
+    wanted = [_wanted(e, registered) for e in events]
+    rows = [
+        OutboxEvent(
+            kind=e.KIND, session_id=session_id, data=event_data(e), created_at=now, published_at=None if w else now
+        )
+        for e, w in zip(events, wanted, strict=True)
+    ]
     OutboxEvent.objects.bulk_create(rows)
-    transaction.on_commit(lambda: relay(session_id=session_id), robust=True)
+    batch = [(row.pk, e) for row, e, w in zip(rows, events, wanted, strict=True) if w]
+    if batch:
+        transaction.on_commit(lambda: _relay_commit(session_id, batch), robust=True)
+
+
+def _relay_commit(session_id: str, batch: list[tuple[int | None, DomainEvent]]) -> None:
+    """Relay the rows one commit wrote (``(id, event)`` in id order) in one transaction; see the module docstring."""
+    if any(pk is None for pk, _ in batch):  # a backend that does not return bulk_create's ids
+        relay(session_id=session_id)
+        return
+    first = batch[0][0]
+    try:
+        with transaction.atomic():
+            earlier = OutboxEvent.objects.filter(published_at__isnull=True, session_id=session_id, id__lt=first)
+            if earlier.exists():
+                raise _HeldBack
+            now = timezone.now()
+            for pk, event in batch:
+                # Claimed row by row: a row another relay (the sweep) already took is skipped.
+                if OutboxEvent.objects.filter(pk=pk, published_at__isnull=True).update(published_at=now):
+                    for consumer in consumers():
+                        consumer.handler(event, pk)  # type: ignore[arg-type]
+    except _HeldBack:
+        relay(session_id=session_id)
+    except Exception:
+        logger.info("Outbox rows of session %s: a consumer failed; relayed row by row", session_id, exc_info=True)
+        relay(session_id=session_id)
+
+
+class _HeldBack(Exception):
+    """An earlier row of the session is unpublished: the batch waits for :func:`relay`."""
 
 
 def _candidates(session_id: str | None, limit: int) -> list[tuple[int, str]]:
