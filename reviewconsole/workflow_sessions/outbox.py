@@ -142,15 +142,18 @@ def _relay_commit(session_id: str, batch: list[tuple[int | None, DomainEvent]]) 
         relay(session_id=session_id)
         return
     first = batch[0][0]
+    unpublished = OutboxEvent.objects.filter(published_at__isnull=True)
+    earlier = unpublished.filter(session_id=session_id, id__lt=first)
     try:
         with transaction.atomic():
-            earlier = OutboxEvent.objects.filter(published_at__isnull=True, session_id=session_id, id__lt=first)
-            if earlier.exists():
-                raise _HeldBack
             now = timezone.now()
             for pk, event in batch:
-                # Claimed row by row: a row another relay (the sweep) already took is skipped.
-                if OutboxEvent.objects.filter(pk=pk, published_at__isnull=True).update(published_at=now):
+                # Claimed row by row. The first claim also requires no earlier unpublished row of
+                # the session; 0 rows then means held back (or the sweep has it): relay row by row.
+                claim = unpublished.filter(pk=pk)
+                if pk == first and not claim.filter(~Exists(earlier)).update(published_at=now):
+                    raise _HeldBack
+                if pk == first or claim.update(published_at=now):  # a later row the sweep took is skipped
                     for consumer in consumers():
                         consumer.handler(event, pk)  # type: ignore[arg-type]
     except _HeldBack:
@@ -161,7 +164,8 @@ def _relay_commit(session_id: str, batch: list[tuple[int | None, DomainEvent]]) 
 
 
 class _HeldBack(Exception):
-    """An earlier row of the session is unpublished: the batch waits for :func:`relay`."""
+    """The first row could not be claimed (an earlier row of the session is unpublished, or
+    another relay has it): the batch is left to :func:`relay`."""
 
 
 def _candidates(session_id: str | None, limit: int) -> list[tuple[int, str]]:
