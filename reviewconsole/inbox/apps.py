@@ -14,10 +14,10 @@ class InboxConfig(AppConfig):
         from .consumers import close_on_logout
         from .expiry import inbox_sweep
         from .models import Queue
-        from .outbox_consumer import inbox_consume
+        from .outbox_consumer import inbox_consume, inbox_wants
 
         # The inbox builds its items from the sessions' outbox, before outbound reads them (order 10 < 20).
-        register_consumer("inbox", inbox_consume, order=10)
+        register_consumer("inbox", inbox_consume, order=10, wants=inbox_wants)
         register_sweeper("inbox", inbox_sweep)  # due items whose expiry task was lost; old queue changes
 
         post_save.connect(forget_queues, sender=Queue, dispatch_uid="inbox-queues-save")

@@ -31,7 +31,12 @@ from .models import SESSION_FAILED, Interrupt, InterruptStatus
 
 logger = logging.getLogger("reviewconsole.inbox")
 
-__all__ = ["inbox_consume"]
+__all__ = ["inbox_consume", "inbox_wants"]
+
+
+def inbox_wants(event: DomainEvent) -> bool:
+    """The inbox acts on interrupts only (a session's end changes no item)."""
+    return isinstance(event, InterruptOpened | InterruptAnswered | InterruptCancelled)
 
 
 def inbox_consume(event: DomainEvent, outbox_id: int) -> None:

@@ -10,10 +10,11 @@ class OutboundConfig(AppConfig):
     def ready(self) -> None:
         from ..workflow_sessions.outbox import register_consumer
         from .models import Subscription
-        from .outbox_consumer import outbound_consume
+        from .outbox_consumer import outbound_consume, outbound_wants
         from .services import forget_subscriptions
 
-        register_consumer("outbound", outbound_consume, order=20)  # after the inbox's: reads its items
+        # After the inbox's (order 20 > 10): it reads the inbox's items.
+        register_consumer("outbound", outbound_consume, order=20, wants=outbound_wants)
 
         post_save.connect(forget_subscriptions, sender=Subscription, dispatch_uid="outbound-subscriptions-save")
         post_delete.connect(forget_subscriptions, sender=Subscription, dispatch_uid="outbound-subscriptions-delete")

@@ -30,7 +30,7 @@ from ..workflow_sessions.domain_events import (
 )
 from .services import enabled_subscriptions, event_emit
 
-__all__ = ["interrupt_data", "outbound_consume"]
+__all__ = ["interrupt_data", "outbound_consume", "outbound_wants"]
 
 _SESSION_EVENTS = {"completed": "session.completed", "failed": "session.failed"}
 
@@ -59,25 +59,35 @@ def interrupt_data(row: Interrupt) -> dict[str, Any]:
     return {"interrupt_id": item["id"], **{name: item[name] for name in _INTERRUPT_FIELDS}}
 
 
+def _event_type(event: DomainEvent) -> str | None:
+    if isinstance(event, SessionStatusChanged):
+        return _SESSION_EVENTS.get(event.status)
+    if isinstance(event, InterruptOpened):
+        return "interrupt.created"
+    if isinstance(event, InterruptAnswered) or (isinstance(event, InterruptCancelled) and event.cause != "restored"):
+        return "interrupt.resolved"
+    return None
+
+
+def outbound_wants(event: DomainEvent) -> bool:
+    """Whether ``event`` stands for an outbound event while an enabled subscription exists
+    (``enabled_subscriptions``: dropped on every Subscription save and delete in this process,
+    re-read by others within ``SUBSCRIPTIONS_TTL``, as the handler itself reads it)."""
+    return _event_type(event) is not None and bool(enabled_subscriptions())
+
+
 def outbound_consume(event: DomainEvent, outbox_id: int) -> None:
     """Emit the outbound event ``event`` stands for, if any subscription wants it."""
-    if not enabled_subscriptions():
+    event_type = _event_type(event)
+    if event_type is None or not enabled_subscriptions():
         return
     if isinstance(event, SessionStatusChanged):
-        if event.status not in _SESSION_EVENTS:
-            return
         data: dict[str, Any] = {"session_id": event.session_id, "workflow": event.workflow, "status": event.status}
         if event.status == "completed":
             data["output"] = event.output
         else:
             data["error"] = {"code": event.error_code or "error", "node_path": event.error_node_path}
-        event_emit(event_type=_SESSION_EVENTS[event.status], workflow=event.workflow, data=data, outbox_id=outbox_id)
-        return
-    if isinstance(event, InterruptOpened):
-        event_type = "interrupt.created"
-    elif isinstance(event, InterruptAnswered) or (isinstance(event, InterruptCancelled) and event.cause != "restored"):
-        event_type = "interrupt.resolved"
-    else:
+        event_emit(event_type=event_type, workflow=event.workflow, data=data, outbox_id=outbox_id)
         return
     row = Interrupt.objects.select_related("queue", "session").filter(session_interrupt_id=event.interrupt_pk).first()
     if row is not None:

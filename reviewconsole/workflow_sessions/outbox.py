@@ -2,8 +2,18 @@
 
 **Writing.** :func:`outbox_write` adds ``OutboxEvent`` rows in the caller's transaction (the
 store calls it after locking the session row, so one session's ids follow its commit order) and
-asks for a relay of that session once the transaction commits (``on_commit(robust=True)``: inline
-on the committing thread, so a new item reaches the inbox as fast as the commit did).
+asks for a relay of those rows once the transaction commits (``on_commit(robust=True)``: inline
+on the committing thread, so a new item reaches the inbox as fast as the commit did). Each
+consumer says which events it wants (``wants``, asked at write time; none: every event); a row
+no consumer wants is written already published (``published_at`` = ``created_at``): the outbox
+still records every event, but costs no relay. A consumer enabled later (an outbound
+subscription) hears of events written after it, not of earlier ones.
+
+**Relaying a commit's rows.** The rows one commit wrote are relayed together, in one
+transaction: each is still claimed by its own conditional UPDATE, and the consumers get the
+events the commit wrote (no re-read). When an earlier row of the session is still unpublished
+(a failed consumer, a crash), or a consumer raises, that batch is left to :func:`relay` of the
+session, which goes row by row as below.
 
 **Relaying.** :func:`relay` takes unpublished rows in id order, skipping a row whose session has
 an earlier unpublished one (per-session order even with several relays; on PostgreSQL the
@@ -63,21 +73,29 @@ KEEP = dt.timedelta(days=7)
 Handler = Callable[[DomainEvent, int], None]
 """``handler(event, outbox_id)``: runs inside the row's transaction; raises to retry the row."""
 
+Wants = Callable[[DomainEvent], bool]
+"""``wants(event)``: whether the consumer has work for ``event``; asked in the writing transaction."""
+
 
 @dataclass(frozen=True, slots=True)
 class Consumer:
     name: str
     handler: Handler
     order: int
+    wants: Wants | None = None
 
 
 _consumers: dict[str, Consumer] = {}
 _sweepers: dict[str, Callable[[], object]] = {}
 
 
-def register_consumer(name: str, handler: Handler, *, order: int = 100) -> None:
-    """Add (or replace) the consumer ``name``; consumers run by ``order``, then name."""
-    _consumers[name] = Consumer(name, handler, order)
+def register_consumer(name: str, handler: Handler, *, order: int = 100, wants: Wants | None = None) -> None:
+    """Add (or replace) the consumer ``name``; consumers run by ``order``, then name.
+
+    ``wants``: which events it has work for (None: all); an event no consumer wants is written
+    already published. It must not miss an event the handler would act on.
+    """
+    _consumers[name] = Consumer(name, handler, order, wants)
 
 
 def unregister_consumer(name: str) -> None:
@@ -94,13 +112,60 @@ def register_sweeper(name: str, sweep: Callable[[], object]) -> None:
     _sweepers[name] = sweep
 
 
+def _wanted(event: DomainEvent, registered: list[Consumer]) -> bool:
+    return any(c.wants is None or c.wants(event) for c in registered)
+
+
 def outbox_write(session_id: str, events: Iterable[DomainEvent]) -> None:
-    """Store ``events`` for ``session_id`` in the current transaction; relay them after commit."""
-    rows = [OutboxEvent(kind=e.KIND, session_id=session_id, data=event_data(e)) for e in events]
-    if not rows:
+    """Store ``events`` for ``session_id`` in the current transaction; relay the wanted ones after commit."""
+    events = list(events)
+    if not events:
         return
-    ids = [row.pk for row in OutboxEvent.objects.bulk_create(rows)]
-    transaction.on_commit(lambda: _relay_written(session_id, ids), robust=True)
+    registered = consumers()
+    now = timezone.now()
+    wanted = [_wanted(e, registered) for e in events]
+    rows = [
+        OutboxEvent(
+            kind=e.KIND, session_id=session_id, data=event_data(e), created_at=now, published_at=None if w else now
+        )
+        for e, w in zip(events, wanted, strict=True)
+    ]
+    OutboxEvent.objects.bulk_create(rows)
+    batch = [(row.pk, e) for row, e, w in zip(rows, events, wanted, strict=True) if w]
+    if batch:
+        transaction.on_commit(lambda: _relay_commit(session_id, batch), robust=True)
+
+
+def _relay_commit(session_id: str, batch: list[tuple[int | None, DomainEvent]]) -> None:
+    """Relay the rows one commit wrote (``(id, event)`` in id order) in one transaction; see the module docstring."""
+    if any(pk is None for pk, _ in batch):  # a backend that does not return bulk_create's ids
+        relay(session_id=session_id)
+        return
+    first = batch[0][0]
+    unpublished = OutboxEvent.objects.filter(published_at__isnull=True)
+    earlier = unpublished.filter(session_id=session_id, id__lt=first)
+    try:
+        with transaction.atomic():
+            now = timezone.now()
+            for pk, event in batch:
+                # Claimed row by row. The first claim also requires no earlier unpublished row of
+                # the session; 0 rows then means held back (or the sweep has it): relay row by row.
+                claim = unpublished.filter(pk=pk)
+                if pk == first and not claim.filter(~Exists(earlier)).update(published_at=now):
+                    raise _HeldBack
+                if pk == first or claim.update(published_at=now):  # a later row the sweep took is skipped
+                    for consumer in consumers():
+                        consumer.handler(event, pk)  # type: ignore[arg-type]
+    except _HeldBack:
+        relay(session_id=session_id)
+    except Exception:
+        logger.info("Outbox rows of session %s: a consumer failed; relayed row by row", session_id, exc_info=True)
+        relay(session_id=session_id)
+
+
+class _HeldBack(Exception):
+    """The first row could not be claimed (an earlier row of the session is unpublished, or
+    another relay has it): the batch is left to :func:`relay`."""
 
 
 def _candidates(limit: int) -> list[tuple[int, str]]:
@@ -114,25 +179,18 @@ def _candidates(limit: int) -> list[tuple[int, str]]:
 _T = OutboxEvent._meta
 
 
-def _claim(pk: int, *, first_of: str | None = None) -> tuple[str, dict[str, object]] | None:
+def _claim(pk: int) -> tuple[str, dict[str, object]] | None:
     """Set ``published_at`` of row ``pk`` if it is still unpublished; its ``(kind, data)``, or None.
 
     One ``UPDATE … RETURNING`` (SQLite 3.35+, PostgreSQL). The race this guards: two relays take
     the same row. Only the UPDATE that still finds it unpublished claims it; the other skips it.
-    ``first_of``: its session; claim it only if no earlier row of that session is unpublished.
     """
     table = connection.ops.quote_name(_T.db_table)
     published, key = (connection.ops.quote_name(_T.get_field(n).column) for n in ("published_at", "id"))
     kind, data = (connection.ops.quote_name(_T.get_field(n).column) for n in ("kind", "data"))
-    session = connection.ops.quote_name(_T.get_field("session_id").column)
     now = _T.get_field("published_at").get_db_prep_save(timezone.now(), connection)
     params: list[object] = [now, pk]
-    first = ""
-    if first_of is not None:
-        earlier = f"SELECT 1 FROM {table} e WHERE e.{session} = %s AND e.{key} < %s AND e.{published} IS NULL"  # noqa: S608 (names from the model, values as parameters)
-        first = f" AND NOT EXISTS ({earlier})"
-        params += [first_of, pk]
-    where = f"{key} = %s AND {published} IS NULL{first}"
+    where = f"{key} = %s AND {published} IS NULL"
     sql = f"UPDATE {table} SET {published} = %s WHERE {where} RETURNING {kind}, {data}"  # noqa: S608 (names from the model, values as parameters)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -143,9 +201,8 @@ def _claim(pk: int, *, first_of: str | None = None) -> tuple[str, dict[str, obje
     return row[0], field.from_db_value(row[1], None, connection)  # type: ignore[attr-defined]
 
 
-def _publish(pk: int, *, skip_locked: bool, first_of: str | None = None) -> bool:
-    """Claim row ``pk`` and run every consumer, in one transaction; False if someone else had it
-    (or, with ``first_of``, an earlier row of that session is unpublished).
+def _publish(pk: int, *, skip_locked: bool) -> bool:
+    """Claim row ``pk`` and run every consumer, in one transaction; False if someone else had it.
 
     ``skip_locked`` (PostgreSQL): pass over a row another relay holds instead of waiting for it.
     """
@@ -154,7 +211,7 @@ def _publish(pk: int, *, skip_locked: bool, first_of: str | None = None) -> bool
             rows = OutboxEvent.objects.filter(pk=pk, published_at__isnull=True)
             if not rows.select_for_update(skip_locked=True).values_list("pk", flat=True):
                 return False
-        claimed = _claim(pk, first_of=first_of)
+        claimed = _claim(pk)
         if claimed is None:
             return False
         event = from_row(claimed[0], claimed[1])  # type: ignore[arg-type]
@@ -219,23 +276,6 @@ def relay(*, session_id: str | None = None, limit: int = 200) -> int:
                 progress = True
         if not progress:
             return published  # else: the rows the published ones held back are candidates now
-
-
-def _relay_written(session_id: str, ids: list[int]) -> int:
-    """The inline relay after a commit: the rows it wrote, each claimed only when no earlier row
-    of the session waits (one statement); else the session's rows in order (:func:`relay`)."""
-    published = 0
-    for pk in ids:
-        try:
-            done = _publish(pk, skip_locked=False, first_of=session_id)
-        except Exception as exc:
-            if _failed(pk, exc):
-                continue
-            return published  # the session's later rows wait behind this one
-        if not done:
-            return published + _relay_session(session_id, 200)  # an earlier row first (or taken)
-        published += 1
-    return published
 
 
 def _relay_session(session_id: str, limit: int) -> int:
