@@ -28,7 +28,7 @@ from engine import (
 
 from ..audit.services import audit_record
 from .failure import failure_code, failure_message
-from .models import Delivery, WorkflowSession
+from .models import Answer, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .tasks import run_session
 
@@ -117,7 +117,7 @@ def session_retry(
 
 async def answer_waiting(session_id: str) -> bool:
     """True while an answer to the session is stored and no run has applied it yet."""
-    return await Delivery.objects.filter(session_id=session_id, applied_at__isnull=True).aexists()
+    return await Answer.objects.filter(session_id=session_id, applied_at__isnull=True).aexists()
 
 
 async def answers_submit(
