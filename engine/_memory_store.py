@@ -35,11 +35,11 @@ from ._store import (
     AnswerGuard,
     Commit,
     Decision,
-    Delivery,
     InterruptRecord,
     RunLoad,
     SessionRecord,
     SessionStatus,
+    StoredAnswer,
     awaits_message,
     rewind_event,
 )
@@ -97,8 +97,9 @@ class _MemSession:
     """Pending interrupts by wire id, in creation order (so no call scans the history)."""
     newest: dict[str, int] = field(default_factory=dict)
     """Position in ``interrupts`` of the newest interrupt per wire id."""
-    deliveries: list[Delivery] = field(default_factory=list)
-    next_seq: int = 1
+    answers: list[StoredAnswer] = field(default_factory=list)
+    """Answers stored and not yet applied, in stored order."""
+    next_answer_id: int = 1
     lease_owner: str | None = None
     lease_expires: float = 0.0
     checkpoints: list[_MemCheckpoint] = field(default_factory=list)
@@ -211,7 +212,7 @@ class InMemoryStore:
                 cancelled.status = "cancelled"
         if commit.consumed:
             consumed = set(commit.consumed)
-            mem.deliveries = [d for d in mem.deliveries if d.seq not in consumed]
+            mem.answers = [a for a in mem.answers if a.id not in consumed]
         record.status = commit.status
         mem.checkpoint = json.dumps(commit.checkpoint, separators=(",", ":"))
         record.invocation_id = commit.invocation_id or record.invocation_id
@@ -248,7 +249,7 @@ class InMemoryStore:
         if any(wire not in commit.cancelled for wire in mem.pending):
             return True
         consumed = set(commit.consumed)
-        return any(d.seq not in consumed for d in mem.deliveries) or awaits_message(commit.checkpoint)
+        return any(a.id not in consumed for a in mem.answers) or awaits_message(commit.checkpoint)
 
     # -- interrupts and answers --------------------------------------------------------------
 
@@ -292,12 +293,12 @@ class InMemoryStore:
                 rec.response = answer.value
                 rec.decided_by = decided_by
                 rec.decided_at = now
-            mem.deliveries.append(Delivery(mem.next_seq, answer.interrupt_id, answer.value, answer.final))
-            mem.next_seq += 1
+            mem.answers.append(StoredAnswer(answer.interrupt_id, answer.value, answer.final, id=mem.next_answer_id))
+            mem.next_answer_id += 1
         mem.events.append(_json(event))
 
-    async def take_deliveries(self, session_id: str) -> list[Delivery]:
-        return list(self._get(session_id).deliveries)
+    async def take_answers(self, session_id: str) -> list[StoredAnswer]:
+        return list(self._get(session_id).answers)
 
     # -- leases ------------------------------------------------------------------------------
 
@@ -324,13 +325,13 @@ class InMemoryStore:
         return RunLoad(
             record=_record_copy(record, json.loads(mem.checkpoint)),
             pending=[_clone(r) for r in mem.pending.values()],
-            deliveries=list(mem.deliveries),
+            answers=list(mem.answers),
             shared_state=await self.get_shared_state(record.app_name, record.user_id),
         )
 
     async def close_run(self, session_id: str, owner: str) -> bool:
         await self.release_lease(session_id, owner)
-        return bool(self._get(session_id).deliveries)
+        return bool(self._get(session_id).answers)
 
     # -- checkpoints -------------------------------------------------------------------------
 
@@ -391,7 +392,7 @@ class InMemoryStore:
                 mem.newest[wire] = len(mem.interrupts)
                 mem.interrupts.append(reopened)
                 mem.pending[wire] = reopened
-        mem.deliveries = []
+        mem.answers = []
         record.state = restored_state
         mem.checkpoint = found.data
         record.checkpoint_id = checkpoint_id

@@ -2,8 +2,8 @@
 
 A session must never wait with nothing to resume it (stores refuse such a commit, see
 :class:`~engine.Store`). Two things could leave a checkpoint waiting on an interrupt that is no
-longer pending although its answer is stored: a run that died after it marked the answer's
-delivery applied and before it wrote the checkpoint showing the answer applied, and sessions
+longer pending although its answer is stored: a run that died after it marked the stored
+answer applied and before it wrote the checkpoint showing the answer applied, and sessions
 stored before the stores checked. The interrupt's stored answer (its record's ``response``) is
 then delivered again, so the waiting point is re-derived from the checkpoint instead of waiting
 for good. A session stored waiting on interrupts none of which is pending or answered is failed
@@ -35,7 +35,7 @@ async def lost_answers(store: Store, session: RunSession, waited: list[str], tri
     missing = [wire for wire in waited if wire not in session.registry and wire not in tried]
     if not missing:
         return {}
-    unapplied = {d.interrupt_id for d in await store.take_deliveries(session.session_id)}
+    unapplied = {a.interrupt_id for a in await store.take_answers(session.session_id)}
     return await stored_answers(store, session.session_id, [w for w in missing if w not in unapplied], tried)
 
 

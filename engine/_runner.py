@@ -323,9 +323,9 @@ class Runner:
         checkpoint = record.checkpoint
         if record.status in SessionStatus.CLOSED or checkpoint is None:
             return record, [], load.pending
-        deliveries = load.deliveries
+        stored = load.answers
         rederived: dict[str, Any] = {}
-        if record.status == SessionStatus.WAITING and not deliveries:
+        if record.status == SessionStatus.WAITING and not stored:
             if load.pending or awaits_message(checkpoint):
                 return record, [], load.pending
             # Waiting with nothing to resume it (stored before stores refused that): the
@@ -356,16 +356,16 @@ class Runner:
         answers: dict[str, Any] = {}
         messages: list[Any] = []
         taken: list[int] = []
-        for delivery in deliveries:
-            if not delivery.interrupt_id:
-                messages.append(delivery.value)
-            elif delivery.interrupt_id in answers:
+        for answer in stored:
+            if not answer.interrupt_id:
+                messages.append(answer.value)
+            elif answer.interrupt_id in answers:
                 continue  # a second update for the same call waits for the next pass
             else:
-                answers[delivery.interrupt_id] = delivery.value
-                if delivery.final:
-                    session.close_interrupt(delivery.interrupt_id)
-            taken.append(delivery.seq)
+                answers[answer.interrupt_id] = answer.value
+                if answer.final:
+                    session.close_interrupt(answer.interrupt_id)
+            taken.append(answer.id)
         session.consume(taken)
         answers.update(rederived)
         slot = Slot.from_json(checkpoint["root"])

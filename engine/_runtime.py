@@ -196,9 +196,10 @@ class RunSession:
         """Interrupts this run opened and has not written yet."""
         return self._opened
 
-    def consume(self, seqs: list[int]) -> None:
-        """Mark deliveries as applied by this run; stored with the next commit."""
-        self._consumed.extend(seqs)
+    def consume(self, ids: list[int]) -> None:
+        """Mark stored answers (by their :attr:`~engine.StoredAnswer.id`) as applied by this run; stored with
+        the next commit."""
+        self._consumed.extend(ids)
 
     # -- persistence -------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """The store protocol: what the runner needs from a store (``InMemoryStore`` is in ``_memory_store``).
 
 A store keeps sessions (state, status, the latest checkpoint, a version counter and a run lease),
-their append-only events, their interrupts and the answers delivered to them. The runner talks to
+their append-only events, their interrupts and the answers submitted to them. The runner talks to
 it through :class:`Store` only; the console implements it on the Django ORM.
 
 Guarantees every implementation gives (tests run the same suite over each):
@@ -39,12 +39,12 @@ __all__ = [
     "AnswerGuard",
     "Commit",
     "Decision",
-    "Delivery",
     "InterruptRecord",
     "RunLoad",
     "SessionRecord",
     "SessionStatus",
     "Store",
+    "StoredAnswer",
     "awaits_message",
     "rewind_event",
 ]
@@ -154,13 +154,11 @@ class Answer:
 
 
 @dataclass
-class Delivery:
-    """An answer stored and not yet applied by a run; ``seq`` orders deliveries per session."""
+class StoredAnswer(Answer):
+    """An :class:`Answer` stored and not yet applied by a run; ``id`` is the store's, and orders
+    a session's stored answers (:attr:`Commit.consumed` names the ones a commit applied)."""
 
-    seq: int
-    interrupt_id: str
-    value: Any
-    final: bool = True
+    id: int = field(kw_only=True)
 
 
 @dataclass
@@ -176,6 +174,7 @@ class Commit:
     opened: list[InterruptRecord] = field(default_factory=list)
     cancelled: list[str] = field(default_factory=list)
     consumed: list[int] = field(default_factory=list)
+    """Ids of the stored answers (:class:`StoredAnswer`) this commit applies."""
     pause: bool = False
     """True when the run stops waiting: the checkpoint is kept as a resumable checkpoint."""
     lease_ttl: float | None = None
@@ -193,7 +192,7 @@ class RunLoad:
 
     record: SessionRecord
     pending: list[InterruptRecord]
-    deliveries: list[Delivery]
+    answers: list[StoredAnswer]
     shared_state: dict[str, Any]
 
 
@@ -249,7 +248,10 @@ class Store(Protocol):
         """
         ...
 
-    async def take_deliveries(self, session_id: str) -> list[Delivery]: ...
+    async def take_answers(self, session_id: str) -> list[StoredAnswer]:
+        """The session's stored answers no commit has applied yet, in stored order (taking them
+        does not apply them)."""
+        ...
 
     async def acquire_lease(self, session_id: str, owner: str, ttl: float) -> bool: ...
 
@@ -257,11 +259,11 @@ class Store(Protocol):
 
     async def open_run(self, session_id: str, owner: str, ttl: float) -> RunLoad | None:
         """Take the lease (as :meth:`acquire_lease`) and read the session, its pending interrupts,
-        its unapplied deliveries and its shared state; None when another run holds the lease."""
+        its stored answers not yet applied and its shared state; None when another run holds the lease."""
         ...
 
     async def close_run(self, session_id: str, owner: str) -> bool:
-        """Release the lease (as :meth:`release_lease`); True when deliveries are waiting, which
+        """Release the lease (as :meth:`release_lease`); True when stored answers are waiting, which
         an answer stored while the run held the lease leaves behind."""
         ...
 

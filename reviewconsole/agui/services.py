@@ -21,7 +21,8 @@ from ..inbox.answers import Answer, read_answer
 from ..inbox.errors import DecisionError
 from ..inbox.models import Interrupt, InterruptStatus
 from ..inbox.refusals import claimed_conflict, newer_request
-from ..workflow_sessions.models import Delivery, Event, WorkflowSession
+from ..workflow_sessions.models import Answer as StoredAnswer
+from ..workflow_sessions.models import Event, WorkflowSession
 from ..workflow_sessions.services import enqueue_run, session_start
 from .errors import Refusal
 from .models import AguiThread
@@ -124,7 +125,7 @@ def settled_events(session_id: str, after: int) -> tuple[list[engine.Event], int
     )
     if not _lease_free(owner, expires) or status == SessionStatus.RUNNING:
         return None
-    unapplied = Delivery.objects.filter(session_id=session_id, applied_at__isnull=True)
+    unapplied = StoredAnswer.objects.filter(session_id=session_id, applied_at__isnull=True)
     if status == SessionStatus.WAITING and unapplied.exists():
         return None
     return stored_events(session_id, after)

@@ -35,7 +35,7 @@ from ..inbox.pictures import mermaid_available, picture_csp, picture_media, sess
 from ..inbox.selectors import managed_queues_for
 from ..read_only_admin import ReadOnlyAdmin
 from ..workflow_sessions.export import session_export
-from ..workflow_sessions.models import Checkpoint, Delivery, Event, WorkflowSession
+from ..workflow_sessions.models import Answer, Checkpoint, Event, WorkflowSession
 from ..workflow_sessions.outcome import session_result
 from ..workflow_sessions.services import session_retry
 from ..workflows import UnknownWorkflowError
@@ -227,7 +227,7 @@ class CheckpointAdmin(ReadOnlyAdmin):
     readonly_fields = ("id", "session", "event_seq", "created_at", "data")
 
 
-@admin.register(Delivery)
-class DeliveryAdmin(ReadOnlyAdmin):
+@admin.register(Answer)
+class AnswerAdmin(ReadOnlyAdmin):
     list_display = ("session", "interrupt_id", "final", "created_at", "applied_at")
     readonly_fields = ("session", "interrupt_id", "value", "final", "created_at", "applied_at")

@@ -113,10 +113,11 @@ class Checkpoint(models.Model):
         return f"checkpoint {self.pk} at event {self.event_seq}"
 
 
-class Delivery(models.Model):
-    """An answer stored for a run to apply; ``applied_at`` is set by the commit that used it."""
+class Answer(models.Model):
+    """An answer stored for a run to apply (the engine's :class:`engine.StoredAnswer`, its ``id``
+    this row's); ``applied_at`` is set by the commit that used it."""
 
-    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="deliveries")
+    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="answers")
     interrupt_id = models.CharField(max_length=200, blank=True, help_text="Empty for a user message.")
     value = models.JSONField(null=True)
     final = models.BooleanField(default=True)
@@ -125,8 +126,7 @@ class Delivery(models.Model):
 
     class Meta:
         ordering = ["session", "id"]
-        verbose_name_plural = "deliveries"
-        indexes = [models.Index(fields=["session", "applied_at"], name="delivery_pending")]
+        indexes = [models.Index(fields=["session", "applied_at"], name="answer_pending")]
 
     def __str__(self) -> str:
         return f"answer to {self.interrupt_id or 'the session'} ({'applied' if self.applied_at else 'pending'})"

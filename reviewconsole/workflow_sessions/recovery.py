@@ -36,7 +36,7 @@ from django.utils import timezone
 
 from engine import SessionStatus
 
-from .models import Delivery, Interrupt, InterruptStatus, WorkflowSession
+from .models import Answer, Interrupt, InterruptStatus, WorkflowSession
 from .outbox import outbox_sweep
 
 logger = logging.getLogger("reviewconsole.recovery")
@@ -73,7 +73,7 @@ def sessions_to_recover(*, now: dt.datetime | None = None, grace: float | None =
     """
     now = now or timezone.now()
     grace = _grace() if grace is None else grace
-    unapplied = Delivery.objects.filter(session=OuterRef("pk"), applied_at__isnull=True)
+    unapplied = Answer.objects.filter(session=OuterRef("pk"), applied_at__isnull=True)
     pending = Interrupt.objects.filter(session=OuterRef("pk"), status=InterruptStatus.PENDING)
     # Stored before the store refused it: waiting on interrupts, none pending, no answer to apply,
     # no message awaited. Its run re-derives the waiting point (or fails it as session_stuck).

@@ -36,7 +36,7 @@ from engine import (
 )
 
 from .domain_events import DomainEvent, InterruptCancelled, InterruptOpened
-from .models import Checkpoint, Delivery, Event, Interrupt, InterruptStatus, WorkflowSession
+from .models import Answer, Checkpoint, Event, Interrupt, InterruptStatus, WorkflowSession
 from .outbox import outbox_write
 from .store_rows import append_events, locked_session, session_record
 
@@ -151,7 +151,7 @@ def restore_checkpoint(
         Interrupt.objects.filter(session=row, status=InterruptStatus.PENDING).values_list("interrupt_id", flat=True)
     )
     reopened = [_reopen(row, wire, now) for wire in wanted if wire not in pending_now]
-    Delivery.objects.filter(session=row, applied_at__isnull=True).update(applied_at=now)
+    Answer.objects.filter(session=row, applied_at__isnull=True).update(applied_at=now)
     row.state = restored
     row.checkpoint = checkpoint.data
     row.checkpoint_id = checkpoint.pk

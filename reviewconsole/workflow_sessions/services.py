@@ -29,7 +29,7 @@ from engine import (
 
 from ..audit.services import audit_record
 from .failure import failure_code, failure_message
-from .models import Delivery, Interrupt, InterruptStatus, WorkflowSession
+from .models import Answer, Interrupt, InterruptStatus, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .tasks import run_session
 
@@ -119,7 +119,7 @@ def session_retry(
 async def _answered_meanwhile(session_id: str) -> AlreadyDecidedError | None:
     """The refusal for an answer that lost to the stored answer waiting for its run (if any)."""
     stored = (
-        await Delivery.objects.filter(session_id=session_id, applied_at__isnull=True)
+        await Answer.objects.filter(session_id=session_id, applied_at__isnull=True)
         .exclude(interrupt_id="")
         .order_by("-id")
         .afirst()
@@ -148,7 +148,7 @@ async def _answered_meanwhile(session_id: str) -> AlreadyDecidedError | None:
 
 async def answer_waiting(session_id: str) -> bool:
     """True while an answer to the session is stored and no run has applied it yet."""
-    return await Delivery.objects.filter(session_id=session_id, applied_at__isnull=True).aexists()
+    return await Answer.objects.filter(session_id=session_id, applied_at__isnull=True).aexists()
 
 
 async def answers_submit(

@@ -35,7 +35,6 @@ import engine
 from engine import (
     RETRY_KEY,
     AlreadyDecidedError,
-    Answer,
     AnswerGuard,
     Commit,
     ConcurrencyError,
@@ -44,11 +43,9 @@ from engine import (
     RunLoad,
     SessionNotFoundError,
     SessionRecord,
+    StoredAnswer,
     UnknownInterruptError,
     split_delta,
-)
-from engine import (
-    Delivery as EngineDelivery,
 )
 
 from . import store_sql
@@ -61,8 +58,8 @@ from .domain_events import (
 )
 from .models import (
     SESSION_FAILED,
+    Answer,
     Checkpoint,
-    Delivery,
     Event,
     Interrupt,
     InterruptStatus,
@@ -205,7 +202,7 @@ class OrmStore:
                 for pk, wire in cancelled
             ]
         if commit.consumed:
-            Delivery.objects.filter(session_id=session_id, pk__in=commit.consumed).update(applied_at=now)
+            Answer.objects.filter(session_id=session_id, pk__in=commit.consumed).update(applied_at=now)
         if checkpoint_id is not None:
             pending = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING)
             Checkpoint.objects.create(
@@ -259,7 +256,7 @@ class OrmStore:
         pending = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING)
         if pending.exclude(interrupt_id__in=commit.cancelled).exists():
             return
-        unapplied = Delivery.objects.filter(session_id=session_id, applied_at__isnull=True)
+        unapplied = Answer.objects.filter(session_id=session_id, applied_at__isnull=True)
         if unapplied.exclude(pk__in=commit.consumed).exists():
             return
         raise engine.StuckSessionError(
@@ -296,7 +293,7 @@ class OrmStore:
     async def submit_answers(
         self,
         session_id: str,
-        answers: list[Answer],
+        answers: list[engine.Answer],
         event: engine.Event,
         *,
         decided_by: str | None,
@@ -309,7 +306,7 @@ class OrmStore:
     def _submit(
         self,
         session_id: str,
-        answers: list[Answer],
+        answers: list[engine.Answer],
         event: engine.Event,
         decided_by: str | None,
         decisions: Mapping[str, Decision],
@@ -368,8 +365,8 @@ class OrmStore:
             elif not pending.exists():
                 self._refuse(session_id, answer.interrupt_id, pending_before())
         store_sql.insert_events(session_id, [event], last_seq)
-        Delivery.objects.bulk_create(
-            Delivery(session_id=session_id, interrupt_id=a.interrupt_id, value=a.value, final=a.final) for a in answers
+        Answer.objects.bulk_create(
+            Answer(session_id=session_id, interrupt_id=a.interrupt_id, value=a.value, final=a.final) for a in answers
         )
         outbox_write(session_id, reported)
 
@@ -388,12 +385,12 @@ class OrmStore:
             decided_at=row.decided_at.isoformat() if row.decided_at else None,
         )
 
-    async def take_deliveries(self, session_id: str) -> list[EngineDelivery]:
-        return await sync_to_async(self._deliveries)(session_id)
+    async def take_answers(self, session_id: str) -> list[StoredAnswer]:
+        return await sync_to_async(self._answers)(session_id)
 
-    def _deliveries(self, session_id: str) -> list[EngineDelivery]:
-        rows = Delivery.objects.filter(session_id=session_id, applied_at__isnull=True).order_by("id")
-        return [EngineDelivery(r.pk, r.interrupt_id, r.value, r.final) for r in rows]
+    def _answers(self, session_id: str) -> list[StoredAnswer]:
+        rows = Answer.objects.filter(session_id=session_id, applied_at__isnull=True).order_by("id")
+        return [StoredAnswer(r.interrupt_id, r.value, r.final, id=r.pk) for r in rows]
 
     # -- leases and checkpoints --------------------------------------------------------------
 
@@ -432,9 +429,8 @@ class OrmStore:
         return RunLoad(
             record=session_record(row),
             pending=[interrupt_record(r) for r in store_sql.pending_interrupts(session_id)],
-            deliveries=[
-                EngineDelivery(d.pk, d.interrupt_id, d.value, d.final)
-                for d in store_sql.unapplied_deliveries(session_id)
+            answers=[
+                StoredAnswer(a.interrupt_id, a.value, a.final, id=a.pk) for a in store_sql.unapplied_answers(session_id)
             ],
             shared_state=store_sql.shared_state(row.workflow, row.user_id),
         )
@@ -444,7 +440,7 @@ class OrmStore:
 
     def _close_run(self, session_id: str, owner: str) -> bool:
         store_sql.release_lease(session_id, owner)
-        return store_sql.has_unapplied_deliveries(session_id)
+        return store_sql.has_unapplied_answers(session_id)
 
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
         return await sync_to_async(self._checkpoint)(session_id, checkpoint_id)

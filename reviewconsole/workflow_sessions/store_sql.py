@@ -236,19 +236,19 @@ def pending_interrupts(session_id: str) -> list[Any]:
     return list(Interrupt.objects.raw(sql, [session_id]))
 
 
-def unapplied_deliveries(session_id: str) -> list[Any]:
-    """The session's deliveries no run has applied yet, in order."""
-    from .models import Delivery
+def unapplied_answers(session_id: str) -> list[Any]:
+    """The session's stored answer rows no run has applied yet, in order."""
+    from .models import Answer
 
-    sql = f"SELECT * FROM {_table(Delivery)} WHERE session_id = %s AND applied_at IS NULL ORDER BY id"  # noqa: S608 (names from the model)
-    return list(Delivery.objects.raw(sql, [session_id]))
+    sql = f"SELECT * FROM {_table(Answer)} WHERE session_id = %s AND applied_at IS NULL ORDER BY id"  # noqa: S608 (names from the model)
+    return list(Answer.objects.raw(sql, [session_id]))
 
 
-def has_unapplied_deliveries(session_id: str) -> bool:
+def has_unapplied_answers(session_id: str) -> bool:
     """True when some answer for the session waits for a run."""
-    from .models import Delivery
+    from .models import Answer
 
-    sql = f"SELECT 1 FROM {_table(Delivery)} WHERE session_id = %s AND applied_at IS NULL LIMIT 1"  # noqa: S608 (names from the model)
+    sql = f"SELECT 1 FROM {_table(Answer)} WHERE session_id = %s AND applied_at IS NULL LIMIT 1"  # noqa: S608 (names from the model)
     with connection.cursor() as cursor:
         cursor.execute(sql, [session_id])
         return cursor.fetchone() is not None

@@ -20,7 +20,7 @@ def rows(session_id):
     return (
         (session.status, session.version, session.last_seq),
         list(interrupts.values_list("interrupt_id", "status", "decided_by_label")),
-        session.deliveries.count(),
+        session.answers.count(),
     )
 
 

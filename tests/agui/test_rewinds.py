@@ -50,7 +50,7 @@ def inbox_decide(interrupt_id, action, **options):
 
 
 def snapshot(session_id):
-    """What a refused rewind must leave alone: the session row, its interrupts, events and deliveries."""
+    """What a refused rewind must leave alone: the session row, its interrupts, events and stored answers."""
     from reviewconsole.inbox.models import Interrupt
     from reviewconsole.workflow_sessions.models import WorkflowSession
 
@@ -63,7 +63,7 @@ def snapshot(session_id):
     return {
         "session": (row.status, row.version, row.checkpoint_id, row.last_seq, row.output, row.state),
         "interrupts": interrupts,
-        "deliveries": list(row.deliveries.values_list("id", "applied_at")),
+        "answers": list(row.answers.values_list("id", "applied_at")),
     }
 
 

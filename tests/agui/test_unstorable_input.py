@@ -15,9 +15,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _counts():
     from reviewconsole.agui.models import AguiThread
-    from reviewconsole.workflow_sessions.models import Delivery, WorkflowSession
+    from reviewconsole.workflow_sessions.models import Answer, WorkflowSession
 
-    return AguiThread.objects.count(), WorkflowSession.objects.count(), Delivery.objects.count()
+    return AguiThread.objects.count(), WorkflowSession.objects.count(), Answer.objects.count()
 
 
 @pytest.mark.parametrize(

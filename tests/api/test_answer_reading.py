@@ -88,14 +88,14 @@ def test_an_answer_of_another_shape_is_refused_and_nothing_stored(client, token,
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "answer_invalid" and '"draft"' in error["message"]
-    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.deliveries.exists()
+    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
 
 
 def test_text_inside_a_result_is_held_to_its_maximum(client, token, start_session, on_commit):
     session, _ = start_session("email-review", COMPLAINT)
     response = _resume(client, token, session, {"result": "shorter " * 20_000}, on_commit)
     assert response.status_code == 400 and response.json()["error"]["code"] == "answer_too_long"
-    assert not session.deliveries.exists()
+    assert not session.answers.exists()
 
 
 def test_crlf_line_breaks_count_once(client, token, start_session, on_commit):
@@ -141,4 +141,4 @@ def test_an_ambiguous_vip_answer_is_refused(client, token, start_session, on_com
     session, [item] = start_session("vip-discount", {"customer_id": "c123"})
     response = _resume(client, token, session, payload, on_commit)
     assert response.status_code == 400 and response.json()["error"]["code"] == "answer_invalid"
-    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.deliveries.exists()
+    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()

@@ -24,21 +24,21 @@ def test_an_empty_answer_to_a_free_text_interrupt_is_answer_missing(client, toke
     session, item = review
     response = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": payload}, token)
     assert response.status_code == 400 and response.json()["error"]["code"] == "answer_missing"
-    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.deliveries.exists()
+    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
 
 
 def test_the_engine_refuses_none_for_a_free_text_interrupt(review):
     session, _ = review
     with pytest.raises(AnswerMissingError):
         async_to_sync(runner_for_session(session).submit)(session.id, {None: None})
-    assert not session.deliveries.exists()
+    assert not session.answers.exists()
 
 
 def test_an_answer_for_the_next_interrupt_before_the_last_is_applied_is_not_ready(client, token, review):
     session, _ = review
     # No on_commit: the first answer is stored, its run not taken yet.
     first = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": "shorter"}, token)
-    assert first.status_code == 202 and session.deliveries.filter(applied_at__isnull=True).exists()
+    assert first.status_code == 202 and session.answers.filter(applied_at__isnull=True).exists()
     for body in ({"interrupt_id": "the-next-draft", "payload": "approve"}, {"payload": "approve"}):
         early = post(client, f"/api/v1/sessions/{session.id}/resume", body, token)
         assert early.status_code == 409, early.json()

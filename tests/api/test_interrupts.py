@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reviewconsole.inbox.models import Interrupt
-from reviewconsole.workflow_sessions.models import Delivery, Event, WorkflowSession
+from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
 from tests.api.conftest import REFUND, auth, make_api_client, post
 from tests.conftest import COMPLAINT
 from tests.inbox.factories import session_interrupts
@@ -62,13 +62,13 @@ def _two_pending(session):
 def test_h5_a_resume_naming_no_interrupt_while_two_are_pending(client, token, on_commit):
     session = _start(client, token, "email-review", {"complaint": COMPLAINT}, on_commit)
     first, second = _two_pending(session)
-    events, deliveries = Event.objects.count(), Delivery.objects.count()
+    events, answers = Event.objects.count(), Answer.objects.count()
     response = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": {"result": "approve"}}, token)
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "interrupt_ambiguous"
     assert sorted(error["pending"]) == sorted([first.interrupt_id, second.interrupt_id])
-    assert (Event.objects.count(), Delivery.objects.count()) == (events, deliveries)
+    assert (Event.objects.count(), Answer.objects.count()) == (events, answers)
     assert set(Interrupt.objects.filter(session=session).values_list("status", flat=True)) == {"pending"}
 
 

@@ -15,7 +15,7 @@ from schemathesis.checks import not_a_server_error
 
 from reviewconsole.api.models import IdempotencyRecord
 from reviewconsole.inbox.models import Interrupt
-from reviewconsole.workflow_sessions.models import Checkpoint, Delivery, Event, WorkflowSession
+from reviewconsole.workflow_sessions.models import Answer, Checkpoint, Event, WorkflowSession
 from tests.api.conftest import make_api_client, post
 from tests.conftest import COMPLAINT
 
@@ -45,7 +45,7 @@ def _counts():
         "sessions": WorkflowSession.objects.count(),
         "events": Event.objects.count(),
         "checkpoints": Checkpoint.objects.count(),
-        "deliveries": Delivery.objects.count(),
+        "answers": Answer.objects.count(),
         "idempotency": IdempotencyRecord.objects.count(),
         "interrupts": sorted(Interrupt.objects.values_list("status", flat=True)),
         "statuses": sorted(WorkflowSession.objects.values_list("status", flat=True)),

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reviewconsole.inbox.models import Interrupt
-from reviewconsole.workflow_sessions.models import Delivery, Event, WorkflowSession
+from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
 from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from tests.api.conftest import REFUND, post
 
@@ -50,16 +50,16 @@ def test_any_resume_payload_is_stored_once_or_refused_with_nothing_stored(
     reset = {"status": "pending", "response": None, "decided_by_label": "", "decided_at": None}
     Interrupt.objects.filter(pk=interrupt.pk).update(**reset)
     SessionInterrupt.objects.filter(item=interrupt).update(**reset)  # the engine's own row
-    Delivery.objects.filter(session=session).delete()
+    Answer.objects.filter(session=session).delete()
     events = Event.objects.filter(session=session).count()
     body = {"payload": payload, **({"interrupt_id": interrupt.interrupt_id} if name_it else {})}
     response = post(client, f"/api/v1/sessions/{session.id}/resume", body, token)
     assert response.status_code in (202, 400), response.content
     if response.status_code == 202:
-        assert Delivery.objects.filter(session=session).count() == 1
+        assert Answer.objects.filter(session=session).count() == 1
         assert Event.objects.filter(session=session).count() == events + 1
     else:
         assert response.json()["error"]["code"] in ("answer_invalid", "invalid_request")
-        assert Delivery.objects.filter(session=session).count() == 0
+        assert Answer.objects.filter(session=session).count() == 0
         assert Event.objects.filter(session=session).count() == events
         assert Interrupt.objects.get(pk=interrupt.pk).status == "pending"

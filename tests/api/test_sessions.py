@@ -7,7 +7,7 @@ import pytest
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.demo import refund_approval
 from reviewconsole.inbox.models import Interrupt
-from reviewconsole.workflow_sessions.models import Delivery, Event, WorkflowSession
+from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
 from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from tests.api.conftest import REFUND, auth, make_api_client, post
 from tests.conftest import COMPLAINT
@@ -95,11 +95,11 @@ def test_an_answer_failing_the_schema_is_refused_and_nothing_stored(client, toke
     session, interrupt = start_review()
     # The email review's interrupt takes free text; a confirmation needs {"confirmed": bool}.
     SessionInterrupt.objects.filter(item=interrupt).update(response_schema={"type": "object", "required": ["x"]})
-    deliveries = Delivery.objects.count()
+    answers = Answer.objects.count()
     response = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": {"result": "approve"}}, token)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "answer_invalid"
-    assert Delivery.objects.count() == deliveries
+    assert Answer.objects.count() == answers
     interrupt.refresh_from_db()
     assert interrupt.status == "pending"
 

@@ -46,7 +46,7 @@ def test_a_reviewers_claim_is_respected_unless_the_token_may_override(client, pe
     assert refused.status_code == 409
     error = refused.json()["error"]
     assert error["code"] == "interrupt_claimed" and error["claimed_by"] == personas.admin.get_username()
-    assert not session.deliveries.exists()
+    assert not session.answers.exists()
     override = _scoped("ops", "override_claims")
     with on_commit():
         taken = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": "yes"}, override)

@@ -7,7 +7,7 @@ import pytest
 
 from reviewconsole.api.models import IdempotencyRecord
 from reviewconsole.inbox.models import Interrupt
-from reviewconsole.workflow_sessions.models import Delivery, WorkflowSession
+from reviewconsole.workflow_sessions.models import Answer, WorkflowSession
 from tests.api.conftest import REFUND, auth, post
 
 
@@ -51,7 +51,7 @@ def test_a_resume_with_an_unstorable_value_is_refused(client, token, on_commit, 
         started = post(client, "/api/v1/sessions", {"workflow": "refund-approval", "input": REFUND}, token)
     session_id = started.json()["session_id"]
     _refused(_raw(client, f"/api/v1/sessions/{session_id}/resume", text, token, "resume-nul"), where)
-    assert Delivery.objects.count() == 0
+    assert Answer.objects.count() == 0
     assert Interrupt.objects.get(session_id=session_id).status == "pending"
 
 

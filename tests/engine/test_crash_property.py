@@ -37,7 +37,7 @@ async def assert_resumable(store: Store, session_id: str) -> None:
     if record.status == SessionStatus.WAITING:
         can_resume = (
             await store.pending_interrupts(session_id)
-            or await store.take_deliveries(session_id)
+            or await store.take_answers(session_id)
             or awaits_message(record.checkpoint)
         )
         assert can_resume, f"waiting with nothing to resume it: {record.checkpoint}"

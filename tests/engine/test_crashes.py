@@ -144,17 +144,17 @@ async def test_a_session_stored_waiting_with_nothing_pending_is_resumed_from_its
     await runner.submit(session.id, {pending.id: "yes"})
     # what the old bug left: the answer marked applied, the checkpoint still waiting on it
     record = await store.get_session(session.id)
-    [delivery] = await store.take_deliveries(session.id)
+    [stored] = await store.take_answers(session.id)
     stuck = Commit(
         events=[],
         checkpoint=record.checkpoint,
         status=SessionStatus.WAITING,
         expected_version=record.version,
-        consumed=[delivery.seq],
+        consumed=[stored.id],
         pause=True,
     )
     await store.commit(session.id, stuck)
-    assert await store.pending_interrupts(session.id) == [] and await store.take_deliveries(session.id) == []
+    assert await store.pending_interrupts(session.id) == [] and await store.take_answers(session.id) == []
 
     result = await Runner(agent_with_inner_tool(counts), store).run_pending(session.id)
     assert result.status == SessionStatus.COMPLETED
@@ -169,18 +169,18 @@ async def test_the_store_refuses_to_leave_a_session_waiting_on_an_answered_inter
     [pending] = (await runner.run(session.id, "buy tea")).interrupts
     await runner.submit(session.id, {pending.id: "yes"})
     record = await store.get_session(session.id)
-    [delivery] = await store.take_deliveries(session.id)
+    [stored] = await store.take_answers(session.id)
     stuck = Commit(
         events=[],
         checkpoint=record.checkpoint,
         status=SessionStatus.WAITING,
         expected_version=record.version,
-        consumed=[delivery.seq],
+        consumed=[stored.id],
     )
     with pytest.raises(StuckSessionError) as refused:
         await store.commit(session.id, stuck)
     assert refused.value.code == "session_stuck"
-    assert len(await store.take_deliveries(session.id)) == 1  # nothing stored
+    assert len(await store.take_answers(session.id)) == 1  # nothing stored
 
 
 async def test_an_answer_marked_applied_before_the_checkpoint_showed_it_is_applied_again():
@@ -193,13 +193,13 @@ async def test_an_answer_marked_applied_before_the_checkpoint_showed_it_is_appli
     [pending] = (await runner.run(session.id, "buy tea")).interrupts
     await runner.submit(session.id, {pending.id: "yes"})
     record = await store.get_session(session.id)
-    [delivery] = await store.take_deliveries(session.id)
+    [stored] = await store.take_answers(session.id)
     died = Commit(
         events=[],
         checkpoint=record.checkpoint,  # still waiting on the answered interrupt
         status=SessionStatus.RUNNING,
         expected_version=record.version,
-        consumed=[delivery.seq],
+        consumed=[stored.id],
     )
     await store.commit(session.id, died)
 

@@ -220,7 +220,7 @@ async def test_an_answer_naming_no_id_while_several_are_pending_is_refused_with_
     assert info.value.details["pending"] == ["x", "y"]
     assert info.value.code == "interrupt_ambiguous"
     assert await runner.store.list_events(sid) == before
-    assert await runner.store.take_deliveries(sid) == []
+    assert await runner.store.take_answers(sid) == []
 
 
 async def test_an_answer_naming_no_id_answers_the_only_pending_interrupt():
@@ -291,7 +291,7 @@ async def test_an_invalid_answer_is_refused_with_the_errors_and_changes_nothing(
     after = await runner.store.get_session(sid)
     assert (after.version, after.status, after.state) == (before_session.version, "waiting", before_session.state)
     assert [r.id for r in await runner.store.pending_interrupts(sid)] == ["q"]
-    assert await runner.store.take_deliveries(sid) == []
+    assert await runner.store.take_answers(sid) == []
     result = await runner.resume(sid, {"q": {"approved": True}})
     assert result.output == {"got": {"approved": True}}
 

@@ -40,7 +40,7 @@ async def test_an_answer_sent_before_its_pause_is_committed_is_refused_as_retrya
     [error] = refused
     assert error.code == "interrupt_not_ready" and error.retryable
     assert error.details["interrupt_id"] == "fast"
-    assert await store.take_deliveries(session.id) == []
+    assert await store.take_answers(session.id) == []
     assert result.status == SessionStatus.WAITING
     # the caller retries once the pause is committed: accepted and applied
     result = await runner.resume(session.id, {"fast": "on time"})
@@ -74,7 +74,7 @@ async def test_an_answer_stored_while_the_run_still_holds_the_lease_is_applied_b
     assert result.status == SessionStatus.COMPLETED  # the lease holder picked the answer up
     assert result.output == "got quick"
     assert counts == {"ask": 1, "after": 1}
-    assert await store.take_deliveries(session.id) == []
+    assert await store.take_answers(session.id) == []
 
 
 async def test_an_answer_to_one_branch_while_another_still_runs_is_held_then_applied():

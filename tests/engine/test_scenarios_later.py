@@ -192,7 +192,7 @@ async def test_h25_a_child_asking_once_per_call_completes_with_each_answer_and_a
             assert refused.value.code == "interrupt_decided" and refused.value.details["decided_by"] == "bob"
         with pytest.raises(UnknownInterruptError):
             await Runner(app, store).submit(sid, {"adk-never-issued": "late"}, decided_by="carol")
-        assert await store.take_deliveries(sid) == []  # the refused replies stored nothing
+        assert await store.take_answers(sid) == []  # the refused replies stored nothing
         result = await Runner(app, store).resume(sid, {pending.id: answer}, decided_by="bob")
         answered.append(pending.id)
         assert (await store.get_interrupt(sid, pending.id)).status == "resolved"
@@ -404,7 +404,7 @@ async def test_h32_an_approval_answered_with_the_wrong_shape_is_refused_and_stay
         await runner.submit(sid, {approval.id: payload})
     assert refused.value.details["errors"]
     assert [r.id for r in await runner.store.pending_interrupts(sid)] == [approval.id]
-    assert await runner.store.take_deliveries(sid) == []
+    assert await runner.store.take_answers(sid) == []
     assert counts == {}
 
 
@@ -438,7 +438,7 @@ async def test_h33_an_auto_denied_call_cannot_be_approved_and_an_approved_one_ru
     for stray in (big_call.id, "adk-never-issued"):
         with pytest.raises(UnknownInterruptError):
             await runner.submit(sid, {stray: {"confirmed": True}}, decided_by="mallory")
-    assert await runner.store.take_deliveries(sid) == []
+    assert await runner.store.take_answers(sid) == []
     result = await runner.resume(sid, {approval.id: {"confirmed": True}}, decided_by="bob")
     assert result.status == SessionStatus.COMPLETED
     assert counts == {"refund": 1}

@@ -197,19 +197,19 @@ async def test_a_waiting_commit_with_nothing_to_resume_the_session_is_refused(st
     assert [r.id for r in await store.pending_interrupts(session.id)] == ["a"]
 
     await store.submit_answers(session.id, [Answer("a", "yes")], event(author="user"), decided_by="ada")
-    [delivery] = await store.take_deliveries(session.id)
+    [stored] = await store.take_answers(session.id)
     # an answer stored and not applied yet resumes it; applying it while still waiting does not
     kept = await store.commit(session.id, commit(paused.version, status=SessionStatus.WAITING, pause=True))
     with pytest.raises(StuckSessionError):
         await store.commit(
-            session.id, commit(kept.version, status=SessionStatus.WAITING, pause=True, consumed=[delivery.seq])
+            session.id, commit(kept.version, status=SessionStatus.WAITING, pause=True, consumed=[stored.id])
         )
-    assert len(await store.take_deliveries(session.id)) == 1
+    assert len(await store.take_answers(session.id)) == 1
     # a root awaiting the user's next message is waiting on something
     awaiting = {"format": 1, "root": {"status": "waiting", "run": "1", "awaiting_message": True}}
     await store.commit(
         session.id,
-        commit(kept.version, status=SessionStatus.WAITING, pause=True, consumed=[delivery.seq], checkpoint=awaiting),
+        commit(kept.version, status=SessionStatus.WAITING, pause=True, consumed=[stored.id], checkpoint=awaiting),
     )
 
 
@@ -228,7 +228,7 @@ async def test_opened_interrupts_are_pending_until_cancelled(store):
     assert await store.get_interrupt(session.id, "zzz") is None
 
 
-async def test_answers_are_stored_with_their_event_as_deliveries(store):
+async def test_answers_are_stored_with_their_event(store):
     session = await new_session(store)
     await opened(store, session, "a", "b")
     user_event = event("answer", author="user")
@@ -236,9 +236,9 @@ async def test_answers_are_stored_with_their_event_as_deliveries(store):
     record = await store.get_interrupt(session.id, "a")
     assert (record.status, record.response, record.decided_by) == ("resolved", {"x": 1}, "ada")
     assert record.decided_at is not None
-    [delivery] = await store.take_deliveries(session.id)
-    assert (delivery.interrupt_id, delivery.value, delivery.final) == ("a", {"x": 1}, True)
-    assert await store.take_deliveries(session.id) == [delivery]  # taking does not consume
+    [stored] = await store.take_answers(session.id)
+    assert (stored.interrupt_id, stored.value, stored.final) == ("a", {"x": 1}, True)
+    assert await store.take_answers(session.id) == [stored]  # taking does not consume
     assert (await store.list_events(session.id))[-1].id == user_event.id
     assert [r.id for r in await store.pending_interrupts(session.id)] == ["b"]
 
@@ -254,7 +254,7 @@ async def test_the_first_answer_wins_and_the_second_names_who_decided_and_when(s
     datetime.datetime.fromisoformat(info.value.details["decided_at"])
     assert "ada" in info.value.message
     assert len(await store.list_events(session.id)) == events_before
-    assert len(await store.take_deliveries(session.id)) == 1
+    assert len(await store.take_answers(session.id)) == 1
     assert (await store.get_interrupt(session.id, "a")).response == "approve"
 
 
@@ -267,7 +267,7 @@ async def test_a_batch_with_one_bad_answer_stores_nothing(store):
         )
     assert info.value.details["pending"] == ["a"]
     assert (await store.get_interrupt(session.id, "a")).status == "pending"
-    assert await store.take_deliveries(session.id) == []
+    assert await store.take_answers(session.id) == []
 
 
 async def test_an_interim_answer_keeps_the_interrupt_pending(store):
@@ -277,27 +277,27 @@ async def test_an_interim_answer_keeps_the_interrupt_pending(store):
     assert [r.id for r in await store.pending_interrupts(session.id)] == ["job"]
     await store.submit_answers(session.id, [Answer("job", {"done": True})], event(), decided_by=None)
     assert await store.pending_interrupts(session.id) == []
-    first, second = await store.take_deliveries(session.id)
-    assert first.seq < second.seq
+    first, second = await store.take_answers(session.id)
+    assert first.id < second.id
     assert (first.final, second.final) == (False, True)
 
 
-async def test_a_message_for_a_waiting_agent_is_a_delivery_without_an_interrupt(store):
+async def test_a_message_for_a_waiting_agent_is_a_stored_answer_without_an_interrupt(store):
     session = await new_session(store)
     await store.submit_answers(session.id, [Answer("", "next message")], event(author="user"), decided_by=None)
-    [delivery] = await store.take_deliveries(session.id)
-    assert (delivery.interrupt_id, delivery.value) == ("", "next message")
+    [stored] = await store.take_answers(session.id)
+    assert (stored.interrupt_id, stored.value) == ("", "next message")
 
 
-async def test_consumed_deliveries_are_gone_after_the_commit(store):
+async def test_consumed_answers_are_gone_after_the_commit(store):
     session = await new_session(store)
     record = await opened(store, session, "a", "b")
     await store.submit_answers(session.id, [Answer("a", 1)], event(), decided_by=None)
     await store.submit_answers(session.id, [Answer("b", 2)], event(), decided_by=None)
-    first, second = await store.take_deliveries(session.id)
+    first, second = await store.take_answers(session.id)
     record = await store.get_session(session.id)
-    await store.commit(session.id, commit(record.version, consumed=[first.seq]))
-    assert [d.seq for d in await store.take_deliveries(session.id)] == [second.seq]
+    await store.commit(session.id, commit(record.version, consumed=[first.id]))
+    assert [a.id for a in await store.take_answers(session.id)] == [second.id]
 
 
 async def test_a_resolved_id_can_be_opened_again_and_the_newest_is_returned(store):
@@ -352,4 +352,4 @@ async def test_concurrent_answers_to_one_interrupt_let_exactly_one_through(store
     )
     assert sum(r is None for r in results) == 1
     assert all(isinstance(r, AlreadyDecidedError) for r in results if r is not None)
-    assert len(await store.take_deliveries(session.id)) == 1
+    assert len(await store.take_answers(session.id)) == 1

@@ -48,9 +48,9 @@ async def test_it_rewinds_state_checkpoint_and_interrupts_and_appends_a_rewind_e
     session = await new_session(store)
     first = await pause(store, session, "a", events=[state_event(draft="one", feedback="")])
     await store.submit_answers(session.id, [Answer("a", "shorter")], Event(author="user"), decided_by="ada")
-    taken = await store.take_deliveries(session.id)
+    taken = await store.take_answers(session.id)
     again = await store.commit(
-        session.id, commit(first.version, events=[state_event(draft="two", extra=1)], consumed=[d.seq for d in taken])
+        session.id, commit(first.version, events=[state_event(draft="two", extra=1)], consumed=[a.id for a in taken])
     )
     second = await pause(store, again, "b")
     assert second.checkpoint_id != first.checkpoint_id
@@ -78,7 +78,7 @@ async def test_unapplied_answers_are_dropped(store):
     first = await pause(store, session, "a")
     await store.submit_answers(session.id, [Answer("a", "yes")], Event(author="user"), decided_by="ada")
     await store.restore_checkpoint(session.id, first.checkpoint_id, decided_by="ada")
-    assert await store.take_deliveries(session.id) == []
+    assert await store.take_answers(session.id) == []
     assert [r.id for r in await store.pending_interrupts(session.id)] == ["a"]
 
 
@@ -162,7 +162,7 @@ async def test_a_closed_session_cannot_be_rewound(store, how):
     assert (after.output, after.state) == (before.output, before.state)
     assert len(await store.list_events(session_id)) == events
     assert await store.pending_interrupts(session_id) == []
-    assert await store.take_deliveries(session_id) == []
+    assert await store.take_answers(session_id) == []
     assert (await store.get_interrupt(session_id, "go")).status != "pending"
 
 

@@ -31,7 +31,7 @@ def test_the_inbox_refuses_text_over_its_maximum(client, personas, review, field
     assert answer.status_code == 400, answer.content
     assert answer.json()["error"]["code"] == "answer_too_long" and answer.json()["error"]["field"] == field
     assert answer.json()["error"]["max_length"] == MAX_LENGTHS[field]
-    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.deliveries.exists()
+    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
 
 
 def test_feedback_at_the_maximum_is_taken(client, personas, review):
@@ -54,7 +54,7 @@ def test_the_api_refuses_text_over_its_maximum(client, review, payload):
     _, token = make_api_client()
     response = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": payload}, token)
     assert response.status_code == 400 and response.json()["error"]["code"] == "answer_too_long"
-    assert not session.deliveries.exists()
+    assert not session.answers.exists()
 
 
 def test_the_api_refuses_a_long_rejection_reason_of_a_long_running_tool(client, start_session):
@@ -91,7 +91,7 @@ def test_the_api_checks_every_text_of_a_result(client, review):
     for payload in ({"result": "shorter " * 20_000, "x": 1}, {"result": "shorter " * 20_000}):
         response = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": payload}, token)
         assert response.status_code == 400 and response.json()["error"]["code"] in ("answer_invalid", "answer_too_long")
-    assert not session.deliveries.exists()
+    assert not session.answers.exists()
 
 
 @pytest.mark.parametrize(

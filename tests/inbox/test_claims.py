@@ -14,7 +14,7 @@ from reviewconsole.inbox.claims import interrupt_claim, interrupt_reassign, inte
 from reviewconsole.inbox.errors import ClaimConflictError, DecisionError, MovedError
 from reviewconsole.inbox.models import Interrupt, Queue, QueueChange
 from reviewconsole.inbox.services import interrupt_decide
-from reviewconsole.workflow_sessions.models import Delivery
+from reviewconsole.workflow_sessions.models import Answer
 
 
 @pytest.fixture
@@ -157,7 +157,7 @@ def test_a_claimed_item_is_decided_only_by_its_owner_or_a_manager(item, personas
     with pytest.raises(ClaimConflictError) as caught:
         interrupt_decide(interrupt=held, user=other, action="approve")
     assert "claimed by p-reviewer" in caught.value.message
-    assert Delivery.objects.count() == 0
+    assert Answer.objects.count() == 0
     with on_commit():
         decided = interrupt_decide(interrupt=held, user=personas.queue_manager, action="approve")
     decided.refresh_from_db()  # the outbox relay resolved the item when the decision committed
@@ -174,7 +174,7 @@ def test_the_database_guard_refuses_a_decision_against_a_fresh_claim(item, perso
     with pytest.raises(ClaimConflictError):
         interrupt_decide(interrupt=stale, user=second, action="approve")
     assert Interrupt.objects.get(pk=item.pk).status == "pending"
-    assert Delivery.objects.count() == 0
+    assert Answer.objects.count() == 0
 
 
 @pytest.fixture
@@ -204,7 +204,7 @@ def test_a_decision_loses_to_a_move_after_its_permission_check(item, personas, m
     assert caught.value.message == "This request was moved to another queue; nothing was recorded."
     row = Interrupt.objects.get(pk=item.pk)
     assert (row.status, row.queue.slug, row.decided_by_id) == ("pending", "finance", None)
-    assert Delivery.objects.count() == 0
+    assert Answer.objects.count() == 0
     assert _audits(item, "interrupt.decide") == []
 
 

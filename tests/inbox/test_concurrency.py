@@ -17,7 +17,7 @@ from django.test import Client
 from engine import AlreadyDecidedError
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.inbox.services import interrupt_decide
-from reviewconsole.workflow_sessions.models import Delivery, Event
+from reviewconsole.workflow_sessions.models import Answer, Event
 from reviewconsole.workflow_sessions.services import session_start
 from tests.conftest import COMPLAINT, end_message
 
@@ -100,7 +100,7 @@ def test_two_simultaneous_decisions_store_one_and_resume_once(demo_tx, enqueued)
     assert losers[0].details["decided_by"] == interrupt.decided_by_label
     done = {"approve": "approved", "reject": "rejected"}[interrupt.decision]
     assert losers[0].message.startswith(f"This request was already {done} by {interrupt.decided_by_label} at ")
-    assert Delivery.objects.filter(session=session, interrupt_id=interrupt.interrupt_id).count() == 1
+    assert Answer.objects.filter(session=session, interrupt_id=interrupt.interrupt_id).count() == 1
     responses = [
         part
         for data in Event.objects.filter(session=session).values_list("data", flat=True)
@@ -136,7 +136,7 @@ def test_many_simultaneous_form_posts_get_one_redirect_and_the_rest_409(demo_tx,
     codes = sorted(r.status_code for r in results)
     assert codes == [302] + [409] * 7, results
     interrupt.refresh_from_db()
-    assert Delivery.objects.filter(session=session, interrupt_id=interrupt.interrupt_id).count() == 1
+    assert Answer.objects.filter(session=session, interrupt_id=interrupt.interrupt_id).count() == 1
     assert enqueued == [session.id]
     conflicts = [r.context["conflict"] for r in results if r.status_code == 409]
     by = f"by {interrupt.decided_by_label} at"

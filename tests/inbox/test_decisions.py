@@ -11,7 +11,7 @@ from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.errors import DecisionError
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.inbox.services import interrupt_decide
-from reviewconsole.workflow_sessions.models import Delivery, Event
+from reviewconsole.workflow_sessions.models import Answer, Event
 from reviewconsole.workflow_sessions.runners import runner_for
 from tests.conftest import end_message
 
@@ -32,7 +32,7 @@ def test_a_rejection_needs_a_reason_and_keeps_it(start_review, personas, on_comm
     with pytest.raises(DecisionError) as caught:
         interrupt_decide(interrupt=item, user=personas.reviewer, action="reject", reason="  ")
     assert caught.value.message == "Give a reason for the rejection."
-    assert Delivery.objects.count() == 0
+    assert Answer.objects.count() == 0
     with on_commit():
         interrupt_decide(interrupt=item, user=personas.reviewer, action="reject", reason="Wrong tone")
     item.refresh_from_db()
@@ -121,7 +121,7 @@ def test_an_invalid_form_stores_nothing_and_says_where(start_session, personas, 
     assert error["message"].startswith(message)
     item.refresh_from_db()
     session.refresh_from_db()
-    assert (item.status, session.version, Delivery.objects.count()) == ("pending", version, 0)
+    assert (item.status, session.version, Answer.objects.count()) == ("pending", version, 0)
 
 
 def test_a_schema_item_takes_only_the_form(start_session, personas):
@@ -160,7 +160,7 @@ def test_h1_a_second_decision_by_the_inbox_or_the_api_is_refused(start_review, p
         interrupt_decide(interrupt=item, user=personas.reviewer, action="approve")
     session.refresh_from_db()
     item.refresh_from_db()
-    before = (Event.objects.filter(session=session).count(), Delivery.objects.count(), session.version, session.state)
+    before = (Event.objects.filter(session=session).count(), Answer.objects.count(), session.version, session.state)
     stale = Interrupt.objects.get(pk=item.pk)
     stale.status = "pending"
     with pytest.raises(AlreadyDecidedError) as inbox:
@@ -172,7 +172,7 @@ def test_h1_a_second_decision_by_the_inbox_or_the_api_is_refused(start_review, p
     assert inbox.value.message.startswith("This request was already approved by p-reviewer at ")
     assert api.value.details["decided_by"] == "p-reviewer"
     session.refresh_from_db()
-    after = (Event.objects.filter(session=session).count(), Delivery.objects.count(), session.version, session.state)
+    after = (Event.objects.filter(session=session).count(), Answer.objects.count(), session.version, session.state)
     assert after == before
     responses = [
         e

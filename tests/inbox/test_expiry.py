@@ -16,7 +16,7 @@ from reviewconsole.inbox.models import Interrupt, QueueChange
 from reviewconsole.inbox.selectors import item_for
 from reviewconsole.inbox.services import interrupt_decide
 from reviewconsole.inbox.tasks import schedule_expiry
-from reviewconsole.workflow_sessions.models import Delivery
+from reviewconsole.workflow_sessions.models import Answer
 from tests.conftest import end_message
 
 NOW = dt.datetime(2030, 1, 1, 12, 0, tzinfo=dt.UTC)
@@ -93,7 +93,7 @@ def test_an_item_escalates_once_and_the_old_queue_gets_a_readable_409(start_revi
         interrupt_decide(interrupt=seen, user=personas.reviewer, action="approve")
     assert caught.value.message.startswith("This request expired at ")
     assert caught.value.message.endswith("and was escalated to Support Leads; nothing was recorded.")
-    assert Delivery.objects.count() == 0
+    assert Answer.objects.count() == 0
 
     lead = personas.admin  # a member of every queue, the new one included
     with on_commit():
@@ -121,7 +121,7 @@ def test_a_decision_loses_to_an_escalation_after_its_permission_check(start_revi
         interrupt_decide(interrupt=item, user=personas.reviewer, action="approve")
     assert caught.value.message.endswith("and was escalated to Support Leads; nothing was recorded.")
     row = Interrupt.objects.get(pk=item.pk)
-    assert (row.status, row.queue.slug, Delivery.objects.count()) == ("pending", "support-leads", 0)
+    assert (row.status, row.queue.slug, Answer.objects.count()) == ("pending", "support-leads", 0)
 
 
 def test_a_timeout_resumes_the_workflow_once(start_session, personas, on_commit):
@@ -137,7 +137,7 @@ def test_a_timeout_resumes_the_workflow_once(start_session, personas, on_commit)
     assert item.response == {"timeout": True}
     assert session.status == "completed"
     assert end_message(session) == "Ada Lovelace (Verified VIP Member) gets 5% off (VIP declined)."
-    assert Delivery.objects.filter(session=session).count() == 1
+    assert Answer.objects.filter(session=session).count() == 1
     with pytest.raises(ExpiredError) as caught:
         interrupt_decide(interrupt=item, user=personas.admin, action="approve")
     assert caught.value.message.endswith(": the workflow went on with a timeout; nothing was recorded.")
@@ -154,7 +154,7 @@ def test_a_decision_after_the_due_time_is_refused_before_the_task_runs(start_ses
     stale.due_at = timezone.now() + dt.timedelta(hours=1)  # a page that still shows it due later
     with pytest.raises(ExpiredError):  # the database's guard refuses it all the same
         interrupt_decide(interrupt=stale, user=personas.admin, action="approve")
-    assert (Interrupt.objects.get(pk=item.pk).status, Delivery.objects.count()) == ("pending", 0)
+    assert (Interrupt.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
 
 
 def test_a_tool_confirmation_times_out_as_declined(start_session, expiry, on_commit):

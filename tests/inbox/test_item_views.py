@@ -12,7 +12,7 @@ from django.test import Client
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.inbox.services import interrupt_decide
-from reviewconsole.workflow_sessions.models import Delivery, WorkflowSession
+from reviewconsole.workflow_sessions.models import Answer, WorkflowSession
 
 
 def _page(client, user, item):
@@ -88,7 +88,7 @@ def test_an_invalid_form_comes_back_with_its_errors_and_values(client, personas,
     assert 'id="id-f-affected_customers-error">Enter a whole number.' in page
     assert 'id="id-f-contact-name-error">This field is required.' in page
     assert ">Cards fail</textarea>" in page
-    assert (Interrupt.objects.get(pk=item.pk).status, Delivery.objects.count()) == ("pending", 0)
+    assert (Interrupt.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
 
 
 def test_the_email_page_shows_the_diff_to_the_previous_draft_and_links_the_history(
@@ -223,7 +223,7 @@ def test_h16_no_get_of_any_inbox_or_notification_url_changes_anything(client, pe
     def state():
         row = Interrupt.objects.get(pk=item.pk)
         s = WorkflowSession.objects.get(pk=session.pk)
-        return (row.status, row.claimed_by_id, row.queue_id, s.version, s.status, Delivery.objects.count())
+        return (row.status, row.claimed_by_id, row.queue_id, s.version, s.status, Answer.objects.count())
 
     before = state()
     for url in [u.format(pk=item.pk) for u in URLS] + links:

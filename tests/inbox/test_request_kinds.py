@@ -38,7 +38,7 @@ def test_feedback_to_a_vip_confirmation_is_refused_and_declines_nothing(client, 
     assert error["code"] == "action_not_supported" and error["actions"] == ["approve", "reject"]
     item.refresh_from_db()
     session.refresh_from_db()
-    assert item.status == "pending" and item.decision == "" and not session.deliveries.exists()
+    assert item.status == "pending" and item.decision == "" and not session.answers.exists()
 
 
 def test_an_unknown_action_is_not_supported_either(client, personas, start_session):

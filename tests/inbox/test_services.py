@@ -8,7 +8,7 @@ from django.core.exceptions import PermissionDenied
 from engine import AlreadyDecidedError
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.inbox.services import DecisionError, interrupt_decide, resume_payload
-from reviewconsole.workflow_sessions.models import Delivery, Event
+from reviewconsole.workflow_sessions.models import Answer, Event
 from tests.conftest import end_message
 
 
@@ -50,7 +50,7 @@ def test_a_non_member_may_not_decide(outsider, start_review, on_commit):
         interrupt_decide(interrupt=interrupt, user=outsider, action="approve")
     interrupt.refresh_from_db()
     assert interrupt.status == "pending"
-    assert Delivery.objects.count() == 0
+    assert Answer.objects.count() == 0
 
 
 def test_three_rounds_of_feedback_then_approve(manager, start_review, on_commit):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.inbox.models import Interrupt
-from reviewconsole.workflow_sessions.models import Delivery, Event
+from reviewconsole.workflow_sessions.models import Answer, Event
 from tests.conftest import COMPLAINT, end_message
 
 
@@ -81,7 +81,7 @@ def test_a_reviewer_of_other_queues_gets_404_for_the_item(client, outsider, revi
     assert _decide(client, interrupt, "approve").status_code == 404
     interrupt.refresh_from_db()
     assert (interrupt.status, interrupt.decided_by_label) == ("pending", "")
-    assert Delivery.objects.count() == 0
+    assert Answer.objects.count() == 0
 
 
 def test_the_detail_page_shows_the_complaint_and_the_labelled_offline_draft(client, manager, review):
@@ -169,7 +169,7 @@ def test_a_second_decision_gets_409_naming_who_and_when(client, manager, review,
         _decide(client, interrupt, "approve")
     interrupt.refresh_from_db()
     session.refresh_from_db()
-    events, deliveries, version = Event.objects.count(), Delivery.objects.count(), session.version
+    events, answers, version = Event.objects.count(), Answer.objects.count(), session.version
 
     with on_commit():
         response = _decide(client, interrupt, "reject")
@@ -182,7 +182,7 @@ def test_a_second_decision_gets_409_naming_who_and_when(client, manager, review,
     interrupt.refresh_from_db()
     session.refresh_from_db()
     assert (interrupt.decision, interrupt.response) == ("approve", "approve")
-    assert (Event.objects.count(), Delivery.objects.count(), session.version) == (events, deliveries, version)
+    assert (Event.objects.count(), Answer.objects.count(), session.version) == (events, answers, version)
     assert end_message(session) == "Draft approved and sent successfully."
 
 
@@ -195,7 +195,7 @@ def test_feedback_without_text_is_refused(client, manager, review, on_commit):
     assert response.context["error"] == "Write the feedback the next draft should apply."
     interrupt.refresh_from_db()
     assert interrupt.status == "pending"
-    assert Delivery.objects.count() == 0
+    assert Answer.objects.count() == 0
 
 
 def test_an_unknown_action_is_refused(client, manager, review):
@@ -249,4 +249,4 @@ def test_a_decision_on_a_workflow_no_longer_registered_is_refused(client, manage
     assert response.context["error"] == "This workflow is not available any more; nothing was recorded."
     interrupt.refresh_from_db()
     assert interrupt.status == "pending"
-    assert Delivery.objects.count() == 0
+    assert Answer.objects.count() == 0

@@ -20,7 +20,7 @@ from django.db import connection
 
 from engine import START, Commit, ConcurrencyError, RequestInput, Runner, SessionStatus, Workflow
 from reviewconsole.inbox.models import Interrupt
-from reviewconsole.workflow_sessions.models import Delivery, WorkflowSession
+from reviewconsole.workflow_sessions.models import Answer, WorkflowSession
 from reviewconsole.workflow_sessions.store import OrmStore
 from tests.engine.helpers import Counts
 
@@ -72,8 +72,8 @@ def test_h12_a_result_posted_right_after_the_pause_is_stored_and_applied_once(de
     assert seen["other"].status == SessionStatus.WAITING
     assert result.status == SessionStatus.COMPLETED
     assert counts == {"ask": 1, "after": 1}
-    assert Delivery.objects.filter(session_id=session.id, applied_at__isnull=True).count() == 0
-    assert Delivery.objects.filter(session_id=session.id).count() == 1
+    assert Answer.objects.filter(session_id=session.id, applied_at__isnull=True).count() == 0
+    assert Answer.objects.filter(session_id=session.id).count() == 1
     assert Interrupt.objects.get(session_id=session.id).status == "resolved"
 
 
@@ -152,7 +152,7 @@ def test_h23_a_decision_on_a_locked_row_is_a_clean_409_busy_in_bounded_time(lock
         assert cursor.fetchone()[0] == "active"
     interrupt.refresh_from_db()
     assert interrupt.status == "pending"
-    assert not Delivery.objects.filter(session=session).exists()
+    assert not Answer.objects.filter(session=session).exists()
     # The lock is gone: the same decision goes through.
     response = client.post(f"/inbox/items/{interrupt.pk}/decide/", {"action": "approve"})
     assert response.status_code == 302

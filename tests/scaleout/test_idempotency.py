@@ -97,6 +97,6 @@ def test_api_retries_with_one_idempotency_key_start_and_answer_once(healthy):
         if answer.status_code == 409:  # a copy still in flight, or the first answer named: never a second one
             assert answer.json()["error"]["code"] in ("idempotency_in_flight", "interrupt_decided")
     stack.wait_status(sid, "completed")
-    deliveries = stack.sql("SELECT count(*) AS n FROM workflow_sessions_delivery WHERE session_id = %s", sid)
-    assert deliveries[0]["n"] == 1
+    stored = stack.sql("SELECT count(*) AS n FROM workflow_sessions_answer WHERE session_id = %s", sid)
+    assert stored[0]["n"] == 1
     assert stack.execution_counts(sid) == {"intake": 1, "work": 1, "review": 1, "finish": 1}

@@ -203,14 +203,14 @@ def test_decisions_and_webhooks_survive_postgres_and_redis_restarts(healthy):
     for pk in log.lost_answers:
         if pk in by_pk and pk not in log.decided:  # refused, yet perhaps committed: then it is that reviewer's, once
             assert by_pk[pk]["decided_by_label"] in names
-    deliveries = stack.sql(
-        "SELECT session_id, interrupt_id, applied_at FROM workflow_sessions_delivery WHERE session_id = ANY(%s)",
+    stored = stack.sql(
+        "SELECT session_id, interrupt_id, applied_at FROM workflow_sessions_answer WHERE session_id = ANY(%s)",
         list(sessions),
     )
-    assert Counter((d["session_id"], d["interrupt_id"]) for d in deliveries) == Counter(
+    assert Counter((a["session_id"], a["interrupt_id"]) for a in stored) == Counter(
         (i["session_id"], i["interrupt_id"]) for i in interrupts
     ), "an interrupt has not exactly one stored answer"
-    assert all(d["applied_at"] is not None for d in deliveries)
+    assert all(a["applied_at"] is not None for a in stored)
     responses: dict[str, int] = defaultdict(int)
     for sid in sessions:
         events = stack.assert_events_whole(sid)

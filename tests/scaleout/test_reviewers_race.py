@@ -101,7 +101,7 @@ def test_50_reviewers_race_over_1000_interrupts(healthy):
     assert len(rows) == INTERRUPTS
     assert all(r["status"] == "resolved" and [r["decided_by_label"]] == won[r["id"]] for r in rows)
     per_interrupt = stack.sql(
-        "SELECT session_id, interrupt_id, count(*) AS n, count(applied_at) AS applied FROM workflow_sessions_delivery"
+        "SELECT session_id, interrupt_id, count(*) AS n, count(applied_at) AS applied FROM workflow_sessions_answer"
         " WHERE session_id = ANY(%s) GROUP BY session_id, interrupt_id",
         sids,
     )

@@ -14,7 +14,7 @@ from engine import VersionMismatchError
 from reviewconsole.demo import probes
 from reviewconsole.inbox.models import Interrupt
 from reviewconsole.workflow_sessions import runners
-from reviewconsole.workflow_sessions.models import Delivery, Event, WorkflowSession
+from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
 from reviewconsole.workflow_sessions.services import session_start
 from reviewconsole.workflows import registry
 
@@ -85,6 +85,6 @@ def test_a_decision_for_a_version_no_longer_deployed_is_refused_and_nothing_is_s
     assert "probe version &#x27;1&#x27;" in text and "(now &#x27;2&#x27;)" in text
     interrupt.refresh_from_db()
     assert interrupt.status == "pending"
-    assert not Delivery.objects.filter(session=session).exists()
+    assert not Answer.objects.filter(session=session).exists()
     assert Event.objects.filter(session=session).count() == events
     assert WorkflowSession.objects.get(pk=session.pk).status == "waiting"

@@ -260,7 +260,7 @@ ADMIN_MODELS = {
     "workflow_sessions.workflowsession": "record",
     "workflow_sessions.event": "record",
     "workflow_sessions.checkpoint": "record",
-    "workflow_sessions.delivery": "record",
+    "workflow_sessions.answer": "record",
     "inbox.queue": "config",
     "inbox.interrupt": "record",
     "hooks.webhookendpoint": "config",

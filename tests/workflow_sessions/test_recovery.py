@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from reviewconsole.demo import probes
 from reviewconsole.workflow_sessions import runners
-from reviewconsole.workflow_sessions.models import Delivery, WorkflowSession
+from reviewconsole.workflow_sessions.models import Answer, WorkflowSession
 from reviewconsole.workflow_sessions.recovery import recover, sessions_to_recover
 from reviewconsole.workflows import registry
 
@@ -50,7 +50,7 @@ def test_it_finds_sessions_that_lost_their_task_after_the_grace_period(db):
     fresh = _session("running", age=dt.timedelta(0))  # its task is probably still queued
     waiting = _session("waiting")
     answered = _session("waiting")
-    Delivery.objects.create(session=answered, interrupt_id="x", value={"result": "approve"})
+    Answer.objects.create(session=answered, interrupt_id="x", value={"result": "approve"})
     done = _session("completed")
     assert _ids() == {lost.pk, answered.pk}
     assert not {fresh.pk, waiting.pk, done.pk} & _ids()
