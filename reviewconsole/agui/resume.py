@@ -42,12 +42,11 @@ from engine import (
     EngineError,
     InterruptNotReadyError,
     InterruptRecord,
-    Runner,
     SessionClosedError,
     UnknownInterruptError,
 )
 
-from ..workflow_sessions.services import answer_waiting, interrupt_answer, session_cancel
+from ..workflow_sessions.services import answer_waiting, interrupt_answer, interrupt_get, session_cancel
 from . import services
 from .errors import Refusal
 from .interrupts import answer_value
@@ -62,7 +61,6 @@ UNCHANGED = "unchanged"
 
 
 async def apply_resume(
-    runner: Runner,
     session_id: str,
     entries: Sequence[ResumeEntry],
     *,
@@ -93,7 +91,7 @@ async def apply_resume(
     if any(wire not in by_id for wire in open_):
         raise Refusal("resume_incomplete")
     for wire in by_id:
-        if wire not in open_ and await runner.store.get_interrupt(session_id, wire) is None:
+        if wire not in open_ and await interrupt_get(session_id, wire) is None:
             raise Refusal("interrupt_not_ready" if await answer_waiting(session_id) else "interrupt_unknown")
     answers: dict[str, object] = {}
     cancel = False
