@@ -161,22 +161,21 @@ async def _stream(
 ) -> AsyncIterator[BaseEvent]:
     """Catch up, queue the run, stream it, catch up on what no message brought, say the outcome."""
     session_id = thread.session_id
-    caught, _ = await sync_to_async(services.stored_events)(session_id, thread.last_seq)
+    caught, state = await sync_to_async(services.stream_start)(session_id, thread.last_seq)
+    _enqueue(session_id, metadata)  # the run starts while the client is sent what it missed
     for event in EventMapper(track_state=False).replay(caught):
         yield event
     sent = {event.id for event in caught}  # ids of the stored events the client has now
-    record = await session_record(session_id)
-    mapper = EventMapper(record.state)
+    mapper = EventMapper(state)
     yield mapper.snapshot()
     yield CustomEvent(name="status", value={"status": "running", "sessionId": session_id})
-    _enqueue(session_id, metadata)
-    stored: list[tuple[list[Event], int]] = []
+    stored: list[services.Outcome] = []
     async for event in _live(progress, mapper, sent, thread, stored):
         yield event
-    [(stored_events, last_seq)] = stored
-    for event in mapper.replay([event for event in stored_events if event.id not in sent]):  # closes what is open
+    [outcome] = stored
+    for event in mapper.replay([event for event in outcome.events if event.id not in sent]):  # closes what is open
         yield event
-    async for event in _outcome(thread, run, last_seq):
+    async for event in _outcome(thread, run, outcome):
         yield event
 
 
@@ -285,11 +284,11 @@ def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:
 
 
 async def _live(
-    progress: Progress, mapper: EventMapper, sent: set[str], thread: AguiThread, out: list[tuple[list[Event], int]]
+    progress: Progress, mapper: EventMapper, sent: set[str], thread: AguiThread, out: list[services.Outcome]
 ) -> AsyncIterator[BaseEvent]:
     """The run's progress messages mapped to AG-UI events, until the session is settled; then
-    ``out`` gets the thread's stored events after its ``last_seq`` and the newest seq
-    (``services.settled_events``).
+    ``out`` gets how it stands (``services.run_outcome``: the thread's stored events after its
+    ``last_seq``, now noted as sent, the record, the pending interrupts).
 
     ``sent`` (event ids the client has) grows by each complete event mapped; an event in it is
     skipped (its deltas too).
@@ -298,12 +297,12 @@ async def _live(
         Refusal: ``session_busy`` when no message came for ``AGUI_LEASE_WAIT`` seconds and the
             session is not settled.
     """
-    settled_events = sync_to_async(services.settled_events)
+    run_outcome = sync_to_async(services.run_outcome)
     wait = _setting("AGUI_LEASE_WAIT", 30.0)
     while True:
         message = await progress.receive(wait)
         if message is None:
-            if (found := await settled_events(thread.session_id, thread.last_seq)) is None:
+            if (found := await run_outcome(thread)) is None:
                 raise Refusal("session_busy")
             out.append(found)
             return
@@ -313,7 +312,7 @@ async def _live(
         for event in mapper.drain():
             yield event
         # not settled: another run took the session (it applies what we stored); its end comes too
-        if ended and (found := await settled_events(thread.session_id, thread.last_seq)) is not None:
+        if ended and (found := await run_outcome(thread)) is not None:
             out.append(found)
             return
 
@@ -335,11 +334,10 @@ def _map(item: dict[str, Any], mapper: EventMapper, sent: set[str]) -> bool:
     return kind == "run_end"
 
 
-async def _outcome(thread: AguiThread, run: RunAgentInput, last_seq: int) -> AsyncIterator[BaseEvent]:
-    """Note that the client has the events up to ``last_seq``, then say how the session stands."""
+async def _outcome(thread: AguiThread, run: RunAgentInput, outcome: services.Outcome) -> AsyncIterator[BaseEvent]:
+    """Say how the session stands (its events up to ``outcome.events`` are noted as sent)."""
     session_id = thread.session_id
-    record = await session_record(session_id)
-    await sync_to_async(services.thread_update)(thread, last_seq=last_seq)
+    record = outcome.record
     status = {"status": record.status, "sessionId": session_id, "checkpointId": record.checkpoint_id}
     if record.status == SessionStatus.FAILED:
         raise Refusal("run_failed")
@@ -350,10 +348,8 @@ async def _outcome(thread: AguiThread, run: RunAgentInput, last_seq: int) -> Asy
         yield RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id, outcome=RunFinishedCancelledOutcome())
         return
     if record.status == SessionStatus.WAITING:
-        pending = await pending_interrupts(session_id)
-        if pending:
-            due = await sync_to_async(services.due_times)(session_id, pending)
-            interrupts = [to_agui(r, checkpoint_id=record.checkpoint_id, due=due.get(r.id)) for r in pending]
+        if pending := outcome.pending:
+            interrupts = [to_agui(r, checkpoint_id=record.checkpoint_id, due=outcome.due.get(r.id)) for r in pending]
             for interrupt in interrupts:
                 yield CustomEvent(name="request_info", value=interrupt.model_dump(mode="json", by_alias=True))
             yield CustomEvent(name="status", value=status)

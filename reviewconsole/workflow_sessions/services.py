@@ -27,10 +27,12 @@ from engine import (
 )
 
 from ..audit.services import audit_record
+from . import store_sql
 from .failure import failure_code, failure_message
 from .models import Delivery, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .store import OrmStore
+from .store_rows import interrupt_record
 from .tasks import run_session
 
 __all__ = [
@@ -41,9 +43,11 @@ __all__ = [
     "interrupt_answer_sync",
     "interrupt_get",
     "pending_interrupts",
+    "pending_interrupts_sync",
     "session_cancel",
     "session_message",
     "session_record",
+    "session_record_sync",
     "session_restore",
     "session_retry",
     "session_start",
@@ -222,9 +226,23 @@ async def session_record(session_id: str, *, runnable: bool = False) -> SessionR
     return record
 
 
+def session_record_sync(session_id: str) -> SessionRecord:
+    """:func:`session_record` (without ``runnable``) from sync code.
+
+    Raises:
+        engine.SessionNotFoundError: no such session.
+    """
+    return _store.get_session_sync(session_id)
+
+
 async def pending_interrupts(session_id: str) -> list[InterruptRecord]:
     """The interrupts ``session_id`` waits on, in the order they opened (empty when none)."""
     return await _store.pending_interrupts(session_id)
+
+
+def pending_interrupts_sync(session_id: str) -> list[InterruptRecord]:
+    """:func:`pending_interrupts` from sync code."""
+    return [interrupt_record(row) for row in store_sql.pending_interrupts(session_id)]
 
 
 async def interrupt_get(session_id: str, interrupt_id: str) -> InterruptRecord | None:
