@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ag_ui.core import ResumeEntry
 from asgiref.sync import sync_to_async
@@ -69,8 +69,12 @@ async def apply_resume(
     decided_by: str,
     now: dt.datetime,
     override_claims: bool = False,
+    committed: Callable[[], None] | None = None,
 ) -> str:
     """Check and apply ``entries``; returns :data:`SUBMITTED`, :data:`CANCELLED` or :data:`UNCHANGED`.
+
+    ``committed`` is called once the answers are stored, before the inbox hears of them
+    (``interrupt_answer``'s ``committed``: the stream queues the run there).
 
     Raises:
         Refusal: ``input_invalid`` (two entries for one interrupt id), ``interrupt_superseded``, ``resume_incomplete``,
@@ -118,7 +122,7 @@ async def apply_resume(
         for wire, answer in read.items()
     }
     try:
-        await interrupt_answer(session_id, answers, decided_by=decided_by, decisions=decisions)
+        await interrupt_answer(session_id, answers, decided_by=decided_by, decisions=decisions, committed=committed)
     except AnswerMissingError:
         raise Refusal("answer_missing") from None
     except AnswerInvalidError:

@@ -151,18 +151,26 @@ async def _run(client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> Asy
         raise Refusal("version_retired") from None
     async with Progress(thread.session_id) as progress:  # joined before anything is queued
         await _wait_for_lease(progress, thread.session_id)
-        await _continue_thread(client, thread, run, message, checkpoint_id)
-        async for event in _stream(thread, run, progress, metadata):
+        start = await _continue_thread(client, thread, run, message, checkpoint_id, metadata)
+        async for event in _stream(thread, run, progress, metadata, start):
             yield event
 
 
+Start = tuple[list[Event], dict[str, Any], bool]
+"""What a stream starts from: the stored events the client missed, the session's state, and
+whether the run is queued already."""
+
+
 async def _stream(
-    thread: AguiThread, run: RunAgentInput, progress: Progress, metadata: dict[str, Any]
+    thread: AguiThread, run: RunAgentInput, progress: Progress, metadata: dict[str, Any], start: Start | None = None
 ) -> AsyncIterator[BaseEvent]:
     """Catch up, queue the run, stream it, catch up on what no message brought, say the outcome."""
     session_id = thread.session_id
-    caught, state = await sync_to_async(services.stream_start)(session_id, thread.last_seq)
-    _enqueue(session_id, metadata)  # the run starts while the client is sent what it missed
+    if start is None:
+        start = (*await sync_to_async(services.stream_start)(session_id, thread.last_seq), False)
+    caught, state, queued = start
+    if not queued:
+        _enqueue(session_id, metadata)  # the run starts while the client is sent what it missed
     for event in EventMapper(track_state=False).replay(caught):
         yield event
     sent = {event.id for event in caught}  # ids of the stored events the client has now
@@ -234,7 +242,12 @@ async def _continue_thread(
     run: RunAgentInput,
     message: tuple[str, Any] | None,
     checkpoint_id: Any,
-) -> None:
+    metadata: dict[str, Any],
+) -> Start:
+    """Rewind, then read what the client missed, then store the answers or the next message.
+
+    Answers queue the run as soon as they commit (before the inbox hears of them), so it is
+    queued already when this returns (``Start``'s flag)."""
     session_id = thread.session_id
     if checkpoint_id is not None:
         record = await session_record(session_id)
@@ -247,6 +260,14 @@ async def _continue_thread(
                 raise Refusal("session_closed") from None
             except CheckpointDecidedError as exc:
                 raise Refusal("checkpoint_decided", _decided_message(exc)) from None
+    caught, state = await sync_to_async(services.stream_start)(session_id, thread.last_seq)
+    queued: list[bool] = []
+    loop = asyncio.get_running_loop()
+
+    def committed() -> None:  # on the database thread, before the answer's outbox relay
+        queued.append(True)
+        loop.call_soon_threadsafe(_enqueue, session_id, metadata)
+
     pending = await pending_interrupts(session_id)
     if run.resume:
         due = await sync_to_async(services.due_times)(session_id, pending)
@@ -258,6 +279,7 @@ async def _continue_thread(
             decided_by=_decider(client),
             now=timezone.now(),
             override_claims=client.may_override_claims,
+            committed=committed,
         )
     elif pending:
         raise Refusal("interrupts_pending")
@@ -272,6 +294,7 @@ async def _continue_thread(
             raise Refusal("session_closed") from None
     if message is not None:
         await sync_to_async(services.thread_update)(thread, message_id=message[0])
+    return caught, state, bool(queued)
 
 
 def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:

@@ -8,10 +8,10 @@ calls the engine's ``Runner`` for a door (the run itself is the ``run_session`` 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.http import HttpRequest
@@ -173,6 +173,7 @@ async def interrupt_answer(
     decided_by: str | None,
     decisions: Mapping[str, Decision] | None = None,
     guard: AnswerGuard | None = None,
+    committed: Callable[[], None] | None = None,
 ) -> list[InterruptRecord]:
     """Store answers to ``session``'s pending interrupts (by wire id; ``None``: the only one) on
     the runner of the version it paused under; returns the interrupts answered. The caller
@@ -180,16 +181,31 @@ async def interrupt_answer(
 
     ``decisions``: what each answer stands for (kind, reason, edit diff, the deciding user);
     ``guard``: the door's own rule (the inbox's claim and due time), checked in the answer's
-    transaction before its conditional UPDATE.
+    transaction before its conditional UPDATE; ``committed``: called (on the database thread) once
+    the answer's transaction commits, before the outbox relay tells the consumers, so a door that
+    queues the run there has it start while the inbox catches up (AG-UI); not called when nothing
+    was stored.
 
     Raises:
         WorkflowSession.DoesNotExist: no such session (given by id).
         UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
         Everything :func:`answers_submit` raises.
     """
+    if committed is not None:
+        return await sync_to_async(_answer_then)(
+            session, answers, committed, decided_by=decided_by, decisions=decisions, guard=guard
+        )
     row = await _session(session)
     runner = runner_for_session(row)  # the version it paused under (H14)
     return await answers_submit(runner, row.id, answers, decided_by=decided_by, decisions=decisions, guard=guard)
+
+
+@transaction.atomic
+def _answer_then(
+    session: WorkflowSession | str, answers: dict[Any, Any], committed: Callable[[], None], **kwargs: Any
+) -> list[InterruptRecord]:
+    transaction.on_commit(committed, robust=True)  # registered before the store's relay: runs first
+    return interrupt_answer_sync(session, answers, **kwargs)
 
 
 def interrupt_answer_sync(
