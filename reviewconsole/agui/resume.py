@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ag_ui.core import ResumeEntry
 from asgiref.sync import sync_to_async
@@ -42,12 +42,11 @@ from engine import (
     EngineError,
     InterruptNotReadyError,
     InterruptRecord,
-    Runner,
     SessionClosedError,
     UnknownInterruptError,
 )
 
-from ..workflow_sessions.services import answer_waiting, interrupt_answer, session_cancel
+from ..workflow_sessions.services import answer_waiting, interrupt_answer, interrupt_get, session_cancel
 from . import services
 from .errors import Refusal
 from .interrupts import answer_value
@@ -62,7 +61,6 @@ UNCHANGED = "unchanged"
 
 
 async def apply_resume(
-    runner: Runner,
     session_id: str,
     entries: Sequence[ResumeEntry],
     *,
@@ -71,8 +69,12 @@ async def apply_resume(
     decided_by: str,
     now: dt.datetime,
     override_claims: bool = False,
+    committed: Callable[[], None] | None = None,
 ) -> str:
     """Check and apply ``entries``; returns :data:`SUBMITTED`, :data:`CANCELLED` or :data:`UNCHANGED`.
+
+    ``committed`` is called once the answers are stored, before the inbox hears of them
+    (``interrupt_answer``'s ``committed``: the stream queues the run there).
 
     Raises:
         Refusal: ``input_invalid`` (two entries for one interrupt id), ``interrupt_superseded``, ``resume_incomplete``,
@@ -93,7 +95,7 @@ async def apply_resume(
     if any(wire not in by_id for wire in open_):
         raise Refusal("resume_incomplete")
     for wire in by_id:
-        if wire not in open_ and await runner.store.get_interrupt(session_id, wire) is None:
+        if wire not in open_ and await interrupt_get(session_id, wire) is None:
             raise Refusal("interrupt_not_ready" if await answer_waiting(session_id) else "interrupt_unknown")
     answers: dict[str, object] = {}
     cancel = False
@@ -120,7 +122,7 @@ async def apply_resume(
         for wire, answer in read.items()
     }
     try:
-        await interrupt_answer(session_id, answers, decided_by=decided_by, decisions=decisions)
+        await interrupt_answer(session_id, answers, decided_by=decided_by, decisions=decisions, committed=committed)
     except AnswerMissingError:
         raise Refusal("answer_missing") from None
     except AnswerInvalidError:

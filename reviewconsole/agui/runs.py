@@ -54,7 +54,6 @@ from django.utils import timezone
 from engine import (
     CheckpointDecidedError,
     Event,
-    Runner,
     SessionBusyError,
     SessionClosedError,
     SessionStatus,
@@ -65,7 +64,7 @@ from engine import (
 
 from .. import json_input
 from ..api.models import ApiClient
-from ..workflow_sessions.runners import runner_for
+from ..workflow_sessions.services import pending_interrupts, session_message, session_record, session_restore
 from ..workflows import WorkflowSpec
 from . import services
 from .errors import Refusal
@@ -132,7 +131,6 @@ async def _run(client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> Asy
         json_input.check_storable(run.model_dump())
     except json_input.UnstorableValueError:
         raise Refusal("input_invalid", UNSTORABLE) from None
-    runner = runner_for(spec.name)
     raw = run.forwarded_props if isinstance(run.forwarded_props, dict) else {}
     props = {k: v for k, v in raw.items() if k != "checkpointId"}
     checkpoint_id = raw.get("checkpointId")
@@ -142,60 +140,65 @@ async def _run(client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> Asy
     if thread is None:
         if checkpoint_id is not None or run.resume:
             raise Refusal("checkpoint_unknown" if checkpoint_id is not None else "interrupt_unknown")
-        thread = await _start_thread(runner, client, spec, run, message)
+        thread = await _start_thread(client, spec, run, message)
         async with Progress(thread.session_id) as progress:
-            async for event in _stream(runner, thread, run, progress, metadata):
+            async for event in _stream(thread, run, progress, metadata):
                 yield event
         return
-    record = await runner.store.get_session(thread.session_id)
-    try:  # the definition the session started (and paused) under
-        runner = runner_for(spec.name, record.workflow_version)
+    try:  # the definition the session started (and paused) under is still deployed
+        await session_record(thread.session_id, runnable=True)
     except VersionMismatchError:
         raise Refusal("version_retired") from None
     async with Progress(thread.session_id) as progress:  # joined before anything is queued
         await _wait_for_lease(progress, thread.session_id)
-        await _continue_thread(runner, client, thread, run, message, checkpoint_id)
-        async for event in _stream(runner, thread, run, progress, metadata):
+        start = await _continue_thread(client, thread, run, message, checkpoint_id, metadata)
+        async for event in _stream(thread, run, progress, metadata, start):
             yield event
 
 
+Start = tuple[list[Event], dict[str, Any], bool]
+"""What a stream starts from: the stored events the client missed, the session's state, and
+whether the run is queued already."""
+
+
 async def _stream(
-    runner: Runner, thread: AguiThread, run: RunAgentInput, progress: Progress, metadata: dict[str, Any]
+    thread: AguiThread, run: RunAgentInput, progress: Progress, metadata: dict[str, Any], start: Start | None = None
 ) -> AsyncIterator[BaseEvent]:
     """Catch up, queue the run, stream it, catch up on what no message brought, say the outcome."""
     session_id = thread.session_id
-    caught, _ = await sync_to_async(services.stored_events)(session_id, thread.last_seq)
+    if start is None:
+        start = (*await sync_to_async(services.stream_start)(session_id, thread.last_seq), False)
+    caught, state, queued = start
+    if not queued:
+        _enqueue(session_id, metadata)  # the run starts while the client is sent what it missed
     for event in EventMapper(track_state=False).replay(caught):
         yield event
     sent = {event.id for event in caught}  # ids of the stored events the client has now
-    record = await runner.store.get_session(session_id)
-    mapper = EventMapper(record.state)
+    mapper = EventMapper(state)
     yield mapper.snapshot()
     yield CustomEvent(name="status", value={"status": "running", "sessionId": session_id})
-    _enqueue(session_id, metadata)
-    stored: list[tuple[list[Event], int]] = []
+    stored: list[services.Outcome] = []
     async for event in _live(progress, mapper, sent, thread, stored):
         yield event
-    [(stored_events, last_seq)] = stored
-    for event in mapper.replay([event for event in stored_events if event.id not in sent]):  # closes what is open
+    [outcome] = stored
+    for event in mapper.replay([event for event in outcome.events if event.id not in sent]):  # closes what is open
         yield event
-    async for event in _outcome(runner, thread, run, last_seq):
+    async for event in _outcome(thread, run, outcome):
         yield event
 
 
 async def _start_thread(
-    runner: Runner, client: ApiClient, spec: WorkflowSpec, run: RunAgentInput, message: tuple[str, Any] | None
+    client: ApiClient, spec: WorkflowSpec, run: RunAgentInput, message: tuple[str, Any] | None
 ) -> AguiThread:
     if message is None:
         raise Refusal("input_missing")
     message_id, data = message
-    try:
-        runner.app.validate_input(data)
+    try:  # session_start validates the input; a refused one leaves nothing stored
+        return await sync_to_async(services.thread_start)(
+            client=client, workflow=spec.name, thread_id=run.thread_id, data=data, message_id=message_id
+        )
     except WorkflowDataError:
         raise Refusal("input_invalid") from None
-    return await sync_to_async(services.thread_start)(
-        client=client, workflow=spec.name, thread_id=run.thread_id, data=data, message_id=message_id
-    )
 
 
 async def _wait_for_lease(progress: Progress, session_id: str) -> None:
@@ -234,30 +237,41 @@ def _decided_message(exc: CheckpointDecidedError) -> str:
 
 
 async def _continue_thread(
-    runner: Runner,
     client: ApiClient,
     thread: AguiThread,
     run: RunAgentInput,
     message: tuple[str, Any] | None,
     checkpoint_id: Any,
-) -> None:
+    metadata: dict[str, Any],
+) -> Start:
+    """Rewind, then read what the client missed, then store the answers or the next message.
+
+    Answers queue the run as soon as they commit (before the inbox hears of them), so it is
+    queued already when this returns (``Start``'s flag)."""
     session_id = thread.session_id
     if checkpoint_id is not None:
-        record = await runner.store.get_session(session_id)
+        record = await session_record(session_id)
         if not (record.status == SessionStatus.WAITING and record.checkpoint_id == checkpoint_id):
             try:
-                await runner.restore_checkpoint(session_id, str(checkpoint_id), decided_by=_decider(client))
+                await session_restore(session_id, str(checkpoint_id), decided_by=_decider(client))
             except UnknownCheckpointError:
                 raise Refusal("checkpoint_unknown") from None
             except SessionClosedError:
                 raise Refusal("session_closed") from None
             except CheckpointDecidedError as exc:
                 raise Refusal("checkpoint_decided", _decided_message(exc)) from None
-    pending = await runner.store.pending_interrupts(session_id)
+    caught, state = await sync_to_async(services.stream_start)(session_id, thread.last_seq)
+    queued: list[bool] = []
+    loop = asyncio.get_running_loop()
+
+    def committed() -> None:  # on the database thread, before the answer's outbox relay
+        queued.append(True)
+        loop.call_soon_threadsafe(_enqueue, session_id, metadata)
+
+    pending = await pending_interrupts(session_id)
     if run.resume:
         due = await sync_to_async(services.due_times)(session_id, pending)
         await apply_resume(
-            runner,
             session_id,
             run.resume,
             pending=pending,
@@ -265,12 +279,13 @@ async def _continue_thread(
             decided_by=_decider(client),
             now=timezone.now(),
             override_claims=client.may_override_claims,
+            committed=committed,
         )
     elif pending:
         raise Refusal("interrupts_pending")
     elif message is not None and message[0] != thread.last_message_id and checkpoint_id is None:
         try:
-            await runner.start(session_id, message[1])
+            await session_message(session_id, message[1])
         except WorkflowDataError:
             raise Refusal("input_invalid") from None
         except SessionBusyError:  # the thread's first run has not taken the session yet
@@ -279,6 +294,7 @@ async def _continue_thread(
             raise Refusal("session_closed") from None
     if message is not None:
         await sync_to_async(services.thread_update)(thread, message_id=message[0])
+    return caught, state, bool(queued)
 
 
 def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:
@@ -291,11 +307,11 @@ def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:
 
 
 async def _live(
-    progress: Progress, mapper: EventMapper, sent: set[str], thread: AguiThread, out: list[tuple[list[Event], int]]
+    progress: Progress, mapper: EventMapper, sent: set[str], thread: AguiThread, out: list[services.Outcome]
 ) -> AsyncIterator[BaseEvent]:
     """The run's progress messages mapped to AG-UI events, until the session is settled; then
-    ``out`` gets the thread's stored events after its ``last_seq`` and the newest seq
-    (``services.settled_events``).
+    ``out`` gets how it stands (``services.run_outcome``: the thread's stored events after its
+    ``last_seq``, now noted as sent, the record, the pending interrupts).
 
     ``sent`` (event ids the client has) grows by each complete event mapped; an event in it is
     skipped (its deltas too).
@@ -304,12 +320,12 @@ async def _live(
         Refusal: ``session_busy`` when no message came for ``AGUI_LEASE_WAIT`` seconds and the
             session is not settled.
     """
-    settled_events = sync_to_async(services.settled_events)
+    run_outcome = sync_to_async(services.run_outcome)
     wait = _setting("AGUI_LEASE_WAIT", 30.0)
     while True:
         message = await progress.receive(wait)
         if message is None:
-            if (found := await settled_events(thread.session_id, thread.last_seq)) is None:
+            if (found := await run_outcome(thread)) is None:
                 raise Refusal("session_busy")
             out.append(found)
             return
@@ -319,7 +335,7 @@ async def _live(
         for event in mapper.drain():
             yield event
         # not settled: another run took the session (it applies what we stored); its end comes too
-        if ended and (found := await settled_events(thread.session_id, thread.last_seq)) is not None:
+        if ended and (found := await run_outcome(thread)) is not None:
             out.append(found)
             return
 
@@ -341,11 +357,10 @@ def _map(item: dict[str, Any], mapper: EventMapper, sent: set[str]) -> bool:
     return kind == "run_end"
 
 
-async def _outcome(runner: Runner, thread: AguiThread, run: RunAgentInput, last_seq: int) -> AsyncIterator[BaseEvent]:
-    """Note that the client has the events up to ``last_seq``, then say how the session stands."""
+async def _outcome(thread: AguiThread, run: RunAgentInput, outcome: services.Outcome) -> AsyncIterator[BaseEvent]:
+    """Say how the session stands (its events up to ``outcome.events`` are noted as sent)."""
     session_id = thread.session_id
-    record = await runner.store.get_session(session_id)
-    await sync_to_async(services.thread_update)(thread, last_seq=last_seq)
+    record = outcome.record
     status = {"status": record.status, "sessionId": session_id, "checkpointId": record.checkpoint_id}
     if record.status == SessionStatus.FAILED:
         raise Refusal("run_failed")
@@ -356,10 +371,8 @@ async def _outcome(runner: Runner, thread: AguiThread, run: RunAgentInput, last_
         yield RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id, outcome=RunFinishedCancelledOutcome())
         return
     if record.status == SessionStatus.WAITING:
-        pending = await runner.store.pending_interrupts(session_id)
-        if pending:
-            due = await sync_to_async(services.due_times)(session_id, pending)
-            interrupts = [to_agui(r, checkpoint_id=record.checkpoint_id, due=due.get(r.id)) for r in pending]
+        if pending := outcome.pending:
+            interrupts = [to_agui(r, checkpoint_id=record.checkpoint_id, due=outcome.due.get(r.id)) for r in pending]
             for interrupt in interrupts:
                 yield CustomEvent(name="request_info", value=interrupt.model_dump(mode="json", by_alias=True))
             yield CustomEvent(name="status", value=status)

@@ -8,13 +8,14 @@ A thread is a workflow session (AG-UI ``threadId``): :func:`thread_get` finds th
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 
 import engine
-from engine import InterruptRecord, SessionStatus
+from engine import InterruptRecord, SessionRecord, SessionStatus
 
 from ..api.models import ApiClient
 from ..inbox.answers import Answer, read_answer
@@ -23,16 +24,19 @@ from ..inbox.models import Interrupt, InterruptStatus
 from ..inbox.refusals import claimed_conflict, newer_request
 from ..workflow_sessions.models import Answer as StoredAnswer
 from ..workflow_sessions.models import Event, WorkflowSession
-from ..workflow_sessions.services import enqueue_run, session_start
+from ..workflow_sessions.services import enqueue_run, pending_interrupts_sync, session_record_sync, session_start
 from .errors import Refusal
 from .models import AguiThread
 
 __all__ = [
+    "Outcome",
     "due_times",
     "lease_free",
     "run_enqueue",
+    "run_outcome",
     "settled_events",
     "stored_events",
+    "stream_start",
     "thread_get",
     "thread_start",
     "thread_update",
@@ -178,3 +182,35 @@ def due_times(session_id: str, records: list[InterruptRecord]) -> dict[str, dt.d
         if when is not None:
             due[row.interrupt_id] = when
     return due
+
+
+def stream_start(session_id: str, after: int) -> tuple[list[engine.Event], dict[str, Any]]:
+    """What a stream says before the live run, read at once: the stored events after ``after``
+    (:func:`stored_events`) and the session's state (for STATE_SNAPSHOT)."""
+    events, _ = stored_events(session_id, after)
+    return events, session_record_sync(session_id).state
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a settled session stands at the end of a stream (:func:`run_outcome`)."""
+
+    events: list[engine.Event]  # stored after the thread's last_seq, in order
+    record: SessionRecord
+    pending: list[InterruptRecord]  # empty unless waiting
+    due: dict[str, dt.datetime]  # due times of ``pending`` (:func:`due_times`)
+
+
+def run_outcome(thread: AguiThread) -> Outcome | None:
+    """Once the session is settled (:func:`settled_events`): the events stored after the thread's
+    ``last_seq``, the session's record, its pending interrupts and their due times, with the new
+    ``last_seq`` noted on the thread (:func:`thread_update`), in one call (one hop from the stream);
+    None while a run holds the session or one is due."""
+    found = settled_events(thread.session_id, thread.last_seq)
+    if found is None:
+        return None
+    events, last_seq = found
+    record = session_record_sync(thread.session_id)
+    pending = pending_interrupts_sync(thread.session_id) if record.status == SessionStatus.WAITING else []
+    thread_update(thread, last_seq=last_seq)
+    return Outcome(events, record, pending, due_times(thread.session_id, pending) if pending else {})

@@ -8,10 +8,10 @@ calls the engine's ``Runner`` for a door (the run itself is the ``run_session`` 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.http import HttpRequest
@@ -28,9 +28,12 @@ from engine import (
 )
 
 from ..audit.services import audit_record
+from . import store_sql
 from .failure import failure_code, failure_message
 from .models import Answer, Interrupt, InterruptStatus, WorkflowSession
 from .runners import runner_for, runner_for_session
+from .store import OrmStore
+from .store_rows import interrupt_record
 from .tasks import run_session
 
 __all__ = [
@@ -39,7 +42,14 @@ __all__ = [
     "enqueue_run",
     "interrupt_answer",
     "interrupt_answer_sync",
+    "interrupt_get",
+    "pending_interrupts",
+    "pending_interrupts_sync",
     "session_cancel",
+    "session_message",
+    "session_record",
+    "session_record_sync",
+    "session_restore",
     "session_retry",
     "session_start",
 ]
@@ -204,6 +214,7 @@ async def interrupt_answer(
     decided_by: str | None,
     decisions: Mapping[str, Decision] | None = None,
     guard: AnswerGuard | None = None,
+    committed: Callable[[], None] | None = None,
 ) -> list[InterruptRecord]:
     """Store answers to ``session``'s pending interrupts (by wire id; ``None``: the only one) on
     the runner of the version it paused under; returns the interrupts answered. The caller
@@ -211,16 +222,31 @@ async def interrupt_answer(
 
     ``decisions``: what each answer stands for (kind, reason, edit diff, the deciding user);
     ``guard``: the door's own rule (the inbox's claim and due time), checked in the answer's
-    transaction before its conditional UPDATE.
+    transaction before its conditional UPDATE; ``committed``: called (on the database thread) once
+    the answer's transaction commits, before the outbox relay tells the consumers, so a door that
+    queues the run there has it start while the inbox catches up (AG-UI); not called when nothing
+    was stored.
 
     Raises:
         WorkflowSession.DoesNotExist: no such session (given by id).
         UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
         Everything :func:`answers_submit` raises.
     """
+    if committed is not None:
+        return await sync_to_async(_answer_then)(
+            session, answers, committed, decided_by=decided_by, decisions=decisions, guard=guard
+        )
     row = await _session(session)
     runner = runner_for_session(row)  # the version it paused under (H14)
     return await answers_submit(runner, row.id, answers, decided_by=decided_by, decisions=decisions, guard=guard)
+
+
+@transaction.atomic
+def _answer_then(
+    session: WorkflowSession | str, answers: dict[Any, Any], committed: Callable[[], None], **kwargs: Any
+) -> list[InterruptRecord]:
+    transaction.on_commit(committed, robust=True)  # registered before the store's relay: runs first
+    return interrupt_answer_sync(session, answers, **kwargs)
 
 
 def interrupt_answer_sync(
@@ -233,6 +259,84 @@ def interrupt_answer_sync(
 ) -> list[InterruptRecord]:
     """:func:`interrupt_answer` from sync code (joins the caller's transaction: the store runs on its thread)."""
     return async_to_sync(interrupt_answer)(session, answers, decided_by=decided_by, decisions=decisions, guard=guard)
+
+
+async def _runner_of(session_id: str) -> Runner:
+    """The runner of the version ``session_id`` started (and paused) under (H14)."""
+    return runner_for_session(await _session(session_id))
+
+
+_store = OrmStore()  # reads need no runner: every version's runner stores here
+
+
+async def session_record(session_id: str, *, runnable: bool = False) -> SessionRecord:
+    """The engine's record of ``session_id`` (status, state, checkpoint id, output, error), one query.
+
+    Raises:
+        engine.SessionNotFoundError: no such session.
+        UnknownWorkflowError / engine.VersionMismatchError: with ``runnable``, when its workflow
+            (the version it started under) is no longer deployed, so it cannot run again.
+    """
+    record = await _store.get_session(session_id)
+    if runnable:
+        runner_for(record.app_name, record.workflow_version)
+    return record
+
+
+def session_record_sync(session_id: str) -> SessionRecord:
+    """:func:`session_record` (without ``runnable``) from sync code.
+
+    Raises:
+        engine.SessionNotFoundError: no such session.
+    """
+    return _store.get_session_sync(session_id)
+
+
+async def pending_interrupts(session_id: str) -> list[InterruptRecord]:
+    """The interrupts ``session_id`` waits on, in the order they opened (empty when none)."""
+    return await _store.pending_interrupts(session_id)
+
+
+def pending_interrupts_sync(session_id: str) -> list[InterruptRecord]:
+    """:func:`pending_interrupts` from sync code."""
+    return [interrupt_record(row) for row in store_sql.pending_interrupts(session_id)]
+
+
+async def interrupt_get(session_id: str, interrupt_id: str) -> InterruptRecord | None:
+    """The session's interrupt with wire id ``interrupt_id`` in any status (the newest asked under
+    that id), or None when it never had one."""
+    return await _store.get_interrupt(session_id, interrupt_id)
+
+
+async def session_message(session_id: str, message: Any) -> SessionRecord:
+    """Store ``message`` (str or JSON object) as the session's next input (:meth:`engine.Runner.start`:
+    a new invocation, or the next turn of an agent waiting for the user). The caller enqueues
+    the run (:func:`enqueue_run`).
+
+    Raises:
+        engine.WorkflowDataError: it does not fit the workflow's input schema; nothing is stored.
+        engine.InterruptsPendingError: the session waits on interrupts.
+        engine.SessionBusyError: an invocation is still running (or not yet taken by its run).
+        engine.SessionClosedError: the session was cancelled.
+        UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
+    """
+    return await (await _runner_of(session_id)).start(session_id, message)
+
+
+async def session_restore(session_id: str, checkpoint_id: str, *, decided_by: str | None) -> SessionRecord:
+    """Rewind the session to one of its pause checkpoints (:meth:`engine.Runner.restore_checkpoint`):
+    it waits there again, with the interrupts it had then; ``decided_by`` may re-open only its own
+    decisions.
+
+    Raises:
+        engine.UnknownCheckpointError: no such pause checkpoint of the session.
+        engine.SessionClosedError: the session ended (a closed session stays closed).
+        engine.CheckpointDecidedError: an interrupt to re-open was decided by someone else
+            (``details``: ``interrupt_id``, ``decided_by``, ``decided_at``).
+        engine.SessionBusyError: a run holds the session.
+        UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
+    """
+    return await (await _runner_of(session_id)).restore_checkpoint(session_id, checkpoint_id, decided_by=decided_by)
 
 
 async def session_cancel(session: WorkflowSession | str, *, reason: str = "") -> SessionRecord:

@@ -56,7 +56,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1", help="Address to bind (default 127.0.0.1).")
         parser.add_argument("--port", type=int, default=8000, help="Port to bind (default 8000).")
-        parser.add_argument("--workers", type=int, default=1, help="Task worker threads (default 1).")
+        parser.add_argument(
+            "--workers", type=int, default=2, help="Task worker threads (default 2: a mail task never delays a run)."
+        )
         parser.add_argument("--no-migrate", action="store_true", help="Skip migrations.")
         parser.add_argument(
             "--reload", action="store_true", help="Restart when the code of a registered workflow package changes."
