@@ -29,7 +29,7 @@ from django.utils.safestring import SafeString
 from engine import EngineError, SessionStatus
 
 from ..audit.services import audit_record
-from ..inbox.models import Interrupt, Queue
+from ..inbox.models import Item, Queue
 from ..inbox.permissions import require_retry_permission
 from ..inbox.pictures import mermaid_available, picture_csp, picture_media, session_picture
 from ..inbox.selectors import managed_queues_for
@@ -42,8 +42,8 @@ from ..workflows import UnknownWorkflowError
 from .timeline import timeline
 
 
-class InterruptInline(admin.TabularInline):
-    model = Interrupt
+class ItemInline(admin.TabularInline):
+    model = Item
     fields = ("interrupt_id", "kind", "queue", "status", "decision", "decided_by_label", "decided_at", "created_at")
     readonly_fields = fields
     extra = 0
@@ -64,12 +64,12 @@ class DeciderFilter(admin.SimpleListFilter):
     parameter_name = "decider"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        labels = Interrupt.objects.exclude(decided_by_label="").values_list("decided_by_label", flat=True)
+        labels = Item.objects.exclude(decided_by_label="").values_list("decided_by_label", flat=True)
         return [(label, label) for label in sorted(set(labels))[:200]]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value():
-            return queryset.filter(interrupts__decided_by_label=self.value()).distinct()
+            return queryset.filter(items__decided_by_label=self.value()).distinct()
         return queryset
 
 
@@ -84,7 +84,7 @@ class QueueFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value():
-            return queryset.filter(interrupts__queue__slug=self.value()).distinct()
+            return queryset.filter(items__queue__slug=self.value()).distinct()
         return queryset
 
 
@@ -95,7 +95,7 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
     # "events__data" searches the content of every event (texts, calls, answers), as JSON text.
     search_fields = ("=id", "title", "events__data")
     date_hierarchy = "created_at"
-    inlines = [InterruptInline]
+    inlines = [ItemInline]
     fields = (
         "id",
         "workflow",

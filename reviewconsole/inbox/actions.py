@@ -38,7 +38,7 @@ from ..workflows import UnknownWorkflowError, get
 from ..workflows.answers import Decision, read_review, read_yes_no
 from .conf import inbox_setting
 from .errors import ActionNotSupportedError, AnswerTooLongError
-from .models import Interrupt
+from .models import Item
 
 __all__ = [
     "ACTIONS",
@@ -101,7 +101,7 @@ for _kind in (
     register_request_kind(_kind)
 
 
-def request_kind(item: Interrupt) -> str:
+def request_kind(item: Item) -> str:
     """The kind of request for the detail view: ``metadata["kind"]``, else the workflow's kind."""
     kind = item.metadata.get("kind") if isinstance(item.metadata, dict) else None
     if kind:
@@ -112,7 +112,7 @@ def request_kind(item: Interrupt) -> str:
         return ""
 
 
-def _carried(item: Interrupt) -> list[str]:
+def _carried(item: Item) -> list[str]:
     """The decisions the interrupt itself can carry, whatever its request kind declares."""
     if item.kind == InterruptKind.INPUT and item.response_schema:
         return ["answer"]
@@ -121,7 +121,7 @@ def _carried(item: Interrupt) -> list[str]:
     return ["approve", "reject", "revise"]
 
 
-def allowed_actions(item: Interrupt) -> list[str]:
+def allowed_actions(item: Item) -> list[str]:
     """The actions ``item`` takes, in the order the page offers them (see the module docstring)."""
     carried = _carried(item)
     declared: Any = item.metadata.get("actions") if isinstance(item.metadata, dict) else None
@@ -132,7 +132,7 @@ def allowed_actions(item: Interrupt) -> list[str]:
     return kept or carried
 
 
-def check_action(item: Interrupt, action: str) -> None:
+def check_action(item: Item, action: str) -> None:
     """Raise unless ``item`` takes ``action``.
 
     Raises:
@@ -155,12 +155,12 @@ def check_lengths(**texts: str | None) -> None:
             raise AnswerTooLongError(name, limit)
 
 
-def reject_reason_required(item: Interrupt) -> bool:
+def reject_reason_required(item: Item) -> bool:
     value = item.metadata.get("reject_reason_required") if isinstance(item.metadata, dict) else None
     return bool(inbox_setting("REJECT_REASON_REQUIRED") if value is None else value)
 
 
-def allows_bulk_approve(item: Interrupt) -> bool:
+def allows_bulk_approve(item: Item) -> bool:
     """Whether ``item`` may be approved together with others (it must take ``approve``)."""
     if "approve" not in allowed_actions(item):
         return False
@@ -173,5 +173,5 @@ def allows_bulk_approve(item: Interrupt) -> bool:
         return False
 
 
-def can_edit_draft(item: Interrupt) -> bool:
+def can_edit_draft(item: Item) -> bool:
     return request_kind(item) == "email_draft" and "approve" in allowed_actions(item)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from .models import Interrupt, InterruptStatus
+from .models import Item, ItemStatus
 from .refusals import claimed_conflict, expired_conflict, moved_conflict
 
 __all__ = ["InboxGuard"]
@@ -40,8 +40,8 @@ class InboxGuard:
                 escalated away from the queue the decider saw.
         """
         row = (
-            Interrupt.objects.select_for_update()
-            .filter(session_id=session_id, interrupt_id=interrupt_id, status=InterruptStatus.PENDING)
+            Item.objects.select_for_update()
+            .filter(session_id=session_id, interrupt_id=interrupt_id, status=ItemStatus.PENDING)
             .order_by("-id")
             .first()
         )

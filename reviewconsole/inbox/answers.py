@@ -20,7 +20,7 @@ from ..workflows.answers import REVIEW_SHAPES, AnswerShapeError, Decision, read_
 from .actions import MAX_LENGTHS, REQUEST_KINDS, can_edit_draft, check_action, check_lengths, request_kind
 from .drafts import draft_of, edit_diff
 from .errors import AnswerMissingError, AnswerShapeInvalidError, AnswerTooLongError
-from .models import Interrupt
+from .models import Item
 from .services import resume_payload
 
 __all__ = ["Answer", "read_answer"]
@@ -54,7 +54,7 @@ def _check_total(value: Any) -> None:
         raise AnswerTooLongError("answer", MAX_LENGTHS["answer"])
 
 
-def read_answer(item: Interrupt, value: Any) -> Answer:
+def read_answer(item: Item, value: Any) -> Answer:
     """The decision a raw answer to ``item`` stands for, and the payload to store for it.
 
     Raises:
@@ -85,7 +85,7 @@ def read_answer(item: Interrupt, value: Any) -> Answer:
     return _normalised(item, decision)
 
 
-def _normalised(item: Interrupt, decision: Decision) -> Answer:
+def _normalised(item: Item, decision: Decision) -> Answer:
     """The inbox's payload for ``decision`` (``inbox.services``: same lengths, same edit rules)."""
     text = decision.text.replace("\r\n", "\n").strip()
     reason = decision.reason.replace("\r\n", "\n").strip()
@@ -104,7 +104,7 @@ def _normalised(item: Interrupt, decision: Decision) -> Answer:
     return Answer(decision.action, payload, reason=reason, edit_diff=diff)
 
 
-def _confirmation(item: Interrupt, value: Any) -> Answer:
+def _confirmation(item: Item, value: Any) -> Answer:
     try:
         normalised = normalize_answer(InterruptKind.CONFIRMATION, value, None)
     except AnswerInvalidError:
@@ -115,7 +115,7 @@ def _confirmation(item: Interrupt, value: Any) -> Answer:
     return Answer(decision, normalised)
 
 
-def _long_running(item: Interrupt, value: Any) -> Answer:
+def _long_running(item: Item, value: Any) -> Answer:
     _check_total(value)
     status = value.get("status") if isinstance(value, dict) else None
     reason = value.get("reason") if isinstance(value, dict) else None

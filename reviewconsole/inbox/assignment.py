@@ -23,7 +23,7 @@ from django.utils import timezone
 from ..workflow_sessions.domain_events import InterruptOpened
 from ..workflows import UnknownWorkflowError, get
 from .expiry import due_fields
-from .models import Interrupt, Queue
+from .models import Item, Queue
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -96,12 +96,12 @@ def search_text(*parts: Any) -> str:
     return " ".join(" ".join(words).split()).lower()[:20_000]
 
 
-def item_row(event: InterruptOpened) -> Interrupt:
+def item_row(event: InterruptOpened) -> Item:
     """The unsaved item for the interrupt ``event`` reports opened (linked to the session's row)."""
     rec = event.record
     metadata = dict(rec.get("metadata") or {})
     created = dt.datetime.fromisoformat(rec["created_at"]) if rec.get("created_at") else timezone.now()
-    return Interrupt(
+    return Item(
         session_id=event.session_id,
         session_interrupt_id=event.interrupt_pk,
         workflow=event.workflow,

@@ -29,7 +29,7 @@ MAX_CATCH_UP = 500
 
 
 def queue_changes_record(*, changes: Iterable[tuple[int, str, int | None]]) -> list[QueueChange]:
-    """Append ``(queue_id, event, interrupt_pk)`` changes, each with its queue's next version.
+    """Append ``(queue_id, event, item_pk)`` changes, each with its queue's next version.
 
     Must run inside the transaction of the change; the changes are published to the queues'
     groups after that transaction commits.
@@ -39,11 +39,11 @@ def queue_changes_record(*, changes: Iterable[tuple[int, str, int | None]]) -> l
         return []
     created: list[QueueChange] = []
     with transaction.atomic(savepoint=False):
-        for queue_id, event, interrupt_pk in todo:
+        for queue_id, event, item_pk in todo:
             # The race this guards: two transactions changing one queue. The UPDATE takes the
             # queue row's lock, so the second waits and reads the first's version.
             version = _next_version(queue_id)
-            created.append(QueueChange(queue_id=queue_id, version=version, event=event, interrupt_id=interrupt_pk))
+            created.append(QueueChange(queue_id=queue_id, version=version, event=event, item_id=item_pk))
         created = QueueChange.objects.bulk_create(created)
     ids = [c.pk for c in created]
 
@@ -95,7 +95,7 @@ def changes_since(queues: QuerySet[Queue], since: dict[int, int]) -> dict[str, A
         rows = list(
             QueueChange.objects.filter(queue_id=queue_id, version__gt=known, version__lte=version)
             .order_by("version")
-            .select_related("interrupt__queue", "interrupt__claimed_by")[: MAX_CATCH_UP + 1]
+            .select_related("item__queue", "item__claimed_by")[: MAX_CATCH_UP + 1]
         )
         if not rows or rows[0].version != known + 1:  # pruned: the log no longer reaches back
             return {"changes": [], "versions": versions, "reset": True}

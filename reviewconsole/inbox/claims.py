@@ -25,43 +25,43 @@ from django.utils import timezone
 from ..audit.services import audit_record
 from .changes import queue_changes_record
 from .errors import DecisionError
-from .models import Interrupt, InterruptStatus, Queue
+from .models import Item, ItemStatus, Queue
 from .refusals import claimed_conflict, moved_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
 
 __all__ = ["interrupt_claim", "interrupt_reassign", "interrupt_take_over", "interrupt_unclaim"]
 
 
-UNANSWERED = Q(session_interrupt__isnull=True) | Q(session_interrupt__status=InterruptStatus.PENDING)
+UNANSWERED = Q(session_interrupt__isnull=True) | Q(session_interrupt__status=ItemStatus.PENDING)
 """The session's interrupt behind the item takes answers still (checked in the claim's UPDATE)."""
 
 
-def _owner(row: Interrupt) -> str | None:
+def _owner(row: Item) -> str | None:
     return row.claimed_by.get_username() if row.claim_holder() and row.claimed_by else None
 
 
-def _require_member(interrupt: Interrupt, user: AbstractBaseUser) -> None:
+def _require_member(interrupt: Item, user: AbstractBaseUser) -> None:
     if not queues_for(user).filter(pk=interrupt.queue_id).exists():
         raise PermissionDenied("You are not a reviewer of this queue.")
 
 
-def _require_manager(interrupt: Interrupt, user: AbstractBaseUser) -> None:
+def _require_manager(interrupt: Item, user: AbstractBaseUser) -> None:
     if not is_queue_manager(user, interrupt.queue_id):
         raise PermissionDenied("Only a manager of this queue can do that.")
 
 
-def _reload(interrupt: Interrupt) -> Interrupt:
-    return Interrupt.objects.select_related("queue", "claimed_by", "session").get(pk=interrupt.pk)
+def _reload(interrupt: Item) -> Item:
+    return Item.objects.select_related("queue", "claimed_by", "session").get(pk=interrupt.pk)
 
 
-def _refuse_after_race(interrupt: Interrupt) -> Exception:
+def _refuse_after_race(interrupt: Item) -> Exception:
     row = _reload(interrupt)
     if row.queue_id != interrupt.queue_id:
         return moved_conflict(row)
     return refusal_for(row) or claimed_conflict(row)
 
 
-def interrupt_claim(*, interrupt: Interrupt, user: AbstractBaseUser, request: HttpRequest | None = None) -> Interrupt:
+def interrupt_claim(*, interrupt: Item, user: AbstractBaseUser, request: HttpRequest | None = None) -> Item:
     """Claim (or renew one's claim on) a pending item for the queue's claim time.
 
     Raises:
@@ -78,7 +78,7 @@ def interrupt_claim(*, interrupt: Interrupt, user: AbstractBaseUser, request: Ht
             raise refusal
         expires = now + interrupt.queue.claim_ttl()
         changed = (
-            Interrupt.objects.filter(pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id)
+            Item.objects.filter(pk=interrupt.pk, status=ItemStatus.PENDING, queue_id=interrupt.queue_id)
             .filter(free, UNANSWERED)
             .update(claimed_by=user, claimed_at=now, claim_expires_at=expires)
         )
@@ -96,7 +96,7 @@ def interrupt_claim(*, interrupt: Interrupt, user: AbstractBaseUser, request: Ht
     return _reload(interrupt)
 
 
-def interrupt_unclaim(*, interrupt: Interrupt, user: AbstractBaseUser, request: HttpRequest | None = None) -> Interrupt:
+def interrupt_unclaim(*, interrupt: Item, user: AbstractBaseUser, request: HttpRequest | None = None) -> Item:
     """Release a claim: one's own, or anyone's for a queue manager. Releasing no claim is a no-op.
 
     Raises:
@@ -111,8 +111,8 @@ def interrupt_unclaim(*, interrupt: Interrupt, user: AbstractBaseUser, request: 
     if holder != user.pk and not manager:
         raise claimed_conflict(interrupt)
     with transaction.atomic():
-        changed = Interrupt.objects.filter(
-            pk=interrupt.pk, status=InterruptStatus.PENDING, claimed_by_id=holder, queue_id=interrupt.queue_id
+        changed = Item.objects.filter(
+            pk=interrupt.pk, status=ItemStatus.PENDING, claimed_by_id=holder, queue_id=interrupt.queue_id
         ).update(claimed_by=None, claimed_at=None, claim_expires_at=None)
         if changed != 1:
             raise _refuse_after_race(interrupt)
@@ -128,9 +128,7 @@ def interrupt_unclaim(*, interrupt: Interrupt, user: AbstractBaseUser, request: 
     return _reload(interrupt)
 
 
-def interrupt_take_over(
-    *, interrupt: Interrupt, user: AbstractBaseUser, request: HttpRequest | None = None
-) -> Interrupt:
+def interrupt_take_over(*, interrupt: Item, user: AbstractBaseUser, request: HttpRequest | None = None) -> Item:
     """A queue manager takes a claimed item from its owner (audited with both names).
 
     The UPDATE is conditional on the owner the manager saw (``interrupt`` as loaded), so two
@@ -148,9 +146,7 @@ def interrupt_take_over(
         refusal = refusal_for(interrupt, now)
         if refusal is not None:
             raise refusal
-        rows = Interrupt.objects.filter(
-            UNANSWERED, pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id
-        )
+        rows = Item.objects.filter(UNANSWERED, pk=interrupt.pk, status=ItemStatus.PENDING, queue_id=interrupt.queue_id)
         rows = (
             rows.filter(claimed_by_id=seen, claim_expires_at__gt=now)
             if seen
@@ -173,12 +169,12 @@ def interrupt_take_over(
 
 def interrupt_reassign(
     *,
-    interrupt: Interrupt,
+    interrupt: Item,
     user: AbstractBaseUser,
     to_user: AbstractBaseUser | None = None,
     to_queue: Queue | None = None,
     request: HttpRequest | None = None,
-) -> Interrupt:
+) -> Item:
     """A queue manager gives a pending item to another reviewer (a claim in their name) or moves
     it to another queue (unclaimed). Exactly one of ``to_user`` and ``to_queue``.
 
@@ -197,7 +193,7 @@ def interrupt_reassign(
         refusal = refusal_for(interrupt, now)
         if refusal is not None:
             raise refusal
-        rows = Interrupt.objects.filter(pk=interrupt.pk, status=InterruptStatus.PENDING, queue_id=interrupt.queue_id)
+        rows = Item.objects.filter(pk=interrupt.pk, status=ItemStatus.PENDING, queue_id=interrupt.queue_id)
         if to_user is not None:
             changes = {"claimed_by": to_user, "claimed_at": now, "claim_expires_at": now + interrupt.queue.claim_ttl()}
             log = [(interrupt.queue_id, "interrupt.claimed", interrupt.pk)]

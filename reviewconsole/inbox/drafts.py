@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .actions import request_kind
-from .models import Interrupt
+from .models import Item
 
 __all__ = ["DiffLine", "Revision", "diff_lines", "draft_of", "edit_diff", "revisions"]
 
 _FENCE = "\n---\n"
 
 
-def draft_of(item: Interrupt) -> str | None:
+def draft_of(item: Item) -> str | None:
     """The draft an email-draft item asks about (None for other kinds)."""
     if request_kind(item) != "email_draft":
         return None
@@ -79,7 +79,7 @@ class Revision:
     """One round of the review loop: the draft asked about and what the reviewer answered."""
 
     number: int
-    item: Interrupt
+    item: Item
     draft: str
     changes: list[DiffLine] = field(default_factory=list)
     feedback: str = ""
@@ -104,14 +104,12 @@ def _feedback(response: Any) -> str:
     return response if isinstance(response, str) and response not in ("approve", "reject") else ""
 
 
-def revisions(item: Interrupt) -> list[Revision]:
+def revisions(item: Item) -> list[Revision]:
     """Every draft of ``item``'s session up to and including ``item``'s, each with its diff
     against the previous draft and the feedback that led to the next."""
     found: list[Revision] = []
     previous: str | None = None
-    rows = Interrupt.objects.filter(session_id=item.session_id, created_at__lte=item.created_at).order_by(
-        "created_at", "id"
-    )
+    rows = Item.objects.filter(session_id=item.session_id, created_at__lte=item.created_at).order_by("created_at", "id")
     for row in rows.select_related("session"):
         draft = draft_of(row)
         if draft is None:

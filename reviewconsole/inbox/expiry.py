@@ -33,7 +33,7 @@ from engine import AlreadyDecidedError, AnswerInvalidError, Decision, EngineErro
 from ..audit.services import audit_record
 from .changes import queue_changes_record
 from .conf import inbox_setting
-from .models import Interrupt, InterruptStatus, OnExpiry, Queue
+from .models import Item, ItemStatus, OnExpiry, Queue
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -110,8 +110,8 @@ def interrupt_expire(*, pk: int, now: dt.datetime | None = None) -> str:
     someone got there first).
     """
     now = now or timezone.now()
-    row = Interrupt.objects.select_related("queue", "session").filter(pk=pk).first()
-    if row is None or row.status != InterruptStatus.PENDING or row.expired_at is not None:
+    row = Item.objects.select_related("queue", "session").filter(pk=pk).first()
+    if row is None or row.status != ItemStatus.PENDING or row.expired_at is not None:
         return "done"
     if row.due_at is None or row.due_at > now:
         return "not_due"
@@ -127,16 +127,16 @@ def interrupt_expire(*, pk: int, now: dt.datetime | None = None) -> str:
     return "marked"
 
 
-def _mark_expired(row: Interrupt, now: dt.datetime, **changes: Any) -> bool:
+def _mark_expired(row: Item, now: dt.datetime, **changes: Any) -> bool:
     # The race this guards: the task running twice, or a reviewer deciding at the due time.
     # Only the UPDATE that still finds the row pending and not yet expired changes it.
-    changed = Interrupt.objects.filter(
-        pk=row.pk, status=InterruptStatus.PENDING, expired_at__isnull=True, due_at=row.due_at
+    changed = Item.objects.filter(
+        pk=row.pk, status=ItemStatus.PENDING, expired_at__isnull=True, due_at=row.due_at
     ).update(expired_at=now, **changes)
     return changed == 1
 
 
-def _escalate(row: Interrupt, now: dt.datetime) -> str:
+def _escalate(row: Item, now: dt.datetime) -> str:
     from .assignment import triage_queue
 
     target = Queue.objects.filter(slug=row.escalate_to).first() if row.escalate_to else None
@@ -176,7 +176,7 @@ def _notify(pk: int) -> None:
     notify_new_item.enqueue(pk)
 
 
-def _time_out(row: Interrupt, now: dt.datetime) -> str:
+def _time_out(row: Item, now: dt.datetime) -> str:
     from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync  # they import the inbox's models
 
     payload = timeout_payload(row.kind)
@@ -188,7 +188,7 @@ def _time_out(row: Interrupt, now: dt.datetime) -> str:
                 decided_by=SYSTEM_DECIDER,
                 decisions={row.interrupt_id: Decision(kind="timeout")},
             )
-            Interrupt.objects.filter(pk=row.pk).update(expired_at=now)
+            Item.objects.filter(pk=row.pk).update(expired_at=now)
             audit_record(action="interrupt.expire", actor="system", target=row, after={"response": payload})
             enqueue_run(row.session_id)
     except AlreadyDecidedError:
@@ -209,7 +209,7 @@ def expire_due_interrupts(*, now: dt.datetime | None = None, limit: int = 500) -
     processes: each item's expiry is a conditional update.
     """
     now = now or timezone.now()
-    due = Interrupt.objects.filter(status=InterruptStatus.PENDING, expired_at__isnull=True, due_at__lte=now)
+    due = Item.objects.filter(status=ItemStatus.PENDING, expired_at__isnull=True, due_at__lte=now)
     outcomes: dict[str, int] = {}
     for pk in due.order_by("due_at").values_list("pk", flat=True)[:limit]:
         outcome = interrupt_expire(pk=pk, now=now)

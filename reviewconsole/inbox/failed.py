@@ -8,7 +8,7 @@ from django.db.models import Exists, OuterRef, Q, Subquery
 
 from ..workflow_sessions.models import SessionStatus, WorkflowSession
 from ..workflow_sessions.outcome import session_result
-from .models import Interrupt
+from .models import Item
 
 __all__ = ["failed_sessions"]
 
@@ -22,11 +22,11 @@ def failed_sessions(queue_ids: list[int], workflows: list[str], *, limit: int = 
     item in ``queue_ids`` (its page offers the Retry), or None (follow the session at
     ``/sessions/<id>/``, which offers it); ``message`` is :func:`session_result`. One query,
     filtered and ordered in the database: it walks the index ``session_status_updated`` backwards
-    and looks up each session's items through the index on ``inbox_interrupt.session_id``.
+    and looks up each session's items through the index on ``inbox_item.session_id``.
     """
     if not queue_ids and not workflows:
         return []
-    items = Interrupt.objects.filter(session_id=OuterRef("pk"))
+    items = Item.objects.filter(session_id=OuterRef("pk"))
     newest = items.filter(queue_id__in=queue_ids).order_by("-pk").values("pk")[:1]
     rows = (
         WorkflowSession.objects.filter(status=SessionStatus.FAILED)

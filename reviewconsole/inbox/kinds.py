@@ -20,12 +20,12 @@ from typing import Any
 from ..demo import refund_approval, vip_discount
 from .actions import request_kind
 from .drafts import draft_of, revisions
-from .models import Interrupt
+from .models import Item
 
 __all__ = ["detail_parts", "money", "session_input"]
 
 
-def session_input(item: Interrupt) -> Any:
+def session_input(item: Item) -> Any:
     """The session's first message (its starting input), parsed as JSON when it is JSON."""
     first = item.session.events.order_by("seq").values_list("data", flat=True).first() or {}
     text = "".join(p.get("text", "") for p in (first.get("content") or {}).get("parts", []))
@@ -39,7 +39,7 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _email(item: Interrupt) -> dict[str, Any]:
+def _email(item: Item) -> dict[str, Any]:
     history = revisions(item)
     current = history[-1] if history else None
     return {
@@ -51,7 +51,7 @@ def _email(item: Interrupt) -> dict[str, Any]:
     }
 
 
-def _vip(item: Interrupt) -> dict[str, Any]:
+def _vip(item: Item) -> dict[str, Any]:
     payload = _dict(item.payload)
     customer_id = str(payload.get("customer_id", ""))
     known = vip_discount.CUSTOMERS.get(customer_id, {})
@@ -82,7 +82,7 @@ def money(value: Any) -> str:
     return f"{sign}${abs(amount):,.2f}"
 
 
-def _refund(item: Interrupt) -> dict[str, Any]:
+def _refund(item: Item) -> dict[str, Any]:
     payload = _dict(item.payload)
     args = _dict(payload.get("args")) or _dict(_dict(item.tool_call).get("args"))
     interim = _dict(payload.get("interim"))
@@ -109,7 +109,7 @@ def _pretty(value: Any) -> str:
     return "" if value is None else json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def detail_parts(item: Interrupt) -> dict[str, Any]:
+def detail_parts(item: Item) -> dict[str, Any]:
     """``{"kind_template": …, "facts": {…}}`` for the detail page of ``item``."""
     kind = request_kind(item)
     generic = {"payload_text": _pretty(item.payload), "tool_call_text": _pretty(item.tool_call)}

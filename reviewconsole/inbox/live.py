@@ -74,7 +74,7 @@ def change_message(change: QueueChange) -> dict[str, Any]:
         "event": change.event,
         "queue": change.queue_id,
         "version": change.version,
-        "item": list_entry(change.interrupt) if change.interrupt is not None else None,
+        "item": list_entry(change.item) if change.item is not None else None,
     }
 
 
@@ -87,7 +87,7 @@ def publish_changes(change_ids: list[int]) -> None:
 def _publish_changes(change_ids: list[int]) -> None:
     rows = (
         QueueChange.objects.filter(pk__in=change_ids)
-        .select_related("interrupt__queue", "interrupt__claimed_by")
+        .select_related("item__queue", "item__claimed_by")
         .order_by("queue_id", "version")
     )
     for change in rows:

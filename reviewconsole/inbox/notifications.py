@@ -13,19 +13,19 @@ from django.core.mail import EmailMessage
 from django.db.models import Q
 
 from .conf import inbox_setting
-from .models import Interrupt, NotificationSent
+from .models import Item, NotificationSent
 
 logger = logging.getLogger("reviewconsole.inbox")
 
 __all__ = ["item_url", "notify_members"]
 
 
-def item_url(item: Interrupt) -> str:
+def item_url(item: Item) -> str:
     """The absolute address of the item's page (``BASE_URL`` + its path)."""
     return f"{str(inbox_setting('BASE_URL')).rstrip('/')}/inbox/items/{item.pk}/"
 
 
-def notify_members(item: Interrupt) -> int:
+def notify_members(item: Item) -> int:
     """Email every active member (reviewer or manager) of ``item``'s queue who has an address.
 
     One message per person (nobody sees the others' addresses). Returns how many were sent.
@@ -41,7 +41,7 @@ def notify_members(item: Interrupt) -> int:
         get_user_model()
         .objects.filter(Q(groups__in=groups), is_active=True)
         .exclude(email="")
-        .exclude(pk__in=NotificationSent.objects.filter(interrupt=item, queue=queue).values("user_id"))
+        .exclude(pk__in=NotificationSent.objects.filter(item=item, queue=queue).values("user_id"))
         .distinct()
         .order_by("pk")
     )
@@ -62,6 +62,6 @@ def notify_members(item: Interrupt) -> int:
             logger.exception("Could not email %s about item %s", person.pk, item.pk)
             continue
         if delivered:
-            NotificationSent.objects.get_or_create(interrupt=item, queue=queue, user=person)
+            NotificationSent.objects.get_or_create(item=item, queue=queue, user=person)
             sent += delivered
     return sent

@@ -27,7 +27,7 @@ from django.db import transaction
 from ..workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
 from .assignment import item_row
 from .changes import queue_changes_record
-from .models import SESSION_FAILED, Interrupt, InterruptStatus
+from .models import SESSION_FAILED, Item, ItemStatus
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -45,12 +45,12 @@ def inbox_consume(event: DomainEvent, outbox_id: int) -> None:
 
 
 def _opened(event: InterruptOpened) -> None:
-    if Interrupt.objects.filter(session_interrupt_id=event.interrupt_pk).exists():
+    if Item.objects.filter(session_interrupt_id=event.interrupt_pk).exists():
         return  # relayed again: the item is there
     row = item_row(event)
     if event.restored:
         earlier = (
-            Interrupt.objects.filter(session_id=event.session_id, interrupt_id=row.interrupt_id)
+            Item.objects.filter(session_id=event.session_id, interrupt_id=row.interrupt_id)
             .order_by("-id")
             .values_list("queue_id", "escalated_from_id")
             .first()
@@ -78,11 +78,11 @@ def _after_open(pk: int, due_at: dt.datetime | None) -> None:
 
 
 def _answered(event: InterruptAnswered) -> None:
-    item = Interrupt.objects.filter(session_interrupt_id=event.interrupt_pk).values_list("pk", "queue_id").first()
+    item = Item.objects.filter(session_interrupt_id=event.interrupt_pk).values_list("pk", "queue_id").first()
     if item is None:
         return
-    changed = Interrupt.objects.filter(pk=item[0], status=InterruptStatus.PENDING).update(
-        status=InterruptStatus.RESOLVED,
+    changed = Item.objects.filter(pk=item[0], status=ItemStatus.PENDING).update(
+        status=ItemStatus.RESOLVED,
         response=event.response,
         decision=event.decision,
         reason=event.reason,
@@ -97,11 +97,11 @@ def _answered(event: InterruptAnswered) -> None:
 
 
 def _cancelled(event: InterruptCancelled) -> None:
-    item = Interrupt.objects.filter(session_interrupt_id=event.interrupt_pk).values_list("pk", "queue_id").first()
+    item = Item.objects.filter(session_interrupt_id=event.interrupt_pk).values_list("pk", "queue_id").first()
     if item is None:
         return
-    changed = Interrupt.objects.filter(pk=item[0], status=InterruptStatus.PENDING).update(
-        status=InterruptStatus.CANCELLED,
+    changed = Item.objects.filter(pk=item[0], status=ItemStatus.PENDING).update(
+        status=ItemStatus.CANCELLED,
         decided_at=dt.datetime.fromisoformat(event.decided_at),
         decision=SESSION_FAILED if event.cause == SESSION_FAILED else "",
     )

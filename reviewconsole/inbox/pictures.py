@@ -40,7 +40,7 @@ def mermaid_available() -> bool:
 def session_picture(session: Any) -> Picture | None:
     """The picture of a ``WorkflowSession``: its graph, the path its events took, where it waits."""
     paths = list(session.events.order_by("seq").values_list("node_path", flat=True))
-    waiting = list(session.interrupts.filter(status="pending").values_list("node_path", "function_name"))
+    waiting = list(session.items.filter(status="pending").values_list("node_path", "function_name"))
     return picture_for_session(session.workflow, paths, waiting)
 
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 from engine import AlreadyDecidedError
 
 from .errors import ClaimConflictError, ExpiredError, MovedError, SupersededError
-from .models import SESSION_FAILED, Interrupt, InterruptStatus, OnExpiry
+from .models import SESSION_FAILED, Item, ItemStatus, OnExpiry
 
 __all__ = [
     "claimed_conflict",
@@ -33,7 +33,7 @@ def _utc(at: dt.datetime | None) -> str:
     return f" at {at.astimezone(dt.UTC):%Y-%m-%d %H:%M:%S} UTC" if at else ""
 
 
-def claimed_conflict(row: Interrupt) -> ClaimConflictError:
+def claimed_conflict(row: Item) -> ClaimConflictError:
     """The 409 for an item someone else has claimed: "… claimed by alice at T (until T2)…"."""
     owner = row.claimed_by.get_username() if row.claimed_by else "someone"
     until = row.claim_expires_at
@@ -47,7 +47,7 @@ def claimed_conflict(row: Interrupt) -> ClaimConflictError:
     )
 
 
-def expired_conflict(row: Interrupt) -> ExpiredError:
+def expired_conflict(row: Item) -> ExpiredError:
     """The 409 for an item whose due time passed."""
     at = row.expired_at or row.due_at
     if row.on_expiry == OnExpiry.ESCALATE:
@@ -58,7 +58,7 @@ def expired_conflict(row: Interrupt) -> ExpiredError:
     return ExpiredError(message, expired_at=(at or timezone.now()).isoformat())
 
 
-def moved_conflict(row: Interrupt) -> MovedError:
+def moved_conflict(row: Item) -> MovedError:
     """The 409 for an item a manager moved to another queue while the caller was deciding it.
 
     It does not name the queue: the caller may not be one of its reviewers."""
@@ -70,24 +70,24 @@ def _node(path: str) -> str:
     return re.sub(r"@[^/]*", "", path)
 
 
-def newer_request(row: Interrupt) -> Interrupt | None:
+def newer_request(row: Item) -> Item | None:
     """The newest request that replaced ``row``: a later interrupt of the same session asked by
     the same function at the same node, in any run of it (the next draft of a review loop), or None."""
-    later = Interrupt.objects.filter(session_id=row.session_id, function_name=row.function_name, pk__gt=row.pk)
+    later = Item.objects.filter(session_id=row.session_id, function_name=row.function_name, pk__gt=row.pk)
     node = _node(row.node_path)
     return next((r for r in later.order_by("-pk")[:50] if _node(r.node_path) == node), None)
 
 
-def retried_request(row: Interrupt) -> Interrupt | None:
+def retried_request(row: Item) -> Item | None:
     """The request a Retry asked again in place of ``row`` (cancelled by its session's failure): the
     newest later row of the session with the same interrupt id, or None (not retried yet)."""
-    if row.status != InterruptStatus.CANCELLED or row.decision != SESSION_FAILED:
+    if row.status != ItemStatus.CANCELLED or row.decision != SESSION_FAILED:
         return None
-    later = Interrupt.objects.filter(session_id=row.session_id, interrupt_id=row.interrupt_id, pk__gt=row.pk)
+    later = Item.objects.filter(session_id=row.session_id, interrupt_id=row.interrupt_id, pk__gt=row.pk)
     return later.order_by("-pk").first()
 
 
-def failed_conflict(row: Interrupt) -> SupersededError:
+def failed_conflict(row: Item) -> SupersededError:
     """The 409 for a request its session's failure cancelled; names the one a Retry asked again."""
     newer = retried_request(row)
     links = {"newer_item": newer.pk, "newer_url": f"/inbox/items/{newer.pk}/"} if newer is not None else {}
@@ -99,10 +99,10 @@ def failed_conflict(row: Interrupt) -> SupersededError:
     )
 
 
-def superseded_conflict(row: Interrupt, newer: Interrupt) -> SupersededError:
+def superseded_conflict(row: Item, newer: Item) -> SupersededError:
     """The 409 for a request a newer one of its session replaced: names the newer one
     (``newer_item``: its inbox id, ``newer_url``, ``newer_interrupt_id``) and what became of this one."""
-    if row.status == InterruptStatus.RESOLVED:
+    if row.status == ItemStatus.RESOLVED:
         by = f" by {row.decided_by_label}" if row.decided_by_label else ""
         what = f" (it was {_DONE.get(row.decision, 'decided')}{by}{_utc(row.decided_at)})"
     else:
@@ -119,14 +119,14 @@ def superseded_conflict(row: Interrupt, newer: Interrupt) -> SupersededError:
 _DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}
 
 
-def with_answer(row: Interrupt) -> Interrupt:
+def with_answer(row: Item) -> Item:
     """``row`` as its session's interrupt stands: a pending item may lag an answer (or a
     cancellation) by the outbox relay; then a copy with the session interrupt's status, decision,
     decider and time, else ``row`` itself."""
     if not row.is_pending or row.session_interrupt_id is None:
         return row
     asked = row.session_interrupt
-    if asked is None or asked.status == InterruptStatus.PENDING:
+    if asked is None or asked.status == ItemStatus.PENDING:
         return row
     seen = copy.copy(row)
     seen.status, seen.decision = asked.status, asked.decision
@@ -134,7 +134,7 @@ def with_answer(row: Interrupt) -> Interrupt:
     return seen
 
 
-def refusal_for(row: Interrupt, now: dt.datetime | None = None) -> Exception | None:
+def refusal_for(row: Item, now: dt.datetime | None = None) -> Exception | None:
     """Why ``row`` (as stored, or as its session interrupt stands: :func:`with_answer`) takes no
     decision or claim now, or None if it may.
 
@@ -144,19 +144,19 @@ def refusal_for(row: Interrupt, now: dt.datetime | None = None) -> Exception | N
     and about to expire).
     """
     row = with_answer(row)
-    if row.status == InterruptStatus.CANCELLED and row.decision == SESSION_FAILED:
+    if row.status == ItemStatus.CANCELLED and row.decision == SESSION_FAILED:
         return failed_conflict(row)
-    if row.status in (InterruptStatus.CANCELLED, InterruptStatus.RESOLVED) and row.decision != "timeout":
+    if row.status in (ItemStatus.CANCELLED, ItemStatus.RESOLVED) and row.decision != "timeout":
         newer = newer_request(row)
         if newer is not None:
             return superseded_conflict(row, newer)
-    if row.status == InterruptStatus.CANCELLED:
+    if row.status == ItemStatus.CANCELLED:
         return SupersededError(
             f"This request was superseded{_utc(row.decided_at)}: the session moved on without it; "
             "nothing was recorded.",
             superseded_at=row.decided_at.isoformat() if row.decided_at else None,
         )
-    if row.status == InterruptStatus.RESOLVED:
+    if row.status == ItemStatus.RESOLVED:
         if row.decision == "timeout":
             return expired_conflict(row)
         done = _DONE.get(row.decision, "decided")

@@ -5,7 +5,7 @@ group (managers see and decide their queues' items too); a superuser sees every 
 else sees nothing: every page, JSON answer and websocket group comes from :func:`queues_for`.
 
 Pages are keyset pages per queue, merged: each queue's query walks an index whose columns are
-its filter and its order (``models.Interrupt.Meta.indexes``), so a page costs the same with ten
+its filter and its order (``models.Item.Meta.indexes``), so a page costs the same with ten
 or a hundred thousand pending items. Overdue items come first (by due time), then the rest (oldest
 first); decided items, newest first.
 """
@@ -27,7 +27,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from .changes import current_versions
-from .models import Interrupt, InterruptStatus, Queue
+from .models import Item, ItemStatus, Queue
 
 __all__ = [
     "STATUSES",
@@ -70,17 +70,17 @@ def is_queue_manager(user: User, queue_id: int) -> bool:
     return managed_queues_for(user).filter(pk=queue_id).exists()
 
 
-def visible_interrupts_for(user: User) -> QuerySet[Interrupt]:
+def visible_interrupts_for(user: User) -> QuerySet[Item]:
     """Every interrupt (any status) in the user's queues."""
-    return Interrupt.objects.filter(queue__in=queues_for(user)).select_related("queue", "session", "claimed_by")
+    return Item.objects.filter(queue__in=queues_for(user)).select_related("queue", "session", "claimed_by")
 
 
-def inbox_items_for(user: User) -> QuerySet[Interrupt]:
+def inbox_items_for(user: User) -> QuerySet[Item]:
     """Pending items of the user's queues, oldest first (unpaged; for small reads and tests)."""
-    return visible_interrupts_for(user).filter(status=InterruptStatus.PENDING).order_by("created_at", "id")
+    return visible_interrupts_for(user).filter(status=ItemStatus.PENDING).order_by("created_at", "id")
 
 
-def item_for(user: User, pk: int) -> Interrupt:
+def item_for(user: User, pk: int) -> Item:
     """The item ``pk`` if the user may see it: in their queues, or escalated away from one of them
     (so a page left open there can say where it went).
 
@@ -89,7 +89,7 @@ def item_for(user: User, pk: int) -> Interrupt:
     """
     mine = queues_for(user)
     row = (
-        Interrupt.objects.select_related("queue", "session", "claimed_by", "escalated_from")
+        Item.objects.select_related("queue", "session", "claimed_by", "escalated_from")
         .filter(Q(queue__in=mine) | Q(escalated_from__in=mine), pk=pk)
         .first()
     )
@@ -147,7 +147,7 @@ class InboxFilters:
 
 @dataclass
 class InboxPage:
-    items: list[Interrupt]
+    items: list[Item]
     next_cursor: str | None
     versions: dict[int, int]
     counts: dict[int, int] = field(default_factory=dict)
@@ -167,12 +167,10 @@ def _segments(filters: InboxFilters) -> list[tuple[str, str, bool]]:
     return [_OVERDUE] if filters.overdue else [_OVERDUE, _WAITING]
 
 
-def _base(scope: list[int], filters: InboxFilters, user: User, now: dt.datetime) -> QuerySet[Interrupt]:
-    rows = (
-        Interrupt.objects.filter(queue_id=scope[0]) if len(scope) == 1 else Interrupt.objects.filter(queue_id__in=scope)
-    )
+def _base(scope: list[int], filters: InboxFilters, user: User, now: dt.datetime) -> QuerySet[Item]:
+    rows = Item.objects.filter(queue_id=scope[0]) if len(scope) == 1 else Item.objects.filter(queue_id__in=scope)
     if filters.status == "expired":
-        rows = rows.filter(status=InterruptStatus.RESOLVED, decision="timeout")
+        rows = rows.filter(status=ItemStatus.RESOLVED, decision="timeout")
     else:
         rows = rows.filter(status=filters.status)
     if filters.workflow:
@@ -189,8 +187,8 @@ def _base(scope: list[int], filters: InboxFilters, user: User, now: dt.datetime)
 
 
 def _segment_query(
-    rows: QuerySet[Interrupt], segment: tuple[str, str, bool], now: dt.datetime, after: tuple[Any, int] | None
-) -> QuerySet[Interrupt]:
+    rows: QuerySet[Item], segment: tuple[str, str, bool], now: dt.datetime, after: tuple[Any, int] | None
+) -> QuerySet[Item]:
     name, key, desc = segment
     if name == "o":
         rows = rows.filter(due_at__lte=now)
@@ -232,7 +230,7 @@ def _scopes(queue_ids: list[int], filters: InboxFilters) -> list[list[int]]:
 
 def _walk(
     queue_ids: list[int], filters: InboxFilters, user: User, now: dt.datetime, after: str | None, limit: int
-) -> Iterator[tuple[str, Interrupt]]:
+) -> Iterator[tuple[str, Item]]:
     """Items in list order after the cursor, at most ``limit``: per queue, then merged."""
     segments = _segments(filters)
     start = _parse_cursor(after)
@@ -247,7 +245,7 @@ def _walk(
             query = _segment_query(_base(scope, filters, user, now), segment, now, key_after)
             per_queue.append(list(query.select_related("queue", "claimed_by")[: limit - produced]))
 
-        def sort_key(row: Interrupt, key: str = key) -> tuple[Any, int]:
+        def sort_key(row: Item, key: str = key) -> tuple[Any, int]:
             return (getattr(row, key), row.pk)
 
         for row in heapq.merge(*per_queue, key=sort_key, reverse=desc):
@@ -299,7 +297,7 @@ def queue_counts(versions: dict[int, int], now: dt.datetime) -> tuple[dict[int, 
     key = "inbox-counts:" + ",".join(f"{q}.{v}" for q, v in sorted(versions.items()))
 
     def compute() -> tuple[dict[int, int], dict[int, int]]:
-        pending = Interrupt.objects.filter(queue_id__in=list(versions), status=InterruptStatus.PENDING)
+        pending = Item.objects.filter(queue_id__in=list(versions), status=ItemStatus.PENDING)
         counts = dict(pending.values_list("queue_id").annotate(n=Count("id")).values_list("queue_id", "n"))
         overdue = pending.filter(due_at__lte=now).values_list("queue_id").annotate(n=Count("id"))
         return counts, dict(overdue.values_list("queue_id", "n"))
@@ -307,7 +305,7 @@ def queue_counts(versions: dict[int, int], now: dt.datetime) -> tuple[dict[int, 
     return cache.get_or_set(key, compute, 30) if versions else ({}, {})  # type: ignore[no-any-return]
 
 
-def neighbours(user: User, item: Interrupt, filters: InboxFilters | None = None) -> tuple[int | None, int | None]:
+def neighbours(user: User, item: Item, filters: InboxFilters | None = None) -> tuple[int | None, int | None]:
     """The pending items just before and after ``item`` in the user's list order: ``(prev, next)``."""
     filters = filters or InboxFilters()
     now = timezone.now()

@@ -1,7 +1,7 @@
 """The inbox's item as JSON: one serialiser for every consumer (the API, outbound events, the
 session JSON, the inbox's list and live messages), and a session with its items.
 
-- :func:`item_json` is the item (one ``Interrupt`` row: the engine's interrupt as the inbox holds
+- :func:`item_json` is the item (one ``Item`` row: the engine's interrupt as the inbox holds
   it) in the API's field names (``InterruptOut`` in ``api/schemas.py``, pinned by the OpenAPI
   document), plus what the inbox adds (title, due time, claim, reason and edits, its page's URL).
   The API's schema picks its own fields from it; ``outbound.outbox_consumer.interrupt_data`` maps it to
@@ -25,7 +25,7 @@ from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.serializers import session_json
 from .actions import allows_bulk_approve
 from .drafts import draft_of
-from .models import SESSION_FAILED, Interrupt, InterruptStatus
+from .models import SESSION_FAILED, Item, ItemStatus
 
 __all__ = ["item_json", "list_entry", "session_with_items", "snippet", "status_sentence"]
 
@@ -38,7 +38,7 @@ def _utc(value: dt.datetime | None) -> str:
     return f"{value.astimezone(dt.UTC):%Y-%m-%d %H:%M:%S} UTC" if value is not None else ""
 
 
-def item_json(row: Interrupt, now: dt.datetime | None = None) -> dict[str, Any]:
+def item_json(row: Item, now: dt.datetime | None = None) -> dict[str, Any]:
     """One item as every JSON consumer sees it.
 
     ``{"id": interrupt id, "item_id": row id, "session_id", "workflow", "title", "kind",
@@ -79,16 +79,16 @@ def item_json(row: Interrupt, now: dt.datetime | None = None) -> dict[str, Any]:
 def session_with_items(session: WorkflowSession) -> dict[str, Any]:
     """``workflow_sessions.serializers.session_json`` with ``interrupts``: the session's items
     (:func:`item_json`), oldest first. The API and the console's session JSON answer this."""
-    rows = Interrupt.objects.filter(session=session).select_related("queue", "session", "claimed_by").order_by("id")
+    rows = Item.objects.filter(session=session).select_related("queue", "session", "claimed_by").order_by("id")
     return {**session_json(session), "interrupts": [item_json(row) for row in rows]}
 
 
-def list_entry(row: Interrupt) -> dict[str, Any]:
+def list_entry(row: Item) -> dict[str, Any]:
     """An item as a reviewer's list shows it (``items.json``, live messages, the item views' JSON).
 
     :func:`item_json` with ``id`` the row id and ``interrupt_id`` the interrupt's id, plus
     ``snippet`` (:func:`snippet`), ``sentence`` (:func:`status_sentence`), ``state``
-    (``Interrupt.display_status``), ``queue_id``, ``queue_name``, ``overdue`` and
+    (``Item.display_status``), ``queue_id``, ``queue_name``, ``overdue`` and
     ``bulk_approve`` (the interrupt's metadata, else the workflow's setting).
     """
     now = timezone.now()
@@ -110,14 +110,14 @@ def list_entry(row: Interrupt) -> dict[str, Any]:
 _DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}
 
 
-def status_sentence(row: Interrupt, now: dt.datetime | None = None) -> str:
+def status_sentence(row: Item, now: dt.datetime | None = None) -> str:
     """One sentence on where the item stands, e.g. "This request was approved by alice at … UTC."."""
     now = now or timezone.now()
-    if row.status == InterruptStatus.CANCELLED and row.decision == SESSION_FAILED:
+    if row.status == ItemStatus.CANCELLED and row.decision == SESSION_FAILED:
         return f"The session failed at {_utc(row.decided_at)}, before this request was answered."
-    if row.status == InterruptStatus.CANCELLED:
+    if row.status == ItemStatus.CANCELLED:
         return f"This request was superseded at {_utc(row.decided_at)}: the session moved on without it."
-    if row.status == InterruptStatus.RESOLVED:
+    if row.status == ItemStatus.RESOLVED:
         if row.decision == "timeout":
             at = _utc(row.expired_at or row.decided_at)
             return f"This request expired at {at}: the workflow went on with a timeout."
@@ -141,7 +141,7 @@ def _args_text(args: Any) -> str:
     return ", ".join(f"{k}={v}" for k, v in args.items() if not isinstance(v, dict | list))[:200]
 
 
-def snippet(row: Interrupt) -> str:
+def snippet(row: Item) -> str:
     """A line for the list: the message, or for tool calls the tool and its arguments."""
     payload = row.payload if isinstance(row.payload, dict) else {}
     if row.kind == "long_running" and isinstance(payload.get("args"), dict):

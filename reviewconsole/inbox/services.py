@@ -28,7 +28,7 @@ from .actions import ACTIONS, check_action, check_lengths, reject_reason_require
 from .answer_guard import InboxGuard
 from .drafts import draft_of, edit_diff
 from .errors import DecisionError
-from .models import Interrupt
+from .models import Item
 from .refusals import claimed_conflict, expired_conflict, refusal_for
 from .schema_form import validate_value
 from .selectors import is_queue_manager, queues_for
@@ -42,7 +42,7 @@ __all__ = [
 
 
 def resume_payload(
-    interrupt: Interrupt, action: str, text: str = "", *, reason: str = "", draft: str | None = None, value: Any = None
+    interrupt: Item, action: str, text: str = "", *, reason: str = "", draft: str | None = None, value: Any = None
 ) -> dict[str, Any]:
     """The function response for ``action`` on ``interrupt``.
 
@@ -79,7 +79,7 @@ def resume_payload(
     return {"result": action}
 
 
-def _check_may_decide(interrupt: Interrupt, user: AbstractBaseUser) -> bool:
+def _check_may_decide(interrupt: Item, user: AbstractBaseUser) -> bool:
     """Raise unless ``user`` may decide now; return whether they may override a claim."""
     if not queues_for(user).filter(pk=interrupt.queue_id).exists():
         if interrupt.escalated_from_id and queues_for(user).filter(pk=interrupt.escalated_from_id).exists():
@@ -95,7 +95,7 @@ def _check_may_decide(interrupt: Interrupt, user: AbstractBaseUser) -> bool:
     return manager
 
 
-def _check_action(interrupt: Interrupt, action: str, reason: str) -> None:
+def _check_action(interrupt: Item, action: str, reason: str) -> None:
     check_action(interrupt, action)
     if action == "reject" and reject_reason_required(interrupt) and not reason.strip():
         raise DecisionError("Give a reason for the rejection.")
@@ -103,7 +103,7 @@ def _check_action(interrupt: Interrupt, action: str, reason: str) -> None:
 
 def interrupt_decide(
     *,
-    interrupt: Interrupt,
+    interrupt: Item,
     user: AbstractBaseUser,
     action: str,
     text: str = "",
@@ -111,7 +111,7 @@ def interrupt_decide(
     draft: str | None = None,
     form: dict[str, Any] | None = None,
     request: HttpRequest | None = None,
-) -> Interrupt:
+) -> Item:
     """Store ``user``'s decision on ``interrupt``, audit it, and queue the resume run.
 
     ``draft``: the draft as the reviewer approves it (edit before approve); when it differs
@@ -167,7 +167,7 @@ def interrupt_decide(
     return interrupt
 
 
-def _conflict_now(interrupt: Interrupt) -> Exception:
+def _conflict_now(interrupt: Item) -> Exception:
     """The conflict for a decision that came too late, from the row as stored now."""
     interrupt.refresh_from_db()
     return refusal_for(interrupt) or AlreadyDecidedError(f"This request was already {interrupt.status}.")

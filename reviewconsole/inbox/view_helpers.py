@@ -32,7 +32,7 @@ from .conf import inbox_setting
 from .drafts import parse_unified
 from .errors import DecisionError, InboxConflict, MovedError
 from .kinds import detail_parts
-from .models import Interrupt, Queue
+from .models import Item, Queue
 from .permissions import can_retry
 from .pictures import mermaid_available, session_picture
 from .refusals import retried_request
@@ -52,7 +52,7 @@ def _reviewers(queue: Queue) -> list[Any]:
     return list(get_user_model().objects.filter(Q(groups__in=groups), is_active=True).distinct().order_by("username"))
 
 
-def detail_context(request: HttpRequest, item: Interrupt, **extra: Any) -> dict[str, Any]:
+def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, Any]:
     """Everything the detail page shows of ``item`` to ``request.user``."""
     user = request.user
     session = item.session
@@ -115,7 +115,7 @@ def detail_context(request: HttpRequest, item: Interrupt, **extra: Any) -> dict[
     }
 
 
-def refusal(request: HttpRequest, item: Interrupt, exc: Exception, **extra: Any) -> HttpResponse:
+def refusal(request: HttpRequest, item: Item, exc: Exception, **extra: Any) -> HttpResponse:
     """The answer to an action ``item`` refused with ``exc`` (see the module docstring).
 
     Raises:

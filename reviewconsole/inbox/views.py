@@ -25,7 +25,7 @@ from .conf import inbox_setting
 from .failed import failed_sessions
 from .item_views import REFUSALS
 from .live import change_message
-from .models import Interrupt
+from .models import Item
 from .permissions import managed_workflows
 from .selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
 from .serializers import list_entry
@@ -193,7 +193,7 @@ def bulk(request: HttpRequest) -> HttpResponse:
     return redirect(_back(request))
 
 
-def _shown_name(item: Interrupt) -> str:
+def _shown_name(item: Item) -> str:
     """An item named as the list names it: its title, else its interrupt id (never the row's pk)."""
     return f"“{item.title or item.interrupt_id}”"
 

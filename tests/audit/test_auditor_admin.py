@@ -21,7 +21,7 @@ def reviewed(start_review, manager, on_commit):
     with on_commit():
         interrupt_decide(interrupt=first, user=manager, action="revise", text="shorter")
     with on_commit():
-        interrupt_decide(interrupt=session.interrupts.get(status="pending"), user=manager, action="approve")
+        interrupt_decide(interrupt=session.items.get(status="pending"), user=manager, action="approve")
     session.refresh_from_db()
     return session
 

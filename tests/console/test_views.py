@@ -15,7 +15,7 @@ def decided(start_review, manager, on_commit):
     session, first = start_review()
     with on_commit():
         interrupt_decide(interrupt=first, user=manager, action="revise", text="shorter")
-    second = session.interrupts.get(status="pending")
+    second = session.items.get(status="pending")
     with on_commit():
         interrupt_decide(interrupt=second, user=manager, action="approve")
     session.refresh_from_db()
