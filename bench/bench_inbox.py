@@ -41,7 +41,7 @@ def fill(count: int) -> None:
     """Insert ``count`` pending items over the demo queues (no workflow runs: rows only)."""
     from django.utils import timezone
 
-    from reviewconsole.inbox.assignment import search_text
+    from reviewconsole.inbox.items.assignment import search_text
     from reviewconsole.inbox.models import Item, Queue
     from reviewconsole.workflow_sessions.models import WorkflowSession
 
@@ -117,7 +117,7 @@ def measure(repeat: int = 10) -> dict[str, float]:
         return response
 
     from reviewconsole.inbox.conf import inbox_setting
-    from reviewconsole.inbox.selectors import InboxFilters, inbox_page
+    from reviewconsole.inbox.items.selectors import InboxFilters, inbox_page
 
     cursor = inbox_page(manager, InboxFilters(), size=inbox_setting("PAGE_SIZE")).next_cursor or ""
     since = ",".join(f"{q.pk}:{max(q.version - 5, 0)}" for q in Queue.objects.all())
@@ -159,7 +159,7 @@ def plans() -> list[tuple[str, str, list[str]]]:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from reviewconsole.inbox.selectors import InboxFilters, inbox_page
+    from reviewconsole.inbox.items.selectors import InboxFilters, inbox_page
 
     manager = get_user_model().objects.get(username="manager")
     client = Client()

@@ -42,7 +42,7 @@ def fresh_cache():
     restart at 0 in every test's database."""
     from django.core.cache import cache
 
-    from reviewconsole.inbox.assignment import forget_queues
+    from reviewconsole.inbox.items.assignment import forget_queues
     from reviewconsole.outbound.services import forget_subscriptions
 
     cache.clear()

@@ -63,7 +63,7 @@ def test_a_decision_on_a_locked_item_gets_a_409_busy_page(start_review, client, 
     def locked(**kwargs):
         raise wrapped(psycopg.errors.LockNotAvailable("canceling statement due to lock timeout"))
 
-    monkeypatch.setattr("reviewconsole.inbox.item_views.interrupt_decide", locked)
+    monkeypatch.setattr("reviewconsole.inbox.pages.item_views.interrupt_decide", locked)
     response = client.post(f"/inbox/items/{interrupt.pk}/decide/", {"action": "approve"})
     assert response.status_code == 409
     assert response["Retry-After"] == "1"

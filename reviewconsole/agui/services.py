@@ -17,10 +17,10 @@ import engine
 from engine import InterruptRecord, SessionStatus
 
 from ..api.models import ApiClient
-from ..inbox.answers import Answer, read_answer
 from ..inbox.errors import DecisionError
+from ..inbox.items.answers import Answer, read_answer
+from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
-from ..inbox.refusals import claimed_conflict, newer_request
 from ..workflow_sessions.models import Delivery, Event, WorkflowSession
 from ..workflow_sessions.services import enqueue_run, session_start
 from .errors import Refusal

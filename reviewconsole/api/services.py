@@ -15,9 +15,9 @@ from django.http import HttpRequest
 from engine import AlreadyDecidedError, Decision
 
 from ..audit.services import audit_record
-from ..inbox.answers import Answer, read_answer
+from ..inbox.items.answers import Answer, read_answer
+from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
-from ..inbox.refusals import claimed_conflict, newer_request
 from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel, session_start
 from ..workflows import UnknownWorkflowError, get

@@ -31,10 +31,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from engine import EngineError, WorkflowDataError
 
 from ..inbox.errors import DecisionError
+from ..inbox.items.permissions import can_retry, manages_workflow, require_retry_permission
+from ..inbox.items.selectors import visible_interrupts_for
 from ..inbox.models import Item, ItemStatus
-from ..inbox.permissions import can_retry, manages_workflow, require_retry_permission
-from ..inbox.schema_form import form_fields, validate_value
-from ..inbox.selectors import visible_interrupts_for
+from ..inbox.pages.schema_form import form_fields, validate_value
 from ..json_errors import error_response
 from ..json_input import UnstorableValueError, check_storable
 from ..workflow_sessions.models import WorkflowSession

@@ -18,7 +18,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..inbox.drafts import DiffLine, parse_unified
+from ..inbox.pages.drafts import DiffLine, parse_unified
 from ..workflow_sessions.models import WorkflowSession
 
 __all__ = ["Decision", "Revision", "TimelineRow", "decisions_by_interrupt", "revision_diff", "timeline"]

@@ -10,11 +10,11 @@ class InboxConfig(AppConfig):
 
     def ready(self) -> None:
         from ..workflow_sessions.outbox import register_consumer, register_sweeper
-        from .assignment import forget_queues
-        from .consumers import close_on_logout
-        from .expiry import inbox_sweep
+        from .items.assignment import forget_queues
+        from .items.expiry import inbox_sweep
+        from .items.outbox_consumer import inbox_consume
+        from .live.consumers import close_on_logout
         from .models import Queue
-        from .outbox_consumer import inbox_consume
 
         # The inbox builds its items from the sessions' outbox, before outbound reads them (order 10 < 20).
         register_consumer("inbox", inbox_consume, order=10)

@@ -105,7 +105,7 @@ class Item(models.Model):
     )
     claimed_at = models.DateTimeField(null=True, blank=True)
     claim_expires_at = models.DateTimeField(null=True, blank=True)
-    # Time: when it is due and what happens then (see inbox/expiry.py).
+    # Time: when it is due and what happens then (see inbox/items/expiry.py).
     due_at = models.DateTimeField(null=True, blank=True)
     on_expiry = models.CharField(max_length=20, choices=OnExpiry.choices, blank=True, default=OnExpiry.NOTHING)
     escalate_to = models.CharField(max_length=50, blank=True, help_text="Queue slug for on_expiry=escalate.")
@@ -134,7 +134,7 @@ class Item(models.Model):
                 name="interrupt_one_pending_per_id",
             )
         ]
-        # Each matches a query of inbox/selectors.py (keyset pages per queue); see docs/architecture.md.
+        # Each matches a query of inbox/items/selectors.py (keyset pages per queue); see docs/architecture.md.
         indexes = [
             models.Index(fields=["queue", "status", "created_at", "id"], name="interrupt_queue_page"),
             models.Index(fields=["queue", "status", "due_at", "id"], name="interrupt_queue_due"),
@@ -164,7 +164,7 @@ class Item(models.Model):
     @property
     def snippet(self) -> str:
         """The list's line about it (see ``serializers.snippet``)."""
-        from .serializers import snippet  # serializers imports this module
+        from .items.serializers import snippet  # serializers imports this module
 
         return snippet(self)
 

@@ -14,9 +14,9 @@ import logging
 
 from django.tasks import task
 
-from .expiry import interrupt_expire
+from .items.expiry import interrupt_expire
+from .mail.notifications import notify_members
 from .models import Item
-from .notifications import notify_members
 
 logger = logging.getLogger("reviewconsole.inbox")
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..inbox.items.serializers import item_json
 from ..inbox.models import Item
-from ..inbox.serializers import item_json
 from ..workflow_sessions.domain_events import (
     DomainEvent,
     InterruptAnswered,

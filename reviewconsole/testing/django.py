@@ -156,7 +156,7 @@ class ConsoleRun(RunChecks):
                 fails the schema (``errors``); nothing is stored.
             django.core.exceptions.PermissionDenied: ``user`` is not a reviewer of the queue.
         """
-        from reviewconsole.inbox.services import interrupt_decide
+        from reviewconsole.inbox.items.decisions import interrupt_decide
 
         target = self.item(id, kind=kind)
         with self._run_hooks():

@@ -51,7 +51,7 @@ async def test_an_answer_to_a_superseded_draft_is_interrupt_superseded(agui, scr
 
 
 async def test_feedback_over_its_maximum_is_answer_too_long(agui, scripted):
-    from reviewconsole.inbox.actions import MAX_LENGTHS
+    from reviewconsole.inbox.items.actions import MAX_LENGTHS
 
     scripted("email-review", ["Draft one."])
     first = well_formed(await agui("email-review", body("t-long", '{"complaint": "Late parcel"}')))
@@ -64,7 +64,7 @@ async def test_feedback_over_its_maximum_is_answer_too_long(agui, scripted):
 async def test_an_answer_to_a_claimed_interrupt_is_interrupt_claimed(agui, scripted):
     from asgiref.sync import sync_to_async
 
-    from reviewconsole.inbox.claims import interrupt_claim
+    from reviewconsole.inbox.items.claims import interrupt_claim
     from tests.personas import persona_user
 
     scripted("email-review", ["Draft one."])

@@ -41,8 +41,8 @@ async def api(token, path, data):
 
 
 def inbox_decide(interrupt_id, action, **options):
+    from reviewconsole.inbox.items.decisions import interrupt_decide
     from reviewconsole.inbox.models import Item
-    from reviewconsole.inbox.services import interrupt_decide
     from tests.conftest import _user
 
     item = Item.objects.get(interrupt_id=interrupt_id, status="pending")

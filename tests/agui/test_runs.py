@@ -157,8 +157,8 @@ async def test_forwarded_props_reach_the_context_and_never_the_prompt(agui, scri
 async def test_an_inbox_decision_resumes_the_thread_and_the_client_catches_up(agui, scripted):
     from asgiref.sync import sync_to_async
 
+    from reviewconsole.inbox.items.decisions import interrupt_decide
     from reviewconsole.inbox.models import Item
-    from reviewconsole.inbox.services import interrupt_decide
     from tests.conftest import _user
 
     scripted("email-review", ["Draft one."])

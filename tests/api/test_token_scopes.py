@@ -4,7 +4,7 @@ a reviewer's claim is respected unless the token has ``override_claims``."""
 from __future__ import annotations
 
 from reviewconsole.api.models import ApiClient
-from reviewconsole.inbox.claims import interrupt_claim
+from reviewconsole.inbox.items.claims import interrupt_claim
 from reviewconsole.inbox.models import Item
 from tests.api.conftest import auth, make_api_client, post
 

@@ -9,7 +9,7 @@ from django.contrib import admin
 
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.demo import email_review
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from tests.conformance.harness import Trace, _renumber, assert_matches, replay
 
 SESSIONS = "/admin/workflow_sessions/workflowsession/"

@@ -12,8 +12,8 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
+from reviewconsole.inbox.items.selectors import queues_for
 from reviewconsole.inbox.models import Queue
-from reviewconsole.inbox.selectors import queues_for
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from reviewconsole.workflows import all_specs
 from reviewconsole.workflows import get as get_workflow

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
 
 
 @pytest.fixture

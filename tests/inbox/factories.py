@@ -9,7 +9,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from reviewconsole.inbox.assignment import search_text
+from reviewconsole.inbox.items.assignment import search_text
 from reviewconsole.inbox.models import Item, Queue
 from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from reviewconsole.workflow_sessions.models import WorkflowSession

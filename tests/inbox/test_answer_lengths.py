@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.actions import MAX_LENGTHS
+from reviewconsole.inbox.items.actions import MAX_LENGTHS
 from reviewconsole.inbox.models import Item
 from tests.api.conftest import make_api_client, post
 

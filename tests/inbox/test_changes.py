@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.changes import MAX_CATCH_UP, changes_since, queue_changes_prune, queue_changes_record
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.items.selectors import queues_for
+from reviewconsole.inbox.live.changes import MAX_CATCH_UP, changes_since, queue_changes_prune, queue_changes_record
 from reviewconsole.inbox.models import Item, Queue, QueueChange
-from reviewconsole.inbox.selectors import queues_for
-from reviewconsole.inbox.services import interrupt_decide
 
 
 def _since(versions):

@@ -10,10 +10,10 @@ from django.utils import timezone
 
 from engine import AlreadyDecidedError
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.inbox.claims import interrupt_claim, interrupt_reassign, interrupt_take_over, interrupt_unclaim
 from reviewconsole.inbox.errors import ClaimConflictError, DecisionError, MovedError
+from reviewconsole.inbox.items.claims import interrupt_claim, interrupt_reassign, interrupt_take_over, interrupt_unclaim
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.models import Item, Queue, QueueChange
-from reviewconsole.inbox.services import interrupt_decide
 from reviewconsole.workflow_sessions.models import Delivery
 
 

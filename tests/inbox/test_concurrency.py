@@ -15,8 +15,8 @@ from django.tasks.signals import task_enqueued
 from django.test import Client
 
 from engine import AlreadyDecidedError
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.models import Item
-from reviewconsole.inbox.services import interrupt_decide
 from reviewconsole.workflow_sessions.models import Delivery, Event
 from reviewconsole.workflow_sessions.services import session_start
 from tests.conftest import COMPLAINT, end_message

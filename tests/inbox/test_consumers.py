@@ -14,8 +14,8 @@ from django.conf import settings
 from django.test import Client
 
 from reviewconsole.asgi import application
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.models import Item, Queue
-from reviewconsole.inbox.services import interrupt_decide
 from reviewconsole.workflow_sessions.services import session_start
 from tests.conftest import COMPLAINT, make_outsider
 

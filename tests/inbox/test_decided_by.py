@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reviewconsole.inbox.claims import interrupt_claim
+from reviewconsole.inbox.items.claims import interrupt_claim
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.models import Item
-from reviewconsole.inbox.services import interrupt_decide
 
 
 def test_a_decided_item_shows_decided_by_instead_of_the_owner(client, personas, start_review, on_commit):

@@ -9,8 +9,8 @@ from asgiref.sync import async_to_sync
 from engine import AlreadyDecidedError
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.errors import DecisionError
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.models import Item
-from reviewconsole.inbox.services import interrupt_decide
 from reviewconsole.workflow_sessions.models import Delivery, Event
 from reviewconsole.workflow_sessions.runners import runner_for
 from tests.conftest import end_message

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reviewconsole.inbox.drafts import diff_lines, draft_of, edit_diff, parse_unified
-from reviewconsole.inbox.graph import node_names, picture_for_session
 from reviewconsole.inbox.models import Item
+from reviewconsole.inbox.pages.drafts import diff_lines, draft_of, edit_diff, parse_unified
+from reviewconsole.inbox.pictures.graph import node_names, picture_for_session
 
 
 def test_a_line_diff_marks_kept_removed_and_added_lines():

@@ -11,10 +11,10 @@ from django.utils import timezone
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.demo import refund_approval
 from reviewconsole.inbox.errors import ExpiredError
-from reviewconsole.inbox.expiry import due_fields, expire_due_interrupts, interrupt_expire, timeout_payload
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.items.expiry import due_fields, expire_due_interrupts, interrupt_expire, timeout_payload
+from reviewconsole.inbox.items.selectors import item_for
 from reviewconsole.inbox.models import Item, QueueChange
-from reviewconsole.inbox.selectors import item_for
-from reviewconsole.inbox.services import interrupt_decide
 from reviewconsole.inbox.tasks import schedule_expiry
 from reviewconsole.workflow_sessions.models import Delivery
 from tests.conftest import end_message
@@ -224,8 +224,8 @@ def test_a_due_item_is_scheduled_on_a_backend_that_defers(start_review, monkeypa
 
 
 def test_an_item_reopened_by_a_checkpoint_restore_is_fresh(start_review, personas, on_commit):
-    from reviewconsole.inbox.claims import interrupt_claim
-    from reviewconsole.inbox.outbox_consumer import inbox_consume
+    from reviewconsole.inbox.items.claims import interrupt_claim
+    from reviewconsole.inbox.items.outbox_consumer import inbox_consume
     from reviewconsole.workflow_sessions.domain_events import InterruptOpened
     from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
     from reviewconsole.workflow_sessions.restore import _asked, _reopen

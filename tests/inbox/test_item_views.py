@@ -10,8 +10,8 @@ from django.core import mail
 from django.test import Client
 
 from reviewconsole.audit.models import AuditEntry
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.models import Item
-from reviewconsole.inbox.services import interrupt_decide
 from reviewconsole.workflow_sessions.models import Delivery, WorkflowSession
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core import mail
 
+from reviewconsole.inbox.mail.notifications import notify_members
 from reviewconsole.inbox.models import NotificationSent, Queue
-from reviewconsole.inbox.notifications import notify_members
 from reviewconsole.inbox.tasks import notify_new_item
 
 MEMBERS = [["manager@example.com"], ["reviewer@example.com"]]  # the demo's support queue

@@ -8,9 +8,9 @@ import pytest
 from django.http import QueryDict
 from django.utils import timezone
 
-from reviewconsole.inbox.claims import interrupt_claim
+from reviewconsole.inbox.items.claims import interrupt_claim
+from reviewconsole.inbox.items.selectors import InboxFilters, inbox_page, neighbours
 from reviewconsole.inbox.models import Item, Queue
-from reviewconsole.inbox.selectors import InboxFilters, inbox_page, neighbours
 from tests.inbox.factories import make_items
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.actions import REQUEST_KINDS, RequestKind, allowed_actions, register_request_kind
+from reviewconsole.inbox.items.actions import REQUEST_KINDS, RequestKind, allowed_actions, register_request_kind
 from reviewconsole.inbox.models import Item
 from tests.inbox.factories import make_items
 

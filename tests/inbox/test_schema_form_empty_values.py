@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from reviewconsole.demo.incident_triage import Triage
 from reviewconsole.inbox.models import Item
-from reviewconsole.inbox.schema_form import form_fields, validate_value
+from reviewconsole.inbox.pages.schema_form import form_fields, validate_value
 
 
 def _flat(field):

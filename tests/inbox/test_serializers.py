@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 from reviewconsole.api.schemas import InterruptOut, SessionOut
+from reviewconsole.inbox.items.serializers import item_json, list_entry
 from reviewconsole.inbox.models import Item
-from reviewconsole.inbox.serializers import item_json, list_entry
 from reviewconsole.outbound.outbox_consumer import interrupt_data
 from reviewconsole.workflow_sessions.serializers import session_json
 from tests.api.conftest import auth, make_api_client

@@ -6,8 +6,8 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from engine import AlreadyDecidedError
+from reviewconsole.inbox.items.decisions import DecisionError, interrupt_decide, resume_payload
 from reviewconsole.inbox.models import Item
-from reviewconsole.inbox.services import DecisionError, interrupt_decide, resume_payload
 from reviewconsole.workflow_sessions.models import Delivery, Event
 from tests.conftest import end_message
 

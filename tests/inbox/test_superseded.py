@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.models import Item
-from reviewconsole.inbox.services import interrupt_decide
 from tests.api.conftest import make_api_client, post
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from reviewconsole.inbox.errors import DecisionError
 from reviewconsole.inbox.models import Item
-from reviewconsole.inbox.schema_form import parse_form, validate_value
+from reviewconsole.inbox.pages.schema_form import parse_form, validate_value
 from reviewconsole.workflow_sessions.models import Delivery
 
 

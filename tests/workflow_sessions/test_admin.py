@@ -7,8 +7,8 @@ import re
 import pytest
 
 from reviewconsole.hooks.models import WebhookDelivery, WebhookEndpoint
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.models import Item, Queue
-from reviewconsole.inbox.services import interrupt_decide
 from reviewconsole.workflow_sessions.models import Event, WorkflowSession
 
 SESSIONS = "/admin/workflow_sessions/workflowsession/"

@@ -179,7 +179,7 @@ def test_the_failed_sessions_query_walks_indexes(fail, personas):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from reviewconsole.inbox.failed import failed_sessions
+    from reviewconsole.inbox.pages.failed import failed_sessions
 
     _old_failures(50, "support")
 

@@ -12,8 +12,8 @@ from django.test import override_settings
 
 from engine import RetryingModel
 from reviewconsole.audit.models import AuditEntry
+from reviewconsole.inbox.items.permissions import require_retry_permission
 from reviewconsole.inbox.models import Item
-from reviewconsole.inbox.permissions import require_retry_permission
 from reviewconsole.workflow_sessions import checks, llm
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from reviewconsole.workflows import get

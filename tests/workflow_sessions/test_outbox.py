@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 from django.db import close_old_connections, transaction
 
-from reviewconsole.inbox.claims import interrupt_claim
+from reviewconsole.inbox.items.claims import interrupt_claim
+from reviewconsole.inbox.items.outbox_consumer import inbox_consume
 from reviewconsole.inbox.models import Item, QueueChange
-from reviewconsole.inbox.outbox_consumer import inbox_consume
 from reviewconsole.outbound.models import OutboundMessage, Subscription
 from reviewconsole.outbound.outbox_consumer import outbound_consume
 from reviewconsole.workflow_sessions import outbox

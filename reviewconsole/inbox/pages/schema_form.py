@@ -21,8 +21,8 @@ from typing import Any
 
 import jsonschema
 
-from .. import json_input
-from .errors import DecisionError
+from ... import json_input
+from ..errors import DecisionError
 
 __all__ = ["FormField", "form_fields", "parse_form", "validate_value"]
 

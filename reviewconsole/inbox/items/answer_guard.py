@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from .models import Item, ItemStatus
+from ..models import Item, ItemStatus
 from .refusals import claimed_conflict, expired_conflict, moved_conflict
 
 __all__ = ["InboxGuard"]

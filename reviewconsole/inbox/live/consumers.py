@@ -30,10 +30,10 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib import auth
 
+from ..conf import inbox_setting
+from ..items.selectors import queues_for
 from .changes import current_versions
-from .conf import inbox_setting
-from .live import group_name
-from .selectors import queues_for
+from .messages import group_name
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -167,7 +167,7 @@ def session_group(session_key: str) -> str:
 
 def close_on_logout(sender: Any, request: Any = None, **kwargs: Any) -> None:
     """``user_logged_out`` receiver: close the inbox sockets of the session logging out now."""
-    from .live import publish
+    from .messages import publish
 
     session_key = getattr(getattr(request, "session", None), "session_key", None)
     if not session_key:

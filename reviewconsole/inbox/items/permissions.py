@@ -12,9 +12,9 @@ from django.core.exceptions import PermissionDenied
 
 from engine import SessionStatus
 
-from ..workflow_sessions.models import WorkflowSession
-from ..workflows import UnknownWorkflowError, all_specs, get
-from .models import Queue
+from ...workflow_sessions.models import WorkflowSession
+from ...workflows import UnknownWorkflowError, all_specs, get
+from ..models import Queue
 from .selectors import is_queue_manager, managed_queues_for
 
 __all__ = ["can_retry", "managed_workflows", "manages_workflow", "require_retry_permission"]

@@ -22,23 +22,23 @@ from django.shortcuts import redirect, render
 
 from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
-from ..json_errors import error_response
-from ..workflow_sessions.llm import workflow_model
-from ..workflow_sessions.outcome import session_outcome
-from ..workflow_sessions.runners import configured_model
-from ..workflows import UnknownWorkflowError, get
-from .actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
-from .conf import inbox_setting
+from ...json_errors import error_response
+from ...workflow_sessions.llm import workflow_model
+from ...workflow_sessions.outcome import session_outcome
+from ...workflow_sessions.runners import configured_model
+from ...workflows import UnknownWorkflowError, get
+from ..conf import inbox_setting
+from ..errors import DecisionError, InboxConflict, MovedError
+from ..items.actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
+from ..items.permissions import can_retry
+from ..items.refusals import retried_request
+from ..items.selectors import is_queue_manager, neighbours, queues_for
+from ..items.serializers import status_sentence
+from ..models import Item, Queue
+from ..pictures.serving import mermaid_available, session_picture
 from .drafts import parse_unified
-from .errors import DecisionError, InboxConflict, MovedError
 from .kinds import detail_parts
-from .models import Item, Queue
-from .permissions import can_retry
-from .pictures import mermaid_available, session_picture
-from .refusals import retried_request
 from .schema_form import form_fields
-from .selectors import is_queue_manager, neighbours, queues_for
-from .serializers import status_sentence
 
 __all__ = ["detail_context", "refusal", "wants_json"]
 

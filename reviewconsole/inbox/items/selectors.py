@@ -26,8 +26,8 @@ from django.http import Http404, QueryDict
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from .changes import current_versions
-from .models import Item, ItemStatus, Queue
+from ..live.changes import current_versions
+from ..models import Item, ItemStatus, Queue
 
 __all__ = [
     "STATUSES",

@@ -30,10 +30,10 @@ from django.utils import timezone
 
 from engine import AlreadyDecidedError, AnswerInvalidError, Decision, EngineError, InterruptKind
 
-from ..audit.services import audit_record
-from .changes import queue_changes_record
-from .conf import inbox_setting
-from .models import Item, ItemStatus, OnExpiry, Queue
+from ...audit.services import audit_record
+from ..conf import inbox_setting
+from ..live.changes import queue_changes_record
+from ..models import Item, ItemStatus, OnExpiry, Queue
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -63,7 +63,7 @@ def timeout_payload(kind: str) -> dict[str, Any]:
 
 
 def _declared(workflow: str, metadata: dict[str, Any]) -> dict[str, Any]:
-    from ..workflows import UnknownWorkflowError, get
+    from ...workflows import UnknownWorkflowError, get
 
     found: dict[str, Any] = {}
     try:
@@ -171,13 +171,13 @@ def _escalate(row: Item, now: dt.datetime) -> str:
 
 
 def _notify(pk: int) -> None:
-    from .tasks import notify_new_item
+    from ..tasks import notify_new_item
 
     notify_new_item.enqueue(pk)
 
 
 def _time_out(row: Item, now: dt.datetime) -> str:
-    from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync  # they import the inbox's models
+    from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync  # they import the inbox's models
 
     payload = timeout_payload(row.kind)
     try:
@@ -228,7 +228,7 @@ def inbox_sweep() -> dict[str, int]:
     global _last_prune
     import time
 
-    from .changes import queue_changes_prune
+    from ..live.changes import queue_changes_prune
 
     outcomes = expire_due_interrupts()
     if time.monotonic() - _last_prune > PRUNE_EVERY:

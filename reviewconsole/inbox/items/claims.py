@@ -22,10 +22,10 @@ from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
 
-from ..audit.services import audit_record
-from .changes import queue_changes_record
-from .errors import DecisionError
-from .models import Item, ItemStatus, Queue
+from ...audit.services import audit_record
+from ..errors import DecisionError
+from ..live.changes import queue_changes_record
+from ..models import Item, ItemStatus, Queue
 from .refusals import claimed_conflict, moved_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
 

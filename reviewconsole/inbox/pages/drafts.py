@@ -11,8 +11,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .actions import request_kind
-from .models import Item
+from ..items.actions import request_kind
+from ..models import Item
 
 __all__ = ["DiffLine", "Revision", "diff_lines", "draft_of", "edit_diff", "revisions"]
 

@@ -14,8 +14,8 @@ from django.utils import timezone
 
 from engine import AlreadyDecidedError
 
-from .errors import ClaimConflictError, ExpiredError, MovedError, SupersededError
-from .models import SESSION_FAILED, Item, ItemStatus, OnExpiry
+from ..errors import ClaimConflictError, ExpiredError, MovedError, SupersededError
+from ..models import SESSION_FAILED, Item, ItemStatus, OnExpiry
 
 __all__ = [
     "claimed_conflict",

@@ -24,10 +24,10 @@ import logging
 
 from django.db import transaction
 
-from ..workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
+from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
+from ..live.changes import queue_changes_record
+from ..models import SESSION_FAILED, Item, ItemStatus
 from .assignment import item_row
-from .changes import queue_changes_record
-from .models import SESSION_FAILED, Item, ItemStatus
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -64,7 +64,7 @@ def _opened(event: InterruptOpened) -> None:
 
 
 def _after_open(pk: int, due_at: dt.datetime | None) -> None:
-    from .tasks import notify_new_item, schedule_expiry  # tasks imports expiry, which imports the services
+    from ..tasks import notify_new_item, schedule_expiry  # tasks imports expiry, which imports the services
 
     if due_at is not None:
         try:

@@ -2,7 +2,7 @@
 
 :func:`read_answer` classifies the answer once, refuses what it cannot read, and returns the
 decision it stands for with the normalised payload to store: for free-text and yes/no requests,
-exactly what the inbox sends for that decision (``inbox.services.resume_payload``), read with the
+exactly what the inbox sends for that decision (``inbox.items.decisions.resume_payload``), read with the
 same functions the workflows use (``reviewconsole.workflows.answers``). Tool confirmations
 (``{"confirmed": bool, "payload"?: …}``) are read by the engine's own reading; long-running
 results (``{"status": "approved" | "rejected", "reason"?: …}`` or an interim update) and answers
@@ -16,12 +16,12 @@ from typing import Any
 
 from engine import AnswerInvalidError, InterruptKind, normalize_answer
 
-from ..workflows.answers import REVIEW_SHAPES, AnswerShapeError, Decision, read_review
+from ...workflows.answers import REVIEW_SHAPES, AnswerShapeError, Decision, read_review
+from ..errors import AnswerMissingError, AnswerShapeInvalidError, AnswerTooLongError
+from ..models import Item
+from ..pages.drafts import draft_of, edit_diff
 from .actions import MAX_LENGTHS, REQUEST_KINDS, can_edit_draft, check_action, check_lengths, request_kind
-from .drafts import draft_of, edit_diff
-from .errors import AnswerMissingError, AnswerShapeInvalidError, AnswerTooLongError
-from .models import Item
-from .services import resume_payload
+from .decisions import resume_payload
 
 __all__ = ["Answer", "read_answer"]
 
@@ -86,7 +86,7 @@ def read_answer(item: Item, value: Any) -> Answer:
 
 
 def _normalised(item: Item, decision: Decision) -> Answer:
-    """The inbox's payload for ``decision`` (``inbox.services``: same lengths, same edit rules)."""
+    """The inbox's payload for ``decision`` (``inbox.items.decisions``: same lengths, same edit rules)."""
     text = decision.text.replace("\r\n", "\n").strip()
     reason = decision.reason.replace("\r\n", "\n").strip()
     check_lengths(feedback=text if decision.action == "revise" else None, reason=reason)

@@ -7,8 +7,8 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import transaction
 
-from ..workflows import WorkflowSpec, all_specs
-from .models import Queue
+from ...workflows import WorkflowSpec, all_specs
+from ..models import Queue
 
 __all__ = ["queue_ensure", "workflow_queue_slugs", "workflow_queues_sync"]
 

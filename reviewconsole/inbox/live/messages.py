@@ -20,9 +20,9 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from ..items.serializers import list_entry
+from ..models import QueueChange
 from . import publisher
-from .models import QueueChange
-from .serializers import list_entry
 
 logger = logging.getLogger("reviewconsole.inbox")
 

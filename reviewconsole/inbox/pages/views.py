@@ -18,18 +18,18 @@ from django.views.decorators.http import require_GET, require_POST
 
 from engine import InterruptKind
 
-from ..workflows import all_specs
-from .actions import allows_bulk_approve
-from .changes import changes_since
-from .conf import inbox_setting
+from ...workflows import all_specs
+from ..conf import inbox_setting
+from ..items.actions import allows_bulk_approve
+from ..items.decisions import interrupt_decide
+from ..items.permissions import managed_workflows
+from ..items.selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
+from ..items.serializers import list_entry
+from ..live.changes import changes_since
+from ..live.messages import change_message
+from ..models import Item
 from .failed import failed_sessions
 from .item_views import REFUSALS
-from .live import change_message
-from .models import Item
-from .permissions import managed_workflows
-from .selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
-from .serializers import list_entry
-from .services import interrupt_decide
 
 BULK_LIMIT = 200
 """Most items one bulk action takes."""
@@ -152,7 +152,7 @@ def bulk(request: HttpRequest) -> HttpResponse:
     Approval takes only items whose interrupt allows bulk approval; every other refusal (claimed
     by someone else, decided meanwhile…) is listed and the rest still happen.
     """
-    from .claims import interrupt_claim, interrupt_unclaim
+    from ..items.claims import interrupt_claim, interrupt_unclaim
 
     action = request.POST.get("action", "")
     raw_ids = request.POST.getlist("ids")

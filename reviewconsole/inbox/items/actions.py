@@ -34,11 +34,11 @@ from typing import Any
 
 from engine import InterruptKind
 
-from ..workflows import UnknownWorkflowError, get
-from ..workflows.answers import Decision, read_review, read_yes_no
-from .conf import inbox_setting
-from .errors import ActionNotSupportedError, AnswerTooLongError
-from .models import Item
+from ...workflows import UnknownWorkflowError, get
+from ...workflows.answers import Decision, read_review, read_yes_no
+from ..conf import inbox_setting
+from ..errors import ActionNotSupportedError, AnswerTooLongError
+from ..models import Item
 
 __all__ = [
     "ACTIONS",

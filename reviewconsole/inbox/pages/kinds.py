@@ -17,10 +17,10 @@ import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..demo import refund_approval, vip_discount
-from .actions import request_kind
+from ...demo import refund_approval, vip_discount
+from ..items.actions import request_kind
+from ..models import Item
 from .drafts import draft_of, revisions
-from .models import Item
 
 __all__ = ["detail_parts", "money", "session_input"]
 

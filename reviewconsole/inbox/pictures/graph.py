@@ -19,7 +19,7 @@ from typing import Any
 
 from engine import DEFAULT_ROUTE, START, BaseNode, LlmAgent, LongRunningFunctionTool, Workflow
 
-from ..workflows import UnknownWorkflowError, get
+from ...workflows import UnknownWorkflowError, get
 
 __all__ = ["Picture", "node_names", "picture_for_session"]
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef, Q, Subquery
 
-from ..workflow_sessions.models import SessionStatus, WorkflowSession
-from ..workflow_sessions.outcome import session_result
-from .models import Item
+from ...workflow_sessions.models import SessionStatus, WorkflowSession
+from ...workflow_sessions.outcome import session_result
+from ..models import Item
 
 __all__ = ["failed_sessions"]
 

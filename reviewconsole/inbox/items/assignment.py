@@ -20,10 +20,10 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
-from ..workflow_sessions.domain_events import InterruptOpened
-from ..workflows import UnknownWorkflowError, get
+from ...workflow_sessions.domain_events import InterruptOpened
+from ...workflows import UnknownWorkflowError, get
+from ..models import Item, Queue
 from .expiry import due_fields
-from .models import Item, Queue
 
 logger = logging.getLogger("reviewconsole.inbox")
 

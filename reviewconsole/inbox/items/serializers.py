@@ -21,11 +21,11 @@ from typing import Any
 
 from django.utils import timezone
 
-from ..workflow_sessions.models import WorkflowSession
-from ..workflow_sessions.serializers import session_json
+from ...workflow_sessions.models import WorkflowSession
+from ...workflow_sessions.serializers import session_json
+from ..models import SESSION_FAILED, Item, ItemStatus
+from ..pages.drafts import draft_of
 from .actions import allows_bulk_approve
-from .drafts import draft_of
-from .models import SESSION_FAILED, Item, ItemStatus
 
 __all__ = ["item_json", "list_entry", "session_with_items", "snippet", "status_sentence"]
 

@@ -22,15 +22,15 @@ from django.http import HttpRequest
 
 from engine import AlreadyDecidedError, Decision, InterruptKind
 
-from ..audit.services import audit_record
-from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync
+from ...audit.services import audit_record
+from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync
+from ..errors import DecisionError
+from ..models import Item
+from ..pages.drafts import draft_of, edit_diff
+from ..pages.schema_form import validate_value
 from .actions import ACTIONS, check_action, check_lengths, reject_reason_required
 from .answer_guard import InboxGuard
-from .drafts import draft_of, edit_diff
-from .errors import DecisionError
-from .models import Item
 from .refusals import claimed_conflict, expired_conflict, refusal_for
-from .schema_form import validate_value
 from .selectors import is_queue_manager, queues_for
 
 __all__ = [

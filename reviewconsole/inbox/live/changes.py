@@ -19,8 +19,8 @@ from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from .conf import inbox_setting
-from .models import Queue, QueueChange
+from ..conf import inbox_setting
+from ..models import Queue, QueueChange
 
 __all__ = ["MAX_CATCH_UP", "changes_since", "current_versions", "queue_changes_prune", "queue_changes_record"]
 
@@ -48,7 +48,7 @@ def queue_changes_record(*, changes: Iterable[tuple[int, str, int | None]]) -> l
     ids = [c.pk for c in created]
 
     def publish() -> None:
-        from .live import publish_changes
+        from .messages import publish_changes
 
         publish_changes(ids)
 

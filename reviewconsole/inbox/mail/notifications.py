@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.core.mail import EmailMessage
 from django.db.models import Q
 
-from .conf import inbox_setting
-from .models import Item, NotificationSent
+from ..conf import inbox_setting
+from ..models import Item, NotificationSent
 
 logger = logging.getLogger("reviewconsole.inbox")
 

@@ -19,22 +19,22 @@ from django.views.decorators.http import require_GET, require_POST
 
 from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
-from ..audit.services import audit_record
-from ..json_input import UnstorableValueError, check_storable
-from ..workflow_sessions.outbox import relay
-from ..workflow_sessions.outcome import session_outcome
-from ..workflow_sessions.services import session_retry
-from ..workflows import UnknownWorkflowError
-from . import claims
+from ...audit.services import audit_record
+from ...json_input import UnstorableValueError, check_storable
+from ...workflow_sessions.outbox import relay
+from ...workflow_sessions.outcome import session_outcome
+from ...workflow_sessions.services import session_retry
+from ...workflows import UnknownWorkflowError
+from ..errors import DecisionError, InboxConflict
+from ..items import claims
+from ..items.decisions import interrupt_decide
+from ..items.permissions import require_retry_permission
+from ..items.refusals import retried_request
+from ..items.selectors import item_for
+from ..items.serializers import list_entry
+from ..models import Queue
+from ..pictures.serving import allow_picture_styles
 from .drafts import revisions
-from .errors import DecisionError, InboxConflict
-from .models import Queue
-from .permissions import require_retry_permission
-from .pictures import allow_picture_styles
-from .refusals import retried_request
-from .selectors import item_for
-from .serializers import list_entry
-from .services import interrupt_decide
 from .view_helpers import detail_context, refusal, wants_json
 
 REFUSALS = (
