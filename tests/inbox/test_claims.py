@@ -182,7 +182,7 @@ def moved_after_check(monkeypatch, personas):
     """The race of a decision and a move, in order: the decider's permission check passes, then
     a manager moves the item to ``finance`` (the reviewer is not in it), then the decision's
     conditional UPDATE runs."""
-    from reviewconsole.inbox import services
+    from reviewconsole.inbox.items import decisions as services
 
     check = services._check_may_decide
 

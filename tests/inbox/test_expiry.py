@@ -106,7 +106,7 @@ def test_a_decision_loses_to_an_escalation_after_its_permission_check(start_revi
     """The support reviewer's check passes, then the item escalates to support-leads, then the
     decision's UPDATE runs: the escalated branch of the guard ("decided in its new queue") must
     not let a reviewer of the old queue decide it."""
-    from reviewconsole.inbox import services
+    from reviewconsole.inbox.items import decisions as services
 
     _, item = start_review()
     check = services._check_may_decide
@@ -253,7 +253,7 @@ def test_an_item_reopened_by_a_checkpoint_restore_is_fresh(start_review, persona
 
 
 def test_the_recovery_loop_runs_the_inbox_sweep(start_session, monkeypatch, on_commit):
-    from reviewconsole.inbox import expiry
+    from reviewconsole.inbox.items import expiry
 
     _, [vip] = start_session("vip-discount", {"customer_id": "c123"})
     Item.objects.filter(pk=vip.pk).update(due_at=timezone.now() - dt.timedelta(seconds=1))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 from typing import Any
 
 from django.db import transaction
@@ -31,8 +32,10 @@ from django.utils import timezone
 from engine import AlreadyDecidedError, AnswerInvalidError, Decision, EngineError, InterruptKind
 
 from ...audit.services import audit_record
+from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync
+from ...workflows import UnknownWorkflowError, get
 from ..conf import inbox_setting
-from ..live.changes import queue_changes_record
+from ..live.changes import queue_changes_prune, queue_changes_record
 from ..models import Item, ItemStatus, OnExpiry, Queue
 
 logger = logging.getLogger("reviewconsole.inbox")
@@ -63,8 +66,6 @@ def timeout_payload(kind: str) -> dict[str, Any]:
 
 
 def _declared(workflow: str, metadata: dict[str, Any]) -> dict[str, Any]:
-    from ...workflows import UnknownWorkflowError, get
-
     found: dict[str, Any] = {}
     try:
         spec = get(workflow)
@@ -137,7 +138,7 @@ def _mark_expired(row: Item, now: dt.datetime, **changes: Any) -> bool:
 
 
 def _escalate(row: Item, now: dt.datetime) -> str:
-    from .assignment import triage_queue
+    from .assignment import triage_queue  # assignment imports this module (due_fields)
 
     target = Queue.objects.filter(slug=row.escalate_to).first() if row.escalate_to else None
     if target is None:
@@ -171,14 +172,12 @@ def _escalate(row: Item, now: dt.datetime) -> str:
 
 
 def _notify(pk: int) -> None:
-    from ..tasks import notify_new_item
+    from ..tasks import notify_new_item  # the tasks module imports this one (interrupt_expire)
 
     notify_new_item.enqueue(pk)
 
 
 def _time_out(row: Item, now: dt.datetime) -> str:
-    from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync  # they import the inbox's models
-
     payload = timeout_payload(row.kind)
     try:
         with transaction.atomic():
@@ -226,10 +225,6 @@ def inbox_sweep() -> dict[str, int]:
     """The safety net every worker's recovery loop runs: expire whatever is due (a task lost on
     the way, a backend without ``run_after``) and, once an hour, prune old queue changes."""
     global _last_prune
-    import time
-
-    from ..live.changes import queue_changes_prune
-
     outcomes = expire_due_interrupts()
     if time.monotonic() - _last_prune > PRUNE_EVERY:
         _last_prune = time.monotonic()

@@ -27,6 +27,7 @@ from django.db import transaction
 from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
 from ..live.changes import queue_changes_record
 from ..models import SESSION_FAILED, Item, ItemStatus
+from ..tasks import notify_new_item, schedule_expiry
 from .assignment import item_row
 
 logger = logging.getLogger("reviewconsole.inbox")
@@ -64,8 +65,6 @@ def _opened(event: InterruptOpened) -> None:
 
 
 def _after_open(pk: int, due_at: dt.datetime | None) -> None:
-    from ..tasks import notify_new_item, schedule_expiry  # tasks imports expiry, which imports the services
-
     if due_at is not None:
         try:
             schedule_expiry(pk, due_at)

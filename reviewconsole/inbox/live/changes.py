@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from ..conf import inbox_setting
 from ..models import Queue, QueueChange
+from .messages import publish_changes
 
 __all__ = ["MAX_CATCH_UP", "changes_since", "current_versions", "queue_changes_prune", "queue_changes_record"]
 
@@ -48,8 +49,6 @@ def queue_changes_record(*, changes: Iterable[tuple[int, str, int | None]]) -> l
     ids = [c.pk for c in created]
 
     def publish() -> None:
-        from .messages import publish_changes
-
         publish_changes(ids)
 
     transaction.on_commit(publish, robust=True)

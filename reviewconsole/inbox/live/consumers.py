@@ -33,7 +33,7 @@ from django.contrib import auth
 from ..conf import inbox_setting
 from ..items.selectors import queues_for
 from .changes import current_versions
-from .messages import group_name
+from .messages import group_name, publish
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -167,8 +167,6 @@ def session_group(session_key: str) -> str:
 
 def close_on_logout(sender: Any, request: Any = None, **kwargs: Any) -> None:
     """``user_logged_out`` receiver: close the inbox sockets of the session logging out now."""
-    from .messages import publish
-
     session_key = getattr(getattr(request, "session", None), "session_key", None)
     if not session_key:
         return

@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import close_old_connections
 
@@ -56,8 +57,6 @@ def send(group: str, message: dict[str, Any]) -> None:
     if _loop is not None and threading.current_thread() is _thread:
         _loop.run_until_complete(layer.group_send(group, message))
         return
-    from asgiref.sync import async_to_sync
-
     async_to_sync(layer.group_send)(group, message)
 
 

@@ -21,6 +21,7 @@ from engine import InterruptKind
 from ...workflows import all_specs
 from ..conf import inbox_setting
 from ..items.actions import allows_bulk_approve
+from ..items.claims import interrupt_claim, interrupt_unclaim
 from ..items.decisions import interrupt_decide
 from ..items.permissions import managed_workflows
 from ..items.selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
@@ -152,8 +153,6 @@ def bulk(request: HttpRequest) -> HttpResponse:
     Approval takes only items whose interrupt allows bulk approval; every other refusal (claimed
     by someone else, decided meanwhile…) is listed and the rest still happen.
     """
-    from ..items.claims import interrupt_claim, interrupt_unclaim
-
     action = request.POST.get("action", "")
     raw_ids = request.POST.getlist("ids")
     if not all(_number(i) for i in raw_ids):
