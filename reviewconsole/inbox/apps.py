@@ -9,6 +9,7 @@ class InboxConfig(AppConfig):
     verbose_name = "Inbox"
 
     def ready(self) -> None:
+        # In ready(): these modules import models, which Django loads only once the app registry is ready.
         from ..workflow_sessions.outbox import register_consumer, register_sweeper
         from .items.assignment import forget_queues
         from .items.expiry import inbox_sweep
