@@ -49,7 +49,7 @@ def test_it_creates_the_demo_and_is_idempotent(demo, monkeypatch):
 def test_the_auditor_may_only_view(auditor):
     perms = auditor.get_all_permissions()
     assert "workflow_sessions.view_workflowsession" in perms
-    assert "inbox.view_interrupt" in perms
+    assert "inbox.view_item" in perms
     assert all(p.split(".")[1].startswith("view_") for p in perms)
     assert "hooks.view_webhooksecret" not in perms
 
