@@ -39,7 +39,11 @@ def test_an_answer_for_the_next_interrupt_before_the_last_is_applied_is_not_read
     # No on_commit: the first answer is stored, its run not taken yet.
     first = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": "shorter"}, token)
     assert first.status_code == 202 and session.answers.filter(applied_at__isnull=True).exists()
-    for body in ({"interrupt_id": "the-next-draft", "payload": "approve"}, {"payload": "approve"}):
-        early = post(client, f"/api/v1/sessions/{session.id}/resume", body, token)
-        assert early.status_code == 409, early.json()
-        assert early.json()["error"]["code"] == "interrupt_not_ready" and early["Retry-After"] == "1"
+    body = {"interrupt_id": "the-next-draft", "payload": "approve"}
+    early = post(client, f"/api/v1/sessions/{session.id}/resume", body, token)
+    assert early.status_code == 409, early.json()
+    assert early.json()["error"]["code"] == "interrupt_not_ready" and early["Retry-After"] == "1"
+    # Naming no interrupt, it is an answer to the one just decided: refused as decided, never
+    # "retry" (a retry would answer the next draft, which its sender has not seen).
+    late = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": "approve"}, token)
+    assert late.status_code == 409 and late.json()["error"]["code"] == "interrupt_decided"

@@ -68,7 +68,7 @@ def test_h5_a_resume_naming_no_interrupt_while_two_are_pending(client, token, on
     error = response.json()["error"]
     assert error["code"] == "interrupt_ambiguous"
     assert sorted(error["pending"]) == sorted([first.interrupt_id, second.interrupt_id])
-    assert (Event.objects.count(), Answer.objects.count()) == (events, deliveries)
+    assert (Event.objects.count(), Answer.objects.count()) == (events, answers)
     assert set(Item.objects.filter(session=session).values_list("status", flat=True)) == {"pending"}
 
 

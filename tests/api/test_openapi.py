@@ -15,7 +15,7 @@ from schemathesis.checks import not_a_server_error
 
 from reviewconsole.api.models import IdempotencyRecord
 from reviewconsole.inbox.models import Item
-from reviewconsole.workflow_sessions.models import Checkpoint, Answer, Event, WorkflowSession
+from reviewconsole.workflow_sessions.models import Answer, Checkpoint, Event, WorkflowSession
 from tests.api.conftest import make_api_client, post
 from tests.conftest import COMPLAINT
 
