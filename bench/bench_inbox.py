@@ -41,13 +41,13 @@ def fill(count: int) -> None:
     """Insert ``count`` pending items over the demo queues (no workflow runs: rows only)."""
     from django.utils import timezone
 
-    from reviewconsole.inbox.assignment import search_text
-    from reviewconsole.inbox.models import Interrupt, Queue
+    from reviewconsole.inbox.items.assignment import search_text
+    from reviewconsole.inbox.models import Item, Queue
     from reviewconsole.workflow_sessions.models import WorkflowSession
 
     now = timezone.now()
     start = now - dt.timedelta(days=30)
-    field = Interrupt._meta.get_field("created_at")
+    field = Item._meta.get_field("created_at")
     field.auto_now_add = False  # type: ignore[attr-defined]  # keep the spread of created_at below
     n = 0
     try:
@@ -60,7 +60,7 @@ def fill(count: int) -> None:
                 title = f"Customer {n}: my order {n % 977} arrived late"
                 message = f"Please review the reply to complaint {n} ({slug})"
                 rows.append(
-                    Interrupt(
+                    Item(
                         session=session,
                         workflow=workflow,
                         title=title,
@@ -75,9 +75,9 @@ def fill(count: int) -> None:
                     )
                 )
                 if len(rows) == 5000:
-                    Interrupt.objects.bulk_create(rows)
+                    Item.objects.bulk_create(rows)
                     rows = []
-            Interrupt.objects.bulk_create(rows)
+            Item.objects.bulk_create(rows)
     finally:
         field.auto_now_add = True  # type: ignore[attr-defined]
     from django.db import connection
@@ -117,7 +117,7 @@ def measure(repeat: int = 10) -> dict[str, float]:
         return response
 
     from reviewconsole.inbox.conf import inbox_setting
-    from reviewconsole.inbox.selectors import InboxFilters, inbox_page
+    from reviewconsole.inbox.items.selectors import InboxFilters, inbox_page
 
     cursor = inbox_page(manager, InboxFilters(), size=inbox_setting("PAGE_SIZE")).next_cursor or ""
     since = ",".join(f"{q.pk}:{max(q.version - 5, 0)}" for q in Queue.objects.all())
@@ -150,7 +150,7 @@ PLANNED = [
 
 
 def plans() -> list[tuple[str, str, list[str]]]:
-    """``(request, sql, plan lines)`` for every distinct query on ``inbox_interrupt`` of the
+    """``(request, sql, plan lines)`` for every distinct query on ``inbox_item`` of the
     manager's inbox pages in :data:`PLANNED` (the same query for another queue is shown once)."""
     import re
 
@@ -159,7 +159,7 @@ def plans() -> list[tuple[str, str, list[str]]]:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from reviewconsole.inbox.selectors import InboxFilters, inbox_page
+    from reviewconsole.inbox.items.selectors import InboxFilters, inbox_page
 
     manager = get_user_model().objects.get(username="manager")
     client = Client()
@@ -177,7 +177,7 @@ def plans() -> list[tuple[str, str, list[str]]]:
         with connection.cursor() as cursor:
             for captured_query in captured.captured_queries:
                 sql = captured_query["sql"]
-                if not sql.startswith("SELECT") or '"inbox_interrupt"' not in sql:
+                if not sql.startswith("SELECT") or '"inbox_item"' not in sql:
                     continue
                 shape = re.sub(r"\b\d+\b|'[^']*'", "?", sql)
                 if shape in shapes:
@@ -237,7 +237,7 @@ def main(argv: list[str]) -> None:
     print(f"{count:,} pending items inserted in {time.perf_counter() - started:.1f} s (SQLite, {var})")
     for name, ms in measure(repeat).items():
         print(f"  {name:<28} {ms:8.1f} ms")
-    print("\nEXPLAIN QUERY PLAN of the inbox pages' queries on inbox_interrupt (each shape once):")
+    print("\nEXPLAIN QUERY PLAN of the inbox pages' queries on inbox_item (each shape once):")
     for name, sql, plan in plans():
         where = sql[sql.index(" FROM ") :] if " FROM " in sql else sql
         print(f"\n[{name}] SELECT …{where[:400]}{'…' if len(where) > 400 else ''}")

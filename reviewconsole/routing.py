@@ -5,6 +5,6 @@ Imported by ``reviewconsole.asgi`` after Django is set up (the consumers import 
 
 from django.urls import path
 
-from reviewconsole.inbox.consumers import InboxConsumer
+from reviewconsole.inbox.live.consumers import InboxConsumer
 
 websocket_urlpatterns = [path("ws/inbox/", InboxConsumer.as_asgi())]

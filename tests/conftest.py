@@ -42,7 +42,7 @@ def fresh_cache():
     restart at 0 in every test's database."""
     from django.core.cache import cache
 
-    from reviewconsole.inbox.assignment import forget_queues
+    from reviewconsole.inbox.items.assignment import forget_queues
     from reviewconsole.outbound.services import forget_subscriptions
 
     cache.clear()
@@ -142,7 +142,7 @@ def start_review(demo, client, on_commit):
 
     Returns ``(session, interrupt)``: the session waiting, the interrupt pending in ``support``.
     """
-    from reviewconsole.inbox.models import Interrupt
+    from reviewconsole.inbox.models import Item
     from reviewconsole.workflow_sessions.models import WorkflowSession
 
     def start(complaint=COMPLAINT):
@@ -150,7 +150,7 @@ def start_review(demo, client, on_commit):
             response = post_webhook(client, {"complaint": complaint})
         assert response.status_code == 202, response.content
         session = WorkflowSession.objects.get(pk=response.json()["session_id"])
-        return session, Interrupt.objects.get(session=session, status="pending")
+        return session, Item.objects.get(session=session, status="pending")
 
     return start
 
@@ -175,14 +175,14 @@ def start_session(demo, on_commit):
     ``start_session("vip-discount", {"customer_id": "c123"})`` returns ``(session, items)``: the
     session and its pending interrupt rows, oldest first.
     """
-    from reviewconsole.inbox.models import Interrupt
+    from reviewconsole.inbox.models import Item
     from reviewconsole.workflow_sessions.services import session_start
 
     def start(workflow, data):
         with on_commit():
             session = session_start(workflow=workflow, data=data, user_id="test")
         session.refresh_from_db()
-        return session, list(Interrupt.objects.filter(session=session, status="pending").order_by("id"))
+        return session, list(Item.objects.filter(session=session, status="pending").order_by("id"))
 
     return start
 

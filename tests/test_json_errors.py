@@ -11,7 +11,7 @@ from django.db import OperationalError
 
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
 from reviewconsole.hooks.services import max_body_bytes
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.json_errors import error_body, error_response
 from tests.api.conftest import auth, make_api_client
 from tests.conftest import COMPLAINT, DEMO_SECRET, signed_headers
@@ -195,7 +195,7 @@ def doors(client, personas, start_review, monkeypatch):
     _, item = start_review()
     client.logout()
     _, token = make_api_client()
-    return Doors(client, personas, Interrupt.objects.get(pk=item.pk), token, monkeypatch)
+    return Doors(client, personas, Item.objects.get(pk=item.pk), token, monkeypatch)
 
 
 @pytest.mark.parametrize("case", list(CASES))

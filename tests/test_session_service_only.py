@@ -26,7 +26,7 @@ EXEMPT_DIRS = {"workflow_sessions", "testing"}
 
 RUNNERS = "reviewconsole.workflow_sessions.runners"
 
-ALLOWED_FROM_RUNNERS = {("inbox/view_helpers.py", "configured_model")}
+ALLOWED_FROM_RUNNERS = {("inbox/pages/view_helpers.py", "configured_model")}
 """The default model (no runner) still imported from ``runners`` by the inbox's preview; it moves
 to ``workflow_sessions/llm.py`` once the inbox's split has landed."""
 
@@ -107,4 +107,4 @@ async def door(session_id, spec):
         "calls something.run_pending()",
         "reads runner.store",
     }
-    assert violations("inbox/view_helpers.py", "from ..workflow_sessions.runners import configured_model") == []
+    assert violations("inbox/pages/view_helpers.py", "from ...workflow_sessions.runners import configured_model") == []

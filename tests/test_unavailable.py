@@ -8,7 +8,7 @@ import pytest
 from django.db import InterfaceError, OperationalError, ProgrammingError
 from django.test import RequestFactory
 
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.unavailable import classify, server_error
 from tests.conftest import post_webhook
 
@@ -63,12 +63,12 @@ def test_a_decision_on_a_locked_item_gets_a_409_busy_page(start_review, client, 
     def locked(**kwargs):
         raise wrapped(psycopg.errors.LockNotAvailable("canceling statement due to lock timeout"))
 
-    monkeypatch.setattr("reviewconsole.inbox.item_views.interrupt_decide", locked)
+    monkeypatch.setattr("reviewconsole.inbox.pages.item_views.interrupt_decide", locked)
     response = client.post(f"/inbox/items/{interrupt.pk}/decide/", {"action": "approve"})
     assert response.status_code == 409
     assert response["Retry-After"] == "1"
     assert b"busy" in response.content and b"Traceback" not in response.content
-    assert Interrupt.objects.get(pk=interrupt.pk).status == "pending"
+    assert Item.objects.get(pk=interrupt.pk).status == "pending"
 
 
 def test_an_outage_outside_a_view_is_a_503_and_other_errors_stay_500():

@@ -18,10 +18,10 @@ import engine
 from engine import InterruptRecord, SessionRecord, SessionStatus
 
 from ..api.models import ApiClient
-from ..inbox.answers import Answer, read_answer
 from ..inbox.errors import DecisionError
-from ..inbox.models import Interrupt, InterruptStatus
-from ..inbox.refusals import claimed_conflict, newer_request
+from ..inbox.items.answers import Answer, read_answer
+from ..inbox.items.refusals import claimed_conflict, newer_request
+from ..inbox.models import Item, ItemStatus
 from ..workflow_sessions.models import Answer as StoredAnswer
 from ..workflow_sessions.models import Event, WorkflowSession
 from ..workflow_sessions.services import enqueue_run, pending_interrupts_sync, session_record_sync, session_start
@@ -146,9 +146,7 @@ def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: b
         Refusal: ``interrupt_claimed``, ``action_not_supported``, ``answer_invalid``,
             ``answer_too_long`` or ``answer_missing``; nothing was stored.
     """
-    rows = Interrupt.objects.filter(
-        session_id=session_id, status=InterruptStatus.PENDING, interrupt_id__in=list(answers)
-    )
+    rows = Item.objects.filter(session_id=session_id, status=ItemStatus.PENDING, interrupt_id__in=list(answers))
     read: dict[str, Answer] = {}
     for row in rows.select_related("session", "claimed_by"):
         if row.claim_holder() and not override_claims:
@@ -162,7 +160,7 @@ def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: b
 
 def newer_interrupt(session_id: str, interrupt_id: str) -> str | None:
     """The id of the newer request that replaced ``interrupt_id`` in the session (``inbox.refusals.newer_request``)."""
-    row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).first()
+    row = Item.objects.filter(session_id=session_id, interrupt_id=interrupt_id).first()
     newer = newer_request(row) if row is not None else None
     return newer.interrupt_id if newer is not None else None
 
@@ -170,8 +168,8 @@ def newer_interrupt(session_id: str, interrupt_id: str) -> str | None:
 def due_times(session_id: str, records: list[InterruptRecord]) -> dict[str, dt.datetime]:
     """When each pending interrupt is due: the inbox item's ``due_at`` when the inbox sets one,
     else ``created + metadata["due_in_seconds"]``; interrupts without a due time are left out."""
-    rows = Interrupt.objects.filter(
-        session_id=session_id, status=InterruptStatus.PENDING, interrupt_id__in=[r.id for r in records]
+    rows = Item.objects.filter(
+        session_id=session_id, status=ItemStatus.PENDING, interrupt_id__in=[r.id for r in records]
     )
     due: dict[str, dt.datetime] = {}
     for row in rows:

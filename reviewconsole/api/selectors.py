@@ -6,7 +6,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from ..inbox.models import Interrupt
+from ..inbox.models import Item
 from ..workflow_sessions.models import WorkflowSession
 from .errors import ApiError
 from .models import ApiClient
@@ -39,9 +39,9 @@ def session_for(client: ApiClient, session_id: str) -> WorkflowSession:
 
 def interrupts_for(
     client: ApiClient, *, workflow: str | None = None, queue: str | None = None, status: str = "pending"
-) -> QuerySet[Interrupt]:
+) -> QuerySet[Item]:
     """Interrupts of the client's workflows, oldest first, filtered by workflow, queue and status."""
-    rows = Interrupt.objects.select_related("queue", "session", "claimed_by").filter(status=status)
+    rows = Item.objects.select_related("queue", "session", "claimed_by").filter(status=status)
     rows = _scoped(client, rows, "session__workflow")
     if client.own_sessions_only:
         rows = rows.filter(session__user_id__in=client.session_owners)

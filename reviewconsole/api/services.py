@@ -15,9 +15,9 @@ from django.http import HttpRequest
 from engine import AlreadyDecidedError, Decision
 
 from ..audit.services import audit_record
-from ..inbox.answers import Answer, read_answer
-from ..inbox.models import Interrupt, InterruptStatus
-from ..inbox.refusals import claimed_conflict, newer_request
+from ..inbox.items.answers import Answer, read_answer
+from ..inbox.items.refusals import claimed_conflict, newer_request
+from ..inbox.models import Item, ItemStatus
 from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel, session_start
 from ..workflows import UnknownWorkflowError, get
@@ -113,12 +113,12 @@ def api_session_resume(
 
 def _read_answer(
     client: ApiClient, session: WorkflowSession, interrupt_id: str | None, payload: Any
-) -> tuple[Interrupt | None, Answer | None]:
+) -> tuple[Item | None, Answer | None]:
     """The pending item ``payload`` answers and its reading (``inbox.answers.read_answer``: the
     decision and the normalised payload); ``(None, None)`` when no single pending item matches
     (the engine refuses that answer). Refuses an answer the item cannot take, or one to an item a
     reviewer holds when the token may not override claims; the engine checks everything else."""
-    rows = Interrupt.objects.filter(session=session, status=InterruptStatus.PENDING).select_related("session", "queue")
+    rows = Item.objects.filter(session=session, status=ItemStatus.PENDING).select_related("session", "queue")
     if interrupt_id is not None:
         rows = rows.filter(interrupt_id=interrupt_id)
     found = list(rows.select_related("claimed_by")[:2])
@@ -133,7 +133,7 @@ def _read_answer(
 
 def _superseded(session: WorkflowSession, interrupt_id: str) -> ApiError | None:
     """409 ``interrupt_superseded`` when a newer request of the session replaced ``interrupt_id``."""
-    row = Interrupt.objects.filter(session=session, interrupt_id=interrupt_id).first()
+    row = Item.objects.filter(session=session, interrupt_id=interrupt_id).first()
     newer = newer_request(row) if row is not None else None
     if newer is None:
         return None

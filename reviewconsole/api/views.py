@@ -2,7 +2,7 @@
 
 Each view authenticates (``request.auth`` is the :class:`ApiClient`), fetches through the
 client's scope first, and calls a service; sessions and interrupts are serialised by
-``inbox.serializers`` (``SessionOut`` and ``InterruptOut`` pick their fields); refusals are
+``inbox.items.serializers`` (``SessionOut`` and ``InterruptOut`` pick their fields); refusals are
 raised and mapped in ``errors.py``.
 Writes take an optional ``Idempotency-Key`` header (see ``idempotency.py``).
 """
@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Field as NinjaField
 from ninja import Header, Query, Router, Schema, Status
 
-from ..inbox.serializers import item_json, session_with_items
+from ..inbox.items.serializers import item_json, session_with_items
 from .idempotency import idempotent, request_hash
 from .schemas import (
     CancelIn,

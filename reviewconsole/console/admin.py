@@ -29,10 +29,10 @@ from django.utils.safestring import SafeString
 from engine import EngineError, SessionStatus
 
 from ..audit.services import audit_record
-from ..inbox.models import Interrupt, Queue
-from ..inbox.permissions import require_retry_permission
-from ..inbox.pictures import mermaid_available, picture_csp, picture_media, session_picture
-from ..inbox.selectors import managed_queues_for
+from ..inbox.items.permissions import require_retry_permission
+from ..inbox.items.selectors import managed_queues_for
+from ..inbox.models import Item, Queue
+from ..inbox.pictures.serving import mermaid_available, picture_csp, picture_media, session_picture
 from ..read_only_admin import ReadOnlyAdmin
 from ..workflow_sessions.export import session_export
 from ..workflow_sessions.models import Answer, Checkpoint, Event, WorkflowSession
@@ -42,8 +42,8 @@ from ..workflows import UnknownWorkflowError
 from .timeline import timeline
 
 
-class InterruptInline(admin.TabularInline):
-    model = Interrupt
+class ItemInline(admin.TabularInline):
+    model = Item
     fields = ("interrupt_id", "kind", "queue", "status", "decision", "decided_by_label", "decided_at", "created_at")
     readonly_fields = fields
     extra = 0
@@ -64,12 +64,12 @@ class DeciderFilter(admin.SimpleListFilter):
     parameter_name = "decider"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        labels = Interrupt.objects.exclude(decided_by_label="").values_list("decided_by_label", flat=True)
+        labels = Item.objects.exclude(decided_by_label="").values_list("decided_by_label", flat=True)
         return [(label, label) for label in sorted(set(labels))[:200]]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value():
-            return queryset.filter(interrupts__decided_by_label=self.value()).distinct()
+            return queryset.filter(items__decided_by_label=self.value()).distinct()
         return queryset
 
 
@@ -84,7 +84,7 @@ class QueueFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value():
-            return queryset.filter(interrupts__queue__slug=self.value()).distinct()
+            return queryset.filter(items__queue__slug=self.value()).distinct()
         return queryset
 
 
@@ -95,7 +95,7 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
     # "events__data" searches the content of every event (texts, calls, answers), as JSON text.
     search_fields = ("=id", "title", "events__data")
     date_hierarchy = "created_at"
-    inlines = [InterruptInline]
+    inlines = [ItemInline]
     fields = (
         "id",
         "workflow",
@@ -168,7 +168,7 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
         response = super().change_view(request, object_id, form_url, extra_context)
-        policy = picture_csp()  # the workflow picture is drawn with inline styles (inbox/pictures.py)
+        policy = picture_csp()  # the workflow picture is drawn with inline styles (inbox/pictures/serving.py)
         if policy is not None:
             response._csp_config = policy  # type: ignore[attr-defined]
         if response.status_code == 200 and request.method == "GET":
@@ -194,7 +194,7 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Workflow")
     def workflow_picture(self, obj: WorkflowSession) -> SafeString:
-        """The workflow's graph with the path this session took and where it waits (inbox/graph.py)."""
+        """The workflow's graph with the path this session took and where it waits (inbox/pictures/graph.py)."""
         context = {"picture": session_picture(obj), "mermaid": mermaid_available()}
         return SafeString(render_to_string("inbox/_picture.html", context))
 

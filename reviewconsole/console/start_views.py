@@ -31,10 +31,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from engine import EngineError, WorkflowDataError
 
 from ..inbox.errors import DecisionError
-from ..inbox.models import Interrupt, InterruptStatus
-from ..inbox.permissions import can_retry, manages_workflow, require_retry_permission
-from ..inbox.schema_form import form_fields, validate_value
-from ..inbox.selectors import visible_interrupts_for
+from ..inbox.items.permissions import can_retry, manages_workflow, require_retry_permission
+from ..inbox.items.selectors import visible_interrupts_for
+from ..inbox.models import Item, ItemStatus
+from ..inbox.pages.schema_form import form_fields, validate_value
 from ..json_errors import error_response
 from ..json_input import UnstorableValueError, check_storable
 from ..workflow_sessions.models import WorkflowSession
@@ -135,8 +135,8 @@ def _session_for(request: HttpRequest, session_id: str) -> WorkflowSession:
 
 
 def _follow(request: HttpRequest, session: WorkflowSession) -> dict[str, Any]:
-    pending = Interrupt.objects.filter(session=session, status=InterruptStatus.PENDING).select_related("queue")
-    mine = visible_interrupts_for(request.user).filter(session=session, status=InterruptStatus.PENDING)
+    pending = Item.objects.filter(session=session, status=ItemStatus.PENDING).select_related("queue")
+    mine = visible_interrupts_for(request.user).filter(session=session, status=ItemStatus.PENDING)
     first = mine.order_by("created_at", "id").first()
     return {
         "session": session_outcome(session),

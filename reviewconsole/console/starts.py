@@ -1,7 +1,7 @@
 """Starting a session from the console ("New request"): who may start what, and the start itself.
 
 A user may start a registered workflow when they manage its queue (a member of the queue's
-``managers`` group, see :func:`reviewconsole.inbox.selectors.is_queue_manager`), hold the
+``managers`` group, see :func:`reviewconsole.inbox.items.selectors.is_queue_manager`), hold the
 permission ``workflow_sessions.start_<workflow>`` ("Can start <title>", one per workflow, created
 after ``migrate``; give it to a user or a group in the admin), or are a superuser. Chat
 workflows (``spec.chat``) are not offered: only an AG-UI client carries their conversation on.
@@ -22,8 +22,8 @@ from django.http import HttpRequest
 from pydantic import BaseModel, TypeAdapter
 
 from ..audit.services import audit_record
+from ..inbox.items.selectors import is_queue_manager
 from ..inbox.models import Queue
-from ..inbox.selectors import is_queue_manager
 from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.services import session_start
 from ..workflows import UnknownWorkflowError, WorkflowSpec, all_specs, get
@@ -72,7 +72,7 @@ def _offered(spec: WorkflowSpec) -> bool:
 def _rights(user: User) -> tuple[set[str], set[str]]:
     """``(permissions, managed queue slugs)`` of an authenticated user, in two queries (Django
     caches the permissions on the user object)."""
-    from ..inbox.selectors import managed_queues_for
+    from ..inbox.items.selectors import managed_queues_for
 
     managed = set(managed_queues_for(user).values_list("slug", flat=True))
     return user.get_all_permissions(), managed  # type: ignore[union-attr]

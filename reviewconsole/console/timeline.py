@@ -18,7 +18,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..inbox.drafts import DiffLine, parse_unified
+from ..inbox.pages.drafts import DiffLine, parse_unified
 from ..workflow_sessions.models import WorkflowSession
 
 __all__ = ["Decision", "Revision", "TimelineRow", "decisions_by_interrupt", "revision_diff", "timeline"]
@@ -114,7 +114,7 @@ def _describe(data: dict[str, Any]) -> list[str]:
 def decisions_by_interrupt(session: WorkflowSession) -> dict[str, deque[Decision]]:
     """The session's decisions per interrupt id, oldest first (a reopened interrupt has several)."""
     found: dict[str, deque[Decision]] = defaultdict(deque)
-    decided = session.interrupts.filter(status="resolved").order_by("decided_at", "id")
+    decided = session.items.filter(status="resolved").order_by("decided_at", "id")
     for interrupt_id, decision, label, reason, diff in decided.values_list(
         "interrupt_id", "decision", "decided_by_label", "reason", "edit_diff"
     ):

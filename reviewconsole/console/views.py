@@ -11,7 +11,7 @@ from django.templatetags.static import static
 from django.views.decorators.http import require_GET
 
 from ..audit.services import audit_record
-from ..inbox.serializers import session_with_items
+from ..inbox.items.serializers import session_with_items
 from ..workflow_sessions.models import WorkflowSession
 
 
@@ -29,7 +29,7 @@ def favicon(request: HttpRequest) -> HttpResponse:
 @require_GET
 def session_json(request: HttpRequest, session_id: str) -> JsonResponse:
     """Status, state, result, interrupts and events (ADK JSON) of one session
-    (``inbox.serializers.session_with_items``: the API's fields, and each item's reason, edits and page).
+    (``inbox.items.serializers.session_with_items``: the API's fields, and each item's reason, edits and page).
 
     Who may read it: whoever may open the session's admin page (view permission on sessions);
     a staff user without it gets 403, as there. Each read is audited as ``session.view``.

@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from ..read_only_admin import ReadOnlyAdmin
-from .models import Interrupt, Queue
+from .models import Item, Queue
 
 
 @admin.register(Queue)
@@ -11,8 +11,8 @@ class QueueAdmin(admin.ModelAdmin):
     readonly_fields = ("version",)
 
 
-@admin.register(Interrupt)
-class InterruptAdmin(ReadOnlyAdmin):
+@admin.register(Item)
+class ItemAdmin(ReadOnlyAdmin):
     list_display = (
         "interrupt_id",
         "session",
@@ -27,4 +27,4 @@ class InterruptAdmin(ReadOnlyAdmin):
     )
     list_filter = ("status", "kind", "queue", "decision", "workflow")
     search_fields = ("interrupt_id", "session__id", "title", "message")
-    readonly_fields = [f.name for f in Interrupt._meta.fields]
+    readonly_fields = [f.name for f in Item._meta.fields]

@@ -9,12 +9,13 @@ class InboxConfig(AppConfig):
     verbose_name = "Inbox"
 
     def ready(self) -> None:
+        # In ready(): these modules import models, which Django loads only once the app registry is ready.
         from ..workflow_sessions.outbox import register_consumer, register_sweeper
-        from .assignment import forget_queues
-        from .consumers import close_on_logout
-        from .expiry import inbox_sweep
+        from .items.assignment import forget_queues
+        from .items.expiry import inbox_sweep
+        from .items.outbox_consumer import inbox_consume, inbox_wants
+        from .live.consumers import close_on_logout
         from .models import Queue
-        from .outbox_consumer import inbox_consume, inbox_wants
 
         # The inbox builds its items from the sessions' outbox, before outbound reads them (order 10 < 20).
         register_consumer("inbox", inbox_consume, order=10, wants=inbox_wants)

@@ -1,6 +1,6 @@
-"""Review queues, interrupts (the items reviewers decide) and each queue's change log.
+"""Review queues, items (what reviewers decide: one per engine interrupt) and each queue's change log.
 
-An :class:`Interrupt` row is the reviewer's item for an engine interrupt (the session's own
+An :class:`Item` row is the reviewer's item for an engine interrupt (the session's own
 ``workflow_sessions.Interrupt``, linked one-to-one as ``session_interrupt``): the inbox's outbox
 consumer (``outbox_consumer.py``) builds it when the store reports the interrupt opened, and marks
 it resolved or cancelled when the store reports that; the answer itself is taken (once: a
@@ -57,7 +57,7 @@ class Queue(models.Model):
         return dt.timedelta(seconds=seconds)
 
 
-class InterruptStatus(models.TextChoices):
+class ItemStatus(models.TextChoices):
     PENDING = "pending", "Pending"
     RESOLVED = "resolved", "Resolved"
     CANCELLED = "cancelled", "Cancelled"
@@ -74,12 +74,10 @@ class OnExpiry(models.TextChoices):
     TIMEOUT = "timeout", "Resume the workflow with a timeout"
 
 
-class Interrupt(models.Model):
+class Item(models.Model):
     """A request for input, routed to a queue, decided at most once."""
 
-    session = models.ForeignKey(
-        "workflow_sessions.WorkflowSession", on_delete=models.PROTECT, related_name="interrupts"
-    )
+    session = models.ForeignKey("workflow_sessions.WorkflowSession", on_delete=models.PROTECT, related_name="items")
     # Not ``interrupt``: its column would clash with ``interrupt_id``, the wire id below.
     session_interrupt = models.OneToOneField(
         "workflow_sessions.Interrupt", null=True, blank=True, on_delete=models.PROTECT, related_name="item"
@@ -99,21 +97,21 @@ class Interrupt(models.Model):
     tool_call = models.JSONField(null=True, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     search_text = models.TextField(blank=True, help_text="Lower-cased title, message and payload, for search.")
-    queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="interrupts")
-    status = models.CharField(max_length=20, choices=InterruptStatus.choices, default=InterruptStatus.PENDING)
+    queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="items")
+    status = models.CharField(max_length=20, choices=ItemStatus.choices, default=ItemStatus.PENDING)
     # Claims: who works on it now; a claim past ``claim_expires_at`` counts as no claim.
     claimed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="claims"
     )
     claimed_at = models.DateTimeField(null=True, blank=True)
     claim_expires_at = models.DateTimeField(null=True, blank=True)
-    # Time: when it is due and what happens then (see inbox/expiry.py).
+    # Time: when it is due and what happens then (see inbox/items/expiry.py).
     due_at = models.DateTimeField(null=True, blank=True)
     on_expiry = models.CharField(max_length=20, choices=OnExpiry.choices, blank=True, default=OnExpiry.NOTHING)
     escalate_to = models.CharField(max_length=50, blank=True, help_text="Queue slug for on_expiry=escalate.")
     expired_at = models.DateTimeField(null=True, blank=True, help_text="When its due time passed and expiry ran.")
     escalated_from = models.ForeignKey(
-        Queue, null=True, blank=True, on_delete=models.PROTECT, related_name="escalated_interrupts"
+        Queue, null=True, blank=True, on_delete=models.PROTECT, related_name="escalated_items"
     )
     # The decision.
     response = models.JSONField(null=True, blank=True, help_text="The answer the workflow received.")
@@ -136,7 +134,7 @@ class Interrupt(models.Model):
                 name="interrupt_one_pending_per_id",
             )
         ]
-        # Each matches a query of inbox/selectors.py (keyset pages per queue); see docs/architecture.md.
+        # Each matches a query of inbox/items/selectors.py (keyset pages per queue); see docs/architecture.md.
         indexes = [
             models.Index(fields=["queue", "status", "created_at", "id"], name="interrupt_queue_page"),
             models.Index(fields=["queue", "status", "due_at", "id"], name="interrupt_queue_due"),
@@ -151,7 +149,7 @@ class Interrupt(models.Model):
 
     @property
     def is_pending(self) -> bool:
-        return self.status == InterruptStatus.PENDING
+        return self.status == ItemStatus.PENDING
 
     def claim_holder(self, now: dt.datetime | None = None) -> int | None:
         """The id of the user whose claim is in force, or None."""
@@ -166,16 +164,16 @@ class Interrupt(models.Model):
     @property
     def snippet(self) -> str:
         """The list's line about it (see ``serializers.snippet``)."""
-        from .serializers import snippet  # serializers imports this module
+        from .items.serializers import snippet  # serializers imports this module
 
         return snippet(self)
 
     @property
     def display_status(self) -> str:
         """pending, claimed, overdue, approved…, expired, superseded, failed: what a person calls its state."""
-        if self.status == InterruptStatus.CANCELLED:
+        if self.status == ItemStatus.CANCELLED:
             return "failed" if self.decision == SESSION_FAILED else "superseded"
-        if self.status == InterruptStatus.RESOLVED:
+        if self.status == ItemStatus.RESOLVED:
             return "expired" if self.decision == "timeout" else "decided"
         if self.is_overdue():
             return "overdue"
@@ -188,7 +186,7 @@ class QueueChange(models.Model):
     queue = models.ForeignKey(Queue, on_delete=models.CASCADE, related_name="changes")
     version = models.PositiveBigIntegerField()
     event = models.CharField(max_length=40, help_text="interrupt.created, interrupt.claimed, interrupt.resolved…")
-    interrupt = models.ForeignKey(Interrupt, null=True, on_delete=models.CASCADE, related_name="+")
+    item = models.ForeignKey(Item, null=True, on_delete=models.CASCADE, related_name="+")
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -200,19 +198,19 @@ class QueueChange(models.Model):
 
 
 class NotificationSent(models.Model):
-    """A new-item email sent: to ``user``, about ``interrupt`` arriving in ``queue`` (an escalated
+    """A new-item email sent: to ``user``, about ``item`` arriving in ``queue`` (an escalated
     item is announced again in its new queue). Written after each send, so a ``notify_new_item``
     run again after a crash skips the people already told (at least once, not twice when recorded)."""
 
-    interrupt = models.ForeignKey(Interrupt, on_delete=models.CASCADE, related_name="+")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
     queue = models.ForeignKey(Queue, on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     sent_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["interrupt", "queue", "user"], name="notification_sent_once"),
+            models.UniqueConstraint(fields=["item", "queue", "user"], name="notification_sent_once"),
         ]
 
     def __str__(self) -> str:
-        return f"item {self.interrupt_id} → user {self.user_id}"
+        return f"item {self.item_id} → user {self.user_id}"

@@ -14,9 +14,9 @@ import logging
 
 from django.tasks import task
 
-from .expiry import interrupt_expire
-from .models import Interrupt
-from .notifications import notify_members
+from .items.expiry import interrupt_expire
+from .mail.notifications import notify_members
+from .models import Item
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -31,7 +31,7 @@ def expire_interrupt(interrupt_pk: int) -> str:
     """
     outcome = interrupt_expire(pk=interrupt_pk)
     if outcome == "not_due":
-        due_at = Interrupt.objects.filter(pk=interrupt_pk).values_list("due_at", flat=True).first()
+        due_at = Item.objects.filter(pk=interrupt_pk).values_list("due_at", flat=True).first()
         if due_at is not None:
             schedule_expiry(interrupt_pk, due_at)
     return outcome
@@ -48,7 +48,7 @@ def schedule_expiry(pk: int, due_at: dt.datetime) -> bool:
 @task()
 def notify_new_item(interrupt_pk: int) -> int:
     """Email the members of the item's queue; returns how many emails were sent."""
-    item = Interrupt.objects.select_related("queue").filter(pk=interrupt_pk).first()
+    item = Item.objects.select_related("queue").filter(pk=interrupt_pk).first()
     if item is None or item.status != "pending":
         return 0
     return notify_members(item)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import item_views, views
+from .pages import item_views, views
 
 app_name = "inbox"
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..inbox.models import Interrupt
-from ..inbox.serializers import item_json
+from ..inbox.items.serializers import item_json
+from ..inbox.models import Item
 from ..workflow_sessions.domain_events import (
     DomainEvent,
     InterruptAnswered,
@@ -52,7 +52,7 @@ _INTERRUPT_FIELDS = (
 )
 
 
-def interrupt_data(row: Interrupt) -> dict[str, Any]:
+def interrupt_data(row: Item) -> dict[str, Any]:
     """An interrupt as outbound events describe it: the inbox's ``item_json``, its ``id`` named
     ``interrupt_id`` and only these fields (subscribers' payloads keep their keys)."""
     item = item_json(row)
@@ -89,6 +89,6 @@ def outbound_consume(event: DomainEvent, outbox_id: int) -> None:
             data["error"] = {"code": event.error_code or "error", "node_path": event.error_node_path}
         event_emit(event_type=event_type, workflow=event.workflow, data=data, outbox_id=outbox_id)
         return
-    row = Interrupt.objects.select_related("queue", "session").filter(session_interrupt_id=event.interrupt_pk).first()
+    row = Item.objects.select_related("queue", "session").filter(session_interrupt_id=event.interrupt_pk).first()
     if row is not None:
         event_emit(event_type=event_type, workflow=row.session.workflow, data=interrupt_data(row), outbox_id=outbox_id)

@@ -21,7 +21,7 @@ console's embedded default does) or a root node (a ``Workflow``, an ``LlmAgent``
 :class:`engine.FunctionCall`, ADK content dicts or callables, in call order) or any
 :class:`engine.Model`.
 
-Answers follow the engine (``docs/engine.md``) and the inbox (``reviewconsole/inbox/services.py``):
+Answers follow the engine (``docs/engine.md``) and the inbox (``reviewconsole/inbox/items/decisions.py``):
 ``"approve"``, ``"reject"`` or feedback text for a free-text interrupt, a dict valid against the
 interrupt's ``response_schema`` for a form, ``{"confirmed": True}`` for a tool confirmation,
 ``{"status": "approved"}`` for a long-running tool. ``reviewconsole.testing.django`` (a pytest

@@ -67,7 +67,7 @@ class ConsoleRun(RunChecks):
     Attributes (read again after each decision; :meth:`refresh` reads them on demand):
         session: the :class:`reviewconsole.workflow_sessions.models.WorkflowSession` row.
         status, output, error: the session's (``"waiting"``, ``"completed"``, ``"failed"``…).
-        pending: its pending :class:`reviewconsole.inbox.models.Interrupt` rows (the inbox's
+        pending: its pending :class:`reviewconsole.inbox.models.Item` rows (the inbox's
             items), oldest first.
         reviewer: the user decisions are made as (a member and manager of the workflow's queue).
     """
@@ -81,11 +81,11 @@ class ConsoleRun(RunChecks):
 
     def refresh(self) -> ConsoleRun:
         """Read the session and its pending items again."""
-        from reviewconsole.inbox.models import Interrupt, InterruptStatus
+        from reviewconsole.inbox.models import Item, ItemStatus
 
         self.session.refresh_from_db()
         self.status, self.output, self.error = self.session.status, self.session.output, self.session.error
-        rows = Interrupt.objects.filter(session=self.session, status=InterruptStatus.PENDING)
+        rows = Item.objects.filter(session=self.session, status=ItemStatus.PENDING)
         self.pending = list(rows.order_by("created_at", "id"))
         return self
 
@@ -156,7 +156,7 @@ class ConsoleRun(RunChecks):
                 fails the schema (``errors``); nothing is stored.
             django.core.exceptions.PermissionDenied: ``user`` is not a reviewer of the queue.
         """
-        from reviewconsole.inbox.services import interrupt_decide
+        from reviewconsole.inbox.items.decisions import interrupt_decide
 
         target = self.item(id, kind=kind)
         with self._run_hooks():

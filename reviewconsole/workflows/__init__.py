@@ -118,7 +118,7 @@ class WorkflowSpec:
 
     Inbox settings (an interrupt's own ``metadata`` overrides each): ``due_in_seconds`` (None:
     never due), ``on_expiry`` (``""`` stay overdue, ``"escalate"`` to ``escalate_to``, or
-    ``"timeout"``: resume with a timeout payload, see ``reviewconsole/inbox/expiry.py``), and
+    ``"timeout"``: resume with a timeout payload, see ``reviewconsole/inbox/items/expiry.py``), and
     ``bulk_approve`` (reviewers may approve several of its items at once).
 
     ``chat``: a conversation that, after a reply that does not end it, waits for the user's next

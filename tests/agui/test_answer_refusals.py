@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.agui.models import AguiThread
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.runners import runner_for
 from tests.agui.conftest import body
 from tests.agui.test_runs import resume, well_formed
@@ -22,7 +22,7 @@ async def test_an_empty_free_text_answer_is_answer_missing(agui, scripted, paylo
     [interrupt] = first.interrupts
     refused = well_formed(await agui("email-review", body("t-empty", resume=resume(interrupt, payload))))
     assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "answer_missing"
-    assert await Interrupt.objects.filter(interrupt_id=interrupt["id"], status="pending").aexists()
+    assert await Item.objects.filter(interrupt_id=interrupt["id"], status="pending").aexists()
 
 
 async def test_an_answer_for_the_next_interrupt_while_one_waits_is_not_ready(agui, scripted):
@@ -51,7 +51,7 @@ async def test_an_answer_to_a_superseded_draft_is_interrupt_superseded(agui, scr
 
 
 async def test_feedback_over_its_maximum_is_answer_too_long(agui, scripted):
-    from reviewconsole.inbox.actions import MAX_LENGTHS
+    from reviewconsole.inbox.items.actions import MAX_LENGTHS
 
     scripted("email-review", ["Draft one."])
     first = well_formed(await agui("email-review", body("t-long", '{"complaint": "Late parcel"}')))
@@ -64,15 +64,15 @@ async def test_feedback_over_its_maximum_is_answer_too_long(agui, scripted):
 async def test_an_answer_to_a_claimed_interrupt_is_interrupt_claimed(agui, scripted):
     from asgiref.sync import sync_to_async
 
-    from reviewconsole.inbox.claims import interrupt_claim
+    from reviewconsole.inbox.items.claims import interrupt_claim
     from tests.personas import persona_user
 
     scripted("email-review", ["Draft one."])
     first = well_formed(await agui("email-review", body("t-claimed", '{"complaint": "Late parcel"}')))
     [interrupt] = first.interrupts
-    row = await Interrupt.objects.aget(interrupt_id=interrupt["id"])
+    row = await Item.objects.aget(interrupt_id=interrupt["id"])
     admin = await sync_to_async(persona_user)("admin")
     await sync_to_async(interrupt_claim)(interrupt=row, user=admin)
     refused = well_formed(await agui("email-review", body("t-claimed", resume=resume(interrupt, "approve"))))
     assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "interrupt_claimed"
-    assert await Interrupt.objects.filter(pk=row.pk, status="pending").aexists()
+    assert await Item.objects.filter(pk=row.pk, status="pending").aexists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine import FunctionCall
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from tests.agui.conftest import body
 from tests.agui.test_runs import resume, well_formed
 
@@ -24,4 +24,4 @@ async def test_feedback_to_a_vip_confirmation_is_action_not_supported(agui, scri
     [interrupt] = first.interrupts
     refused = well_formed(await agui("vip-discount", body("t-vip-kind", resume=resume(interrupt, "make it 25%"))))
     assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "action_not_supported"
-    assert await Interrupt.objects.filter(interrupt_id=interrupt["id"], status="pending").aexists()
+    assert await Item.objects.filter(interrupt_id=interrupt["id"], status="pending").aexists()

@@ -12,11 +12,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def rows(session_id):
-    from reviewconsole.inbox.models import Interrupt
+    from reviewconsole.inbox.models import Item
     from reviewconsole.workflow_sessions.models import WorkflowSession
 
     session = WorkflowSession.objects.get(pk=session_id)
-    interrupts = Interrupt.objects.filter(session_id=session_id).order_by("id")
+    interrupts = Item.objects.filter(session_id=session_id).order_by("id")
     return (
         (session.status, session.version, session.last_seq),
         list(interrupts.values_list("interrupt_id", "status", "decided_by_label")),

@@ -41,22 +41,22 @@ async def api(token, path, data):
 
 
 def inbox_decide(interrupt_id, action, **options):
-    from reviewconsole.inbox.models import Interrupt
-    from reviewconsole.inbox.services import interrupt_decide
+    from reviewconsole.inbox.items.decisions import interrupt_decide
+    from reviewconsole.inbox.models import Item
     from tests.conftest import _user
 
-    item = Interrupt.objects.get(interrupt_id=interrupt_id, status="pending")
+    item = Item.objects.get(interrupt_id=interrupt_id, status="pending")
     interrupt_decide(interrupt=item, user=_user("manager"), action=action, **options)
 
 
 def snapshot(session_id):
-    """What a refused rewind must leave alone: the session row, its interrupts, events and stored answers."""
-    from reviewconsole.inbox.models import Interrupt
+    """What a refused rewind must leave alone: the session row, its interrupts, events and deliveries."""
+    from reviewconsole.inbox.models import Item
     from reviewconsole.workflow_sessions.models import WorkflowSession
 
     row = WorkflowSession.objects.get(pk=session_id)
     interrupts = list(
-        Interrupt.objects.filter(session_id=session_id)
+        Item.objects.filter(session_id=session_id)
         .order_by("id")
         .values_list("id", "interrupt_id", "status", "decided_by_label", "response")
     )

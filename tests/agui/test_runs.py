@@ -157,8 +157,8 @@ async def test_forwarded_props_reach_the_context_and_never_the_prompt(agui, scri
 async def test_an_inbox_decision_resumes_the_thread_and_the_client_catches_up(agui, scripted):
     from asgiref.sync import sync_to_async
 
-    from reviewconsole.inbox.models import Interrupt
-    from reviewconsole.inbox.services import interrupt_decide
+    from reviewconsole.inbox.items.decisions import interrupt_decide
+    from reviewconsole.inbox.models import Item
     from tests.conftest import _user
 
     scripted("email-review", ["Draft one."])
@@ -166,7 +166,7 @@ async def test_an_inbox_decision_resumes_the_thread_and_the_client_catches_up(ag
     [interrupt] = first.interrupts
 
     def decide():
-        item = Interrupt.objects.get(interrupt_id=interrupt["id"], status="pending")
+        item = Item.objects.get(interrupt_id=interrupt["id"], status="pending")
         interrupt_decide(interrupt=item, user=_user("manager"), action="approve")
 
     await sync_to_async(decide)()
@@ -178,13 +178,13 @@ async def test_an_inbox_decision_resumes_the_thread_and_the_client_catches_up(ag
 async def test_an_answer_through_agui_resolves_the_inbox_item(agui, scripted):
     from asgiref.sync import sync_to_async
 
-    from reviewconsole.inbox.models import Interrupt
+    from reviewconsole.inbox.models import Item
 
     scripted("email-review", ["Draft one."])
     first = await agui("email-review", body("t-two", "Broken screen"))
     [interrupt] = first.interrupts
     await agui("email-review", body("t-two", resume=resume(interrupt, "approve")))
-    row = await sync_to_async(Interrupt.objects.get)(interrupt_id=interrupt["id"])
+    row = await sync_to_async(Item.objects.get)(interrupt_id=interrupt["id"])
     assert (row.status, row.decided_by_label) == ("resolved", "agui:agui-tests")
 
 
@@ -212,12 +212,12 @@ async def test_resume_refusals_store_nothing(agui, scripted, entries, code):
 async def test_an_expired_interrupt_is_refused_and_cancelling_it_is_not(agui, scripted):
     from asgiref.sync import sync_to_async
 
-    from reviewconsole.inbox.models import Interrupt
+    from reviewconsole.inbox.models import Item
 
     scripted("email-review", ["Draft one."])
     [interrupt] = (await agui("email-review", body("t-exp", "Broken"))).interrupts
     past = dt.datetime.now(dt.UTC) - dt.timedelta(minutes=1)
-    await sync_to_async(Interrupt.objects.filter(interrupt_id=interrupt["id"]).update)(due_at=past)
+    await sync_to_async(Item.objects.filter(interrupt_id=interrupt["id"]).update)(due_at=past)
     refused = await agui("email-review", body("t-exp", resume=resume(interrupt, "approve")))
     assert refused.last["code"] == "interrupt_expired"
     cancelled = well_formed(await agui("email-review", body("t-exp", resume=resume(interrupt, status="cancelled"))))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from tests.api.conftest import post
 from tests.conftest import texts
 
@@ -42,12 +42,12 @@ def test_an_accepted_answer_is_stored_normalised_with_its_decision(
     session, [item] = start_session("email-review", COMPLAINT)
     response = _resume(client, token, session, payload, on_commit)
     assert response.status_code == 202, response.content
-    row = Interrupt.objects.get(pk=item.pk)
+    row = Item.objects.get(pk=item.pk)
     assert (row.decision, row.response, row.reason) == (decision, _delivered(stored), reason)
     entry = AuditEntry.objects.filter(action="interrupt.decide").latest("id")
     assert entry.after["decision"] == decision and entry.after["response"] == stored
     session.refresh_from_db()
-    pending = Interrupt.objects.filter(session=session, status="pending")
+    pending = Item.objects.filter(session=session, status="pending")
     if outcome is None:  # revised: a new draft waits, applying the feedback
         assert pending.count() == 1 and session.state["feedback"] == "make it shorter"
     else:
@@ -58,7 +58,7 @@ def test_an_edited_draft_is_approved_as_edited(client, token, start_session, on_
     session, [item] = start_session("email-review", COMPLAINT)
     response = _resume(client, token, session, {"result": "approve", "draft": "Hello,\r\n\r\nFixed."}, on_commit)
     assert response.status_code == 202
-    row = Interrupt.objects.get(pk=item.pk)
+    row = Item.objects.get(pk=item.pk)
     assert row.decision == "approve" and row.response == {"result": "approve", "draft": "Hello,\n\nFixed."}
     assert AuditEntry.objects.filter(action="interrupt.decide").latest("id").after["decision"] == "approve"
     assert "+Fixed." in row.edit_diff
@@ -88,7 +88,7 @@ def test_an_answer_of_another_shape_is_refused_and_nothing_stored(client, token,
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "answer_invalid" and '"draft"' in error["message"]
-    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
+    assert Item.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
 
 
 def test_text_inside_a_result_is_held_to_its_maximum(client, token, start_session, on_commit):
@@ -103,7 +103,7 @@ def test_crlf_line_breaks_count_once(client, token, start_session, on_commit):
     feedback = "x\r\n" * 2_000  # 6,000 raw characters, 4,000 once line breaks are one each
     response = _resume(client, token, session, feedback, on_commit)
     assert response.status_code == 202
-    assert Interrupt.objects.get(pk=item.pk).response == feedback.replace("\r\n", "\n").strip()
+    assert Item.objects.get(pk=item.pk).response == feedback.replace("\r\n", "\n").strip()
 
 
 @pytest.mark.parametrize(
@@ -121,7 +121,7 @@ def test_a_vip_confirmation_is_read_once(client, token, start_session, on_commit
     session, [item] = start_session("vip-discount", {"customer_id": "c123"})
     response = _resume(client, token, session, payload, on_commit)
     assert response.status_code == 202, response.content
-    row = Interrupt.objects.get(pk=item.pk)
+    row = Item.objects.get(pk=item.pk)
     assert row.decision == decision and row.response == decision
     session.refresh_from_db()
     assert session.status == "completed" and discount in str(session.output)
@@ -141,4 +141,4 @@ def test_an_ambiguous_vip_answer_is_refused(client, token, start_session, on_com
     session, [item] = start_session("vip-discount", {"customer_id": "c123"})
     response = _resume(client, token, session, payload, on_commit)
     assert response.status_code == 400 and response.json()["error"]["code"] == "answer_invalid"
-    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
+    assert Item.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()

@@ -8,7 +8,7 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from engine import AnswerMissingError
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.runners import runner_for_session
 from tests.api.conftest import post
 
@@ -24,7 +24,7 @@ def test_an_empty_answer_to_a_free_text_interrupt_is_answer_missing(client, toke
     session, item = review
     response = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": payload}, token)
     assert response.status_code == 400 and response.json()["error"]["code"] == "answer_missing"
-    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
+    assert Item.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
 
 
 def test_the_engine_refuses_none_for_a_free_text_interrupt(review):

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from reviewconsole.api.models import IdempotencyRecord
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Event, WorkflowSession
 from tests.api.conftest import REFUND, make_api_client, post
 
@@ -78,7 +78,7 @@ def test_a_replayed_resume_answers_again_and_resumes_once(client, token, on_comm
     assert second.status_code == first.status_code == 202
     assert second.json() == first.json()
     assert Event.objects.filter(session_id=session_id).count() == events
-    assert Interrupt.objects.filter(session_id=session_id, function_name="ask_for_approval").count() == 1
+    assert Item.objects.filter(session_id=session_id, function_name="ask_for_approval").count() == 1
 
 
 @pytest.mark.parametrize("key", ["", " ", "x" * 201, "bad\nkey"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
 from tests.api.conftest import REFUND, auth, make_api_client, post
 from tests.conftest import COMPLAINT
@@ -44,8 +44,8 @@ def test_it_refuses_bad_filters(client, token):
 
 def _two_pending(session):
     """Make a second pending interrupt on ``session`` (as a fan-out would)."""
-    first = Interrupt.objects.get(session=session, status="pending")
-    second = Interrupt(
+    first = Item.objects.get(session=session, status="pending")
+    second = Item(
         session=session,
         interrupt_id="second-" + first.interrupt_id,
         kind=first.kind,
@@ -69,7 +69,7 @@ def test_h5_a_resume_naming_no_interrupt_while_two_are_pending(client, token, on
     assert error["code"] == "interrupt_ambiguous"
     assert sorted(error["pending"]) == sorted([first.interrupt_id, second.interrupt_id])
     assert (Event.objects.count(), Answer.objects.count()) == (events, answers)
-    assert set(Interrupt.objects.filter(session=session).values_list("status", flat=True)) == {"pending"}
+    assert set(Item.objects.filter(session=session).values_list("status", flat=True)) == {"pending"}
 
 
 def test_h9_a_workflow_that_can_no_longer_resume(client, token, on_commit):
@@ -81,7 +81,7 @@ def test_h9_a_workflow_that_can_no_longer_resume(client, token, on_commit):
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "workflow_unavailable"
     assert Event.objects.count() == events
-    assert Interrupt.objects.get(session=session).status == "pending"
+    assert Item.objects.get(session=session).status == "pending"
 
 
 def test_h18_a_key_is_still_a_duplicate_after_the_session_is_reset(client, token, on_commit):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from tests.api.conftest import post
 
 REFUND = {"order_id": "B-2", "amount": 500.0, "reason": "Broken on arrival"}
@@ -28,7 +28,7 @@ def test_a_refund_approval_refuses_any_other_answer_and_stores_nothing(
     error = response.json()["error"]
     assert error["code"] == "answer_invalid" and '"approved"' in error["accepted"]
     session.refresh_from_db()
-    assert Interrupt.objects.get(pk=item.pk).status == "pending" and session.status == "waiting"
+    assert Item.objects.get(pk=item.pk).status == "pending" and session.status == "waiting"
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def test_a_refund_approval_takes_its_two_answers(client, token, start_session, o
     session, [item] = start_session("refund-approval", REFUND)
     response = _resume(client, token, session, payload, on_commit)
     assert response.status_code == 202, response.content
-    assert Interrupt.objects.get(pk=item.pk).decision == decision
+    assert Item.objects.get(pk=item.pk).decision == decision
     session.refresh_from_db()
     assert ("was not approved" in str(session.output)) is refused
 

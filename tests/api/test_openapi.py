@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
 from reviewconsole.api.models import IdempotencyRecord
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, Checkpoint, Event, WorkflowSession
 from tests.api.conftest import make_api_client, post
 from tests.conftest import COMPLAINT
@@ -47,7 +47,7 @@ def _counts():
         "checkpoints": Checkpoint.objects.count(),
         "answers": Answer.objects.count(),
         "idempotency": IdempotencyRecord.objects.count(),
-        "interrupts": sorted(Interrupt.objects.values_list("status", flat=True)),
+        "interrupts": sorted(Item.objects.values_list("status", flat=True)),
         "statuses": sorted(WorkflowSession.objects.values_list("status", flat=True)),
     }
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
 from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from tests.api.conftest import REFUND, post
@@ -38,7 +38,7 @@ def confirmation(client, token, on_commit):
             client, "/api/v1/sessions", {"workflow": "refund-approval", "input": {**REFUND, "amount": 20.0}}, token
         )
     session = WorkflowSession.objects.get(pk=response.json()["session_id"])
-    return session, Interrupt.objects.get(session=session, status="pending")
+    return session, Item.objects.get(session=session, status="pending")
 
 
 @HYPO
@@ -48,7 +48,7 @@ def test_any_resume_payload_is_stored_once_or_refused_with_nothing_stored(
 ):
     session, interrupt = confirmation
     reset = {"status": "pending", "response": None, "decided_by_label": "", "decided_at": None}
-    Interrupt.objects.filter(pk=interrupt.pk).update(**reset)
+    Item.objects.filter(pk=interrupt.pk).update(**reset)
     SessionInterrupt.objects.filter(item=interrupt).update(**reset)  # the engine's own row
     Answer.objects.filter(session=session).delete()
     events = Event.objects.filter(session=session).count()
@@ -62,4 +62,4 @@ def test_any_resume_payload_is_stored_once_or_refused_with_nothing_stored(
         assert response.json()["error"]["code"] in ("answer_invalid", "invalid_request")
         assert Answer.objects.filter(session=session).count() == 0
         assert Event.objects.filter(session=session).count() == events
-        assert Interrupt.objects.get(pk=interrupt.pk).status == "pending"
+        assert Item.objects.get(pk=interrupt.pk).status == "pending"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from tests.api.conftest import post
 
 
@@ -21,7 +21,7 @@ def test_feedback_text_to_a_vip_confirmation_is_not_supported(client, token, vip
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == "action_not_supported" and error["actions"] == ["approve", "reject"]
-    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
+    assert Item.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
 
 
 def test_a_yes_or_no_to_a_vip_confirmation_is_taken(client, token, vip, on_commit):

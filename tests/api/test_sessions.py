@@ -6,7 +6,7 @@ import pytest
 
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.demo import refund_approval
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
 from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from tests.api.conftest import REFUND, auth, make_api_client, post
@@ -27,7 +27,7 @@ def test_it_starts_a_session(client, token, refund):
     refund.refresh_from_db()
     assert refund.status == "waiting"
     assert refund.user_id == "client:partner"
-    pending = Interrupt.objects.get(session=refund, status="pending")
+    pending = Item.objects.get(session=refund, status="pending")
     assert (pending.kind, pending.function_name) == ("long_running", "ask_for_approval")
     entry = AuditEntry.objects.get(action="session.start")
     assert (entry.actor, entry.target_id) == ("client:partner", refund.id)
@@ -45,7 +45,7 @@ def test_it_reads_a_session_with_adk_events(client, token, refund):
 
 
 def test_the_refund_approval_resumes_with_the_late_result(client, token, refund, on_commit):
-    approval = Interrupt.objects.get(session=refund, status="pending")
+    approval = Item.objects.get(session=refund, status="pending")
     with on_commit():
         response = post(
             client, f"/api/v1/sessions/{refund.id}/resume", {"payload": {"status": "approved"}}, token, "resume-1"
@@ -54,7 +54,7 @@ def test_the_refund_approval_resumes_with_the_late_result(client, token, refund,
     assert response.json() == {"session_id": refund.id, "answered": [approval.interrupt_id], "status": "queued"}
     approval.refresh_from_db()
     assert (approval.status, approval.decided_by_label) == ("resolved", "client:partner")
-    confirmation = Interrupt.objects.get(session=refund, status="pending")
+    confirmation = Item.objects.get(session=refund, status="pending")
     assert confirmation.kind == "confirmation"
     with on_commit():
         response = post(
@@ -75,7 +75,7 @@ def test_a_second_answer_gets_409_naming_the_first(client, token, refund, on_com
     with on_commit():
         first = post(client, f"/api/v1/sessions/{refund.id}/resume", {"payload": {"status": "approved"}}, token)
     assert first.status_code == 202
-    approval = Interrupt.objects.get(session=refund, function_name="ask_for_approval")
+    approval = Item.objects.get(session=refund, function_name="ask_for_approval")
     events = Event.objects.filter(session=refund).count()
     response = post(
         client,
@@ -111,7 +111,7 @@ def test_it_cancels_a_session(client, token, refund, on_commit):
     assert response.json() == {"session_id": refund.id, "status": "cancelled"}
     refund.refresh_from_db()
     assert refund.status == "cancelled"
-    assert Interrupt.objects.get(session=refund).status == "cancelled"
+    assert Item.objects.get(session=refund).status == "cancelled"
     again = post(client, f"/api/v1/sessions/{refund.id}/cancel", {}, token)
     assert again.status_code == 409
     assert again.json()["error"]["code"] == "session_closed"
@@ -130,7 +130,7 @@ def test_a_session_outside_the_scope_is_not_found(client, demo, refund):
     assert client.get(f"/api/v1/sessions/{refund.id}", headers=auth(narrow)).status_code == 404
     response = post(client, f"/api/v1/sessions/{refund.id}/resume", {"payload": {"status": "approved"}}, narrow)
     assert response.status_code == 404
-    assert Interrupt.objects.get(session=refund).status == "pending"
+    assert Item.objects.get(session=refund).status == "pending"
 
 
 def test_it_refuses_input_that_does_not_fit_with_field_errors(client, token):

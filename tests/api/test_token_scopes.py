@@ -4,8 +4,8 @@ a reviewer's claim is respected unless the token has ``override_claims``."""
 from __future__ import annotations
 
 from reviewconsole.api.models import ApiClient
-from reviewconsole.inbox.claims import interrupt_claim
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.items.claims import interrupt_claim
+from reviewconsole.inbox.models import Item
 from tests.api.conftest import auth, make_api_client, post
 
 
@@ -29,7 +29,7 @@ def test_an_own_sessions_token_sees_only_its_clients_sessions(client, demo, on_c
     assert {row["session_id"] for row in listed} == {mine}
     refused = post(client, f"/api/v1/sessions/{other.id}/resume", {"payload": "yes"}, token)
     assert refused.status_code == 404
-    assert Interrupt.objects.get(session=other).status == "pending"
+    assert Item.objects.get(session=other).status == "pending"
 
 
 def test_a_token_without_a_scope_still_sees_every_session_of_its_workflows(client, demo, start_session):
@@ -51,4 +51,4 @@ def test_a_reviewers_claim_is_respected_unless_the_token_may_override(client, pe
     with on_commit():
         taken = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": "yes"}, override)
     assert taken.status_code == 202
-    assert Interrupt.objects.get(pk=item.pk).status == "resolved"
+    assert Item.objects.get(pk=item.pk).status == "resolved"

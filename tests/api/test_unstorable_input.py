@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.api.models import IdempotencyRecord
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, WorkflowSession
 from tests.api.conftest import REFUND, auth, post
 
@@ -52,7 +52,7 @@ def test_a_resume_with_an_unstorable_value_is_refused(client, token, on_commit, 
     session_id = started.json()["session_id"]
     _refused(_raw(client, f"/api/v1/sessions/{session_id}/resume", text, token, "resume-nul"), where)
     assert Answer.objects.count() == 0
-    assert Interrupt.objects.get(session_id=session_id).status == "pending"
+    assert Item.objects.get(session_id=session_id).status == "pending"
 
 
 def test_a_cancel_reason_with_a_nul_is_refused(client, token, on_commit):

@@ -12,7 +12,7 @@ ENTRIES = "/admin/audit/auditentry/"
 
 @pytest.fixture
 def entry(demo):
-    return audit_record(action="item.view", actor="user:manager", target_type="inbox.interrupt", target_id="1")
+    return audit_record(action="item.view", actor="user:manager", target_type="inbox.item", target_id="1")
 
 
 @pytest.fixture

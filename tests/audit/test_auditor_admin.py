@@ -9,7 +9,7 @@ from django.contrib import admin
 
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.demo import email_review
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from tests.conformance.harness import Trace, _renumber, assert_matches, replay
 
 SESSIONS = "/admin/workflow_sessions/workflowsession/"
@@ -21,7 +21,7 @@ def reviewed(start_review, manager, on_commit):
     with on_commit():
         interrupt_decide(interrupt=first, user=manager, action="revise", text="shorter")
     with on_commit():
-        interrupt_decide(interrupt=session.interrupts.get(status="pending"), user=manager, action="approve")
+        interrupt_decide(interrupt=session.items.get(status="pending"), user=manager, action="approve")
     session.refresh_from_db()
     return session
 

@@ -12,8 +12,8 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
+from reviewconsole.inbox.items.selectors import queues_for
 from reviewconsole.inbox.models import Queue
-from reviewconsole.inbox.selectors import queues_for
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from reviewconsole.workflows import all_specs
 from reviewconsole.workflows import get as get_workflow
@@ -49,7 +49,7 @@ def test_it_creates_the_demo_and_is_idempotent(demo, monkeypatch):
 def test_the_auditor_may_only_view(auditor):
     perms = auditor.get_all_permissions()
     assert "workflow_sessions.view_workflowsession" in perms
-    assert "inbox.view_interrupt" in perms
+    assert "inbox.view_item" in perms
     assert all(p.split(".")[1].startswith("view_") for p in perms)
     assert "hooks.view_webhooksecret" not in perms
 

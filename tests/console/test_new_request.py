@@ -9,7 +9,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from tests.conftest import COMPLAINT, DEMO_PASSWORD, post_webhook
 
@@ -114,7 +114,7 @@ def test_a_start_goes_through_session_start_is_audited_and_lands_on_the_item(man
     entry = AuditEntry.objects.get(action="session.start")
     assert entry.actor_user == manager and entry.target_id == session.id
     assert entry.detail == {"workflow": "email-review", "door": "console"}
-    item = Interrupt.objects.get(session=session, status="pending")
+    item = Item.objects.get(session=session, status="pending")
     follow = client.get(started["Location"])
     assert follow.status_code == 302 and follow["Location"] == f"/inbox/items/{item.pk}/"
     status = client.get(f"/sessions/{session.id}/status.json").json()

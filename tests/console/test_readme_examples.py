@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from reviewconsole.workflows import all_specs
 from tests.conftest import post_webhook
@@ -31,5 +31,5 @@ def test_the_example_leaves_a_request_in_its_queue(demo, client, on_commit, work
     assert response.status_code == 202, response.content
     session = WorkflowSession.objects.get(pk=response.json()["session_id"])
     assert session.status == "waiting"
-    items = Interrupt.objects.filter(session_id=session.pk, status="pending")
+    items = Item.objects.filter(session_id=session.pk, status="pending")
     assert [item.queue.slug for item in items] == [queue]

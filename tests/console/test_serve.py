@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from reviewconsole.hints import venv_python
 from reviewconsole.inbox.conf import inbox_setting
-from reviewconsole.inbox.notifications import item_url
+from reviewconsole.inbox.mail.notifications import item_url
 
 
 class FakeServer:

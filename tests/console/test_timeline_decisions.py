@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from reviewconsole.console.timeline import timeline
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
 
 SESSIONS = "/admin/workflow_sessions/workflowsession/"
 

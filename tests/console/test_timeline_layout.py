@@ -9,7 +9,7 @@ from pathlib import Path
 from django.contrib.staticfiles import finders
 
 from reviewconsole.console.timeline import Revision, revision_diff
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
 
 SESSIONS = "/admin/workflow_sessions/workflowsession/"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
 
 
 @pytest.fixture
@@ -15,7 +15,7 @@ def decided(start_review, manager, on_commit):
     session, first = start_review()
     with on_commit():
         interrupt_decide(interrupt=first, user=manager, action="revise", text="shorter")
-    second = session.interrupts.get(status="pending")
+    second = session.items.get(status="pending")
     with on_commit():
         interrupt_decide(interrupt=second, user=manager, action="approve")
     session.refresh_from_db()

@@ -10,7 +10,7 @@ import pytest
 
 from reviewconsole.hooks.models import WebhookDelivery, WebhookEndpoint, WebhookSecret
 from reviewconsole.hooks.services import sign
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from tests.conftest import COMPLAINT, DEMO_SECRET, post_webhook, signed_headers
 
@@ -34,7 +34,7 @@ def test_it_starts_a_session_and_answers_202(demo, client, on_commit):
     assert session.user_id == "webhook:email-review"
     assert session.status == "waiting"
     assert session.state["complaint"] == COMPLAINT
-    interrupt = Interrupt.objects.get(session=session)
+    interrupt = Item.objects.get(session=session)
     assert (interrupt.status, interrupt.queue.slug) == ("pending", "support")
     delivery = WebhookDelivery.objects.get(webhook_id="msg_1")
     assert (delivery.outcome, delivery.status_code, delivery.session_id) == ("accepted", 202, session.id)
@@ -47,7 +47,7 @@ def test_it_answers_a_repeated_webhook_id_with_the_same_session(demo, client, on
     assert (first.status_code, second.status_code) == (202, 202)
     assert second.json() == first.json()
     assert WorkflowSession.objects.count() == 1
-    assert Interrupt.objects.count() == 1
+    assert Item.objects.count() == 1
     assert WebhookDelivery.objects.filter(webhook_id="msg_same").count() == 1
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from reviewconsole.inbox.assignment import search_text
-from reviewconsole.inbox.models import Interrupt, Queue
+from reviewconsole.inbox.items.assignment import search_text
+from reviewconsole.inbox.models import Item, Queue
 from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from reviewconsole.workflow_sessions.models import WorkflowSession
 
@@ -19,7 +19,7 @@ ASKED += ("payload", "response_schema", "tool_call", "metadata", "status", "resp
 ASKED += ("decided_by_id", "decided_by_label", "decided_at")
 
 
-def make_items(queue: Queue, count: int, *, start: dt.datetime | None = None, **fields: Any) -> list[Interrupt]:
+def make_items(queue: Queue, count: int, *, start: dt.datetime | None = None, **fields: Any) -> list[Item]:
     """``count`` pending items in ``queue``, one second apart from ``start`` (default: an hour ago).
 
     ``fields`` override columns of every row (e.g. ``workflow=``, ``due_at=``, ``kind=``).
@@ -31,7 +31,7 @@ def make_items(queue: Queue, count: int, *, start: dt.datetime | None = None, **
         title = fields.get("title", f"Request {n} in {queue.slug}")
         message = fields.get("message", f"Please review item {n}")
         rows.append(
-            Interrupt(
+            Item(
                 session=session,
                 workflow=fields.get("workflow", "email-review"),
                 title=title,
@@ -51,7 +51,7 @@ def make_items(queue: Queue, count: int, *, start: dt.datetime | None = None, **
     return bulk_insert(rows)
 
 
-def session_interrupts(rows: list[Interrupt]) -> None:
+def session_interrupts(rows: list[Item]) -> None:
     """Create the session's interrupt behind each item (unsaved ones included) and link it."""
     now = timezone.now()
     behind = SessionInterrupt.objects.bulk_create(
@@ -65,13 +65,13 @@ def session_interrupts(rows: list[Interrupt]) -> None:
         row.session_interrupt = asked
 
 
-def bulk_insert(rows: list[Interrupt]) -> list[Interrupt]:
+def bulk_insert(rows: list[Item]) -> list[Item]:
     """``bulk_create`` keeping the rows' own ``created_at`` (normally ``auto_now_add``), each with
     its session interrupt."""
     session_interrupts(rows)
-    field = Interrupt._meta.get_field("created_at")
+    field = Item._meta.get_field("created_at")
     field.auto_now_add = False  # type: ignore[attr-defined]
     try:
-        return Interrupt.objects.bulk_create(rows, batch_size=2000)
+        return Item.objects.bulk_create(rows, batch_size=2000)
     finally:
         field.auto_now_add = True  # type: ignore[attr-defined]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.actions import MAX_LENGTHS
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.items.actions import MAX_LENGTHS
+from reviewconsole.inbox.models import Item
 from tests.api.conftest import make_api_client, post
 
 
@@ -31,7 +31,7 @@ def test_the_inbox_refuses_text_over_its_maximum(client, personas, review, field
     assert answer.status_code == 400, answer.content
     assert answer.json()["error"]["code"] == "answer_too_long" and answer.json()["error"]["field"] == field
     assert answer.json()["error"]["max_length"] == MAX_LENGTHS[field]
-    assert Interrupt.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
+    assert Item.objects.get(pk=item.pk).status == "pending" and not session.answers.exists()
 
 
 def test_feedback_at_the_maximum_is_taken(client, personas, review):
@@ -79,7 +79,7 @@ def test_the_inbox_counts_a_crlf_line_break_once(client, personas, review, field
     with on_commit():
         answer = client.post(f"/inbox/items/{item.pk}/decide/", fields, headers={"Accept": "application/json"})
     assert answer.status_code == 200, answer.content
-    row = Interrupt.objects.get(pk=item.pk)
+    row = Item.objects.get(pk=item.pk)
     assert row.decision == stored[0]
     assert row.response == (stored[1] if stored[1] is not None else {"result": "approve", "draft": "y\n" * 6_999 + "y"})
 
@@ -104,7 +104,7 @@ def test_the_api_bounds_all_the_text_of_a_tool_confirmation(client, start_sessio
     with on_commit():
         response = post(client, f"/api/v1/sessions/{session.id}/resume", {"payload": {"status": "approved"}}, token)
     assert response.status_code == 202
-    pending = Interrupt.objects.filter(session=session, status="pending", kind="confirmation")
+    pending = Item.objects.filter(session=session, status="pending", kind="confirmation")
     body = {"interrupt_id": pending.get().interrupt_id, "payload": payload}
     response = post(client, f"/api/v1/sessions/{session.id}/resume", body, token)
     assert response.status_code == 400 and response.json()["error"]["code"] == "answer_too_long"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewconsole.inbox.assignment import queue_for
+from reviewconsole.inbox.items.assignment import queue_for
 from reviewconsole.inbox.models import Queue
 
 

@@ -3,8 +3,8 @@ interrupt says otherwise (issue 13): VIP discounts allow it, email drafts do not
 
 from __future__ import annotations
 
+from reviewconsole.inbox.items.serializers import list_entry
 from reviewconsole.inbox.models import Queue
-from reviewconsole.inbox.serializers import list_entry
 from tests.inbox.factories import make_items
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.changes import MAX_CATCH_UP, changes_since, queue_changes_prune, queue_changes_record
-from reviewconsole.inbox.models import Interrupt, Queue, QueueChange
-from reviewconsole.inbox.selectors import queues_for
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.items.selectors import queues_for
+from reviewconsole.inbox.live.changes import MAX_CATCH_UP, changes_since, queue_changes_prune, queue_changes_record
+from reviewconsole.inbox.models import Item, Queue, QueueChange
 
 
 def _since(versions):
@@ -21,7 +21,7 @@ def test_every_change_gets_the_queues_next_version(start_review, manager, on_com
     _, second = start_review("No charger")
     with on_commit():
         interrupt_decide(interrupt=first, user=manager, action="approve")
-    rows = list(QueueChange.objects.filter(queue=support).values_list("version", "event", "interrupt_id"))
+    rows = list(QueueChange.objects.filter(queue=support).values_list("version", "event", "item_id"))
     assert rows == [
         (1, "interrupt.created", first.pk),
         (2, "interrupt.created", second.pk),
@@ -121,4 +121,4 @@ def test_pruning_keeps_each_queues_newest_change(demo, start_review):
     queue_changes_record(changes=[(item.queue_id, "interrupt.claimed", item.pk)])
     assert queue_changes_prune() == 1
     assert list(QueueChange.objects.values_list("event", flat=True)) == ["interrupt.claimed"]
-    assert Interrupt.objects.filter(pk=item.pk).exists()
+    assert Item.objects.filter(pk=item.pk).exists()

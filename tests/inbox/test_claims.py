@@ -10,10 +10,10 @@ from django.utils import timezone
 
 from engine import AlreadyDecidedError
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.inbox.claims import interrupt_claim, interrupt_reassign, interrupt_take_over, interrupt_unclaim
 from reviewconsole.inbox.errors import ClaimConflictError, DecisionError, MovedError
-from reviewconsole.inbox.models import Interrupt, Queue, QueueChange
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.claims import interrupt_claim, interrupt_reassign, interrupt_take_over, interrupt_unclaim
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.models import Item, Queue, QueueChange
 from reviewconsole.workflow_sessions.models import Answer
 
 
@@ -28,7 +28,7 @@ def _audits(item, action):
 
 
 def _events(item):
-    return list(QueueChange.objects.filter(interrupt=item).order_by("id").values_list("event", flat=True))
+    return list(QueueChange.objects.filter(item=item).order_by("id").values_list("event", flat=True))
 
 
 def test_it_claims_for_the_queues_claim_time(item, personas):
@@ -59,7 +59,7 @@ def test_a_second_claimer_gets_409_naming_the_owner_and_when(item, personas):
     """H22, first half: B claims an item A holds."""
     held = interrupt_claim(interrupt=item, user=personas.reviewer)
     with pytest.raises(ClaimConflictError) as caught:
-        interrupt_claim(interrupt=Interrupt.objects.get(pk=item.pk), user=personas.queue_manager)
+        interrupt_claim(interrupt=Item.objects.get(pk=item.pk), user=personas.queue_manager)
     when = held.claimed_at.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
     assert caught.value.message.startswith(f"This request is claimed by p-reviewer at {when} UTC (until ")
     assert caught.value.details["claimed_by"] == "p-reviewer"
@@ -68,16 +68,16 @@ def test_a_second_claimer_gets_409_naming_the_owner_and_when(item, personas):
 
 
 def test_a_claim_raced_by_a_stale_page_loses_cleanly(item, personas):
-    stale = Interrupt.objects.get(pk=item.pk)  # loaded before the other claim
+    stale = Item.objects.get(pk=item.pk)  # loaded before the other claim
     interrupt_claim(interrupt=item, user=personas.reviewer)
     with pytest.raises(ClaimConflictError):
         interrupt_claim(interrupt=stale, user=personas.queue_manager)
-    assert Interrupt.objects.get(pk=item.pk).claimed_by == personas.reviewer
+    assert Item.objects.get(pk=item.pk).claimed_by == personas.reviewer
 
 
 def test_an_expired_claim_counts_as_none(item, personas):
     interrupt_claim(interrupt=item, user=personas.reviewer)
-    Interrupt.objects.filter(pk=item.pk).update(claim_expires_at=timezone.now() - dt.timedelta(seconds=1))
+    Item.objects.filter(pk=item.pk).update(claim_expires_at=timezone.now() - dt.timedelta(seconds=1))
     item.refresh_from_db()
     assert item.claim_holder() is None
     claimed = interrupt_claim(interrupt=item, user=personas.queue_manager)
@@ -88,23 +88,23 @@ def test_only_reviewers_of_the_queue_may_claim(item, personas):
     for user in (personas.other_reviewer, personas.auditor):
         with pytest.raises(PermissionDenied):
             interrupt_claim(interrupt=item, user=user)
-    assert Interrupt.objects.get(pk=item.pk).claimed_by is None
+    assert Item.objects.get(pk=item.pk).claimed_by is None
 
 
 def test_a_decided_item_takes_no_claim(item, personas, on_commit):
     with on_commit():
         interrupt_decide(interrupt=item, user=personas.reviewer, action="approve")
     with pytest.raises(AlreadyDecidedError) as caught:
-        interrupt_claim(interrupt=Interrupt.objects.get(pk=item.pk), user=personas.queue_manager)
+        interrupt_claim(interrupt=Item.objects.get(pk=item.pk), user=personas.queue_manager)
     assert "already approved by p-reviewer" in caught.value.message
 
 
 def test_the_owner_releases_and_a_manager_releases_anyones(item, personas):
     interrupt_claim(interrupt=item, user=personas.reviewer)
-    released = interrupt_unclaim(interrupt=Interrupt.objects.get(pk=item.pk), user=personas.reviewer)
+    released = interrupt_unclaim(interrupt=Item.objects.get(pk=item.pk), user=personas.reviewer)
     assert released.claimed_by is None
     interrupt_claim(interrupt=released, user=personas.reviewer)
-    by_manager = interrupt_unclaim(interrupt=Interrupt.objects.get(pk=item.pk), user=personas.queue_manager)
+    by_manager = interrupt_unclaim(interrupt=Item.objects.get(pk=item.pk), user=personas.queue_manager)
     assert by_manager.claimed_by is None
     assert [a.actor for a in _audits(item, "interrupt.unclaim")] == ["user:p-reviewer", "user:p-manager"]
     assert _events(item).count("interrupt.unclaimed") == 2
@@ -115,7 +115,7 @@ def test_a_reviewer_cannot_release_someone_elses_claim(item, personas):
     other = personas.reviewer
     with pytest.raises(ClaimConflictError):
         interrupt_unclaim(interrupt=manager_item, user=other)
-    assert Interrupt.objects.get(pk=item.pk).claimed_by == personas.queue_manager
+    assert Item.objects.get(pk=item.pk).claimed_by == personas.queue_manager
 
 
 def test_releasing_no_claim_is_a_no_op(item, personas):
@@ -126,32 +126,32 @@ def test_releasing_no_claim_is_a_no_op(item, personas):
 def test_a_manager_takes_over_and_it_is_audited(item, personas):
     """H22, second half: the take-over succeeds, is audited, and everyone sees the new owner."""
     interrupt_claim(interrupt=item, user=personas.reviewer)
-    taken = interrupt_take_over(interrupt=Interrupt.objects.get(pk=item.pk), user=personas.queue_manager)
+    taken = interrupt_take_over(interrupt=Item.objects.get(pk=item.pk), user=personas.queue_manager)
     assert taken.claimed_by == personas.queue_manager
     [audit] = _audits(item, "interrupt.take_over")
     assert (audit.before, audit.after["claimed_by"]) == ({"claimed_by": "p-reviewer"}, "p-manager")
-    change = QueueChange.objects.filter(interrupt=item).latest("version")
+    change = QueueChange.objects.filter(item=item).latest("version")
     assert (change.event, change.version) == ("interrupt.claimed", Queue.objects.get(pk=item.queue_id).version)
 
 
 def test_a_take_over_on_a_claim_that_changed_hands_is_refused(item, personas):
     interrupt_claim(interrupt=item, user=personas.reviewer)
-    seen = Interrupt.objects.select_related("claimed_by").get(pk=item.pk)  # the manager's page: held by reviewer
-    Interrupt.objects.filter(pk=item.pk).update(claimed_by=personas.admin)  # meanwhile the claim moved
+    seen = Item.objects.select_related("claimed_by").get(pk=item.pk)  # the manager's page: held by reviewer
+    Item.objects.filter(pk=item.pk).update(claimed_by=personas.admin)  # meanwhile the claim moved
     with pytest.raises(ClaimConflictError):
         interrupt_take_over(interrupt=seen, user=personas.queue_manager)
-    assert Interrupt.objects.get(pk=item.pk).claimed_by == personas.admin
+    assert Item.objects.get(pk=item.pk).claimed_by == personas.admin
 
 
 def test_only_a_manager_takes_over(item, personas):
     interrupt_claim(interrupt=item, user=personas.queue_manager)
     with pytest.raises(PermissionDenied):
-        interrupt_take_over(interrupt=Interrupt.objects.get(pk=item.pk), user=personas.reviewer)
+        interrupt_take_over(interrupt=Item.objects.get(pk=item.pk), user=personas.reviewer)
 
 
 def test_a_claimed_item_is_decided_only_by_its_owner_or_a_manager(item, personas, on_commit):
     interrupt_claim(interrupt=item, user=personas.reviewer)
-    held = Interrupt.objects.get(pk=item.pk)
+    held = Item.objects.get(pk=item.pk)
     other = personas.admin.__class__.objects.create_user("p-second", password="x")
     other.groups.add(held.queue.group)
     with pytest.raises(ClaimConflictError) as caught:
@@ -166,14 +166,14 @@ def test_a_claimed_item_is_decided_only_by_its_owner_or_a_manager(item, personas
 
 def test_the_database_guard_refuses_a_decision_against_a_fresh_claim(item, personas):
     """The claim lands between the decider's page check and its UPDATE: the UPDATE refuses."""
-    stale = Interrupt.objects.get(pk=item.pk)  # unclaimed when the decider loaded it
+    stale = Item.objects.get(pk=item.pk)  # unclaimed when the decider loaded it
     interrupt_claim(interrupt=item, user=personas.queue_manager)
     second = personas.admin.__class__.objects.create_user("p-third", password="x")
     second.groups.add(stale.queue.group)
     stale.claimed_by_id = None  # what the decider's page still believes
     with pytest.raises(ClaimConflictError):
         interrupt_decide(interrupt=stale, user=second, action="approve")
-    assert Interrupt.objects.get(pk=item.pk).status == "pending"
+    assert Item.objects.get(pk=item.pk).status == "pending"
     assert Answer.objects.count() == 0
 
 
@@ -182,14 +182,14 @@ def moved_after_check(monkeypatch, personas):
     """The race of a decision and a move, in order: the decider's permission check passes, then
     a manager moves the item to ``finance`` (the reviewer is not in it), then the decision's
     conditional UPDATE runs."""
-    from reviewconsole.inbox import services
+    from reviewconsole.inbox.items import decisions as services
 
     check = services._check_may_decide
 
     def check_then_move(interrupt, user):
         override = check(interrupt, user)
         finance = Queue.objects.get(slug="finance")
-        interrupt_reassign(interrupt=Interrupt.objects.get(pk=interrupt.pk), user=personas.admin, to_queue=finance)
+        interrupt_reassign(interrupt=Item.objects.get(pk=interrupt.pk), user=personas.admin, to_queue=finance)
         return override
 
     monkeypatch.setattr(services, "_check_may_decide", check_then_move)
@@ -202,7 +202,7 @@ def test_a_decision_loses_to_a_move_after_its_permission_check(item, personas, m
     with pytest.raises(MovedError) as caught:
         interrupt_decide(interrupt=item, user=getattr(personas, decider), action="approve")
     assert caught.value.message == "This request was moved to another queue; nothing was recorded."
-    row = Interrupt.objects.get(pk=item.pk)
+    row = Item.objects.get(pk=item.pk)
     assert (row.status, row.queue.slug, row.decided_by_id) == ("pending", "finance", None)
     assert Answer.objects.count() == 0
     assert _audits(item, "interrupt.decide") == []
@@ -216,7 +216,7 @@ def test_the_decide_page_answers_409_moved_when_a_move_wins(client, item, person
     assert response.json() == {
         "error": {"code": "moved", "message": "This request was moved to another queue; nothing was recorded."}
     }
-    assert Interrupt.objects.get(pk=item.pk).status == "pending"
+    assert Item.objects.get(pk=item.pk).status == "pending"
 
 
 def test_the_decide_form_goes_back_to_the_inbox_when_a_move_wins(client, item, personas, moved_after_check):
@@ -225,7 +225,7 @@ def test_the_decide_form_goes_back_to_the_inbox_when_a_move_wins(client, item, p
     response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"}, follow=True)
     assert response.redirect_chain == [("/inbox/", 302)]
     assert "This request was moved to another queue; nothing was recorded." in response.content.decode()
-    assert Interrupt.objects.get(pk=item.pk).status == "pending"
+    assert Item.objects.get(pk=item.pk).status == "pending"
 
 
 def test_a_manager_reassigns_to_a_reviewer_or_a_queue(item, personas):
@@ -236,8 +236,8 @@ def test_a_manager_reassigns_to_a_reviewer_or_a_queue(item, personas):
     assert (moved.queue, moved.claimed_by) == (finance, None)
     audits = _audits(item, "interrupt.reassign")
     assert [a.after for a in audits] == [{"claimed_by": "p-reviewer"}, {"queue": "finance"}]
-    assert QueueChange.objects.filter(queue=finance, interrupt=item, event="interrupt.created").exists()
-    assert QueueChange.objects.filter(queue__slug="support", interrupt=item, event="interrupt.reassigned").exists()
+    assert QueueChange.objects.filter(queue=finance, item=item, event="interrupt.created").exists()
+    assert QueueChange.objects.filter(queue__slug="support", item=item, event="interrupt.reassigned").exists()
 
 
 def test_reassigning_needs_a_reviewer_of_the_queue(item, personas):
@@ -253,9 +253,9 @@ def test_reassigning_needs_a_reviewer_of_the_queue(item, personas):
 def test_a_claim_loses_to_a_move_after_the_page_was_loaded(item, personas, action):
     """The reviewer (or the support manager) loaded the item in ``support``; a manager moved it to
     ``finance`` meanwhile. The claim's UPDATE requires ``support``: refused as moved, nobody holds it."""
-    seen = Interrupt.objects.get(pk=item.pk)
+    seen = Item.objects.get(pk=item.pk)
     interrupt_reassign(
-        interrupt=Interrupt.objects.get(pk=item.pk), user=personas.admin, to_queue=Queue.objects.get(slug="finance")
+        interrupt=Item.objects.get(pk=item.pk), user=personas.admin, to_queue=Queue.objects.get(slug="finance")
     )
     claim = interrupt_claim if action == "claim" else interrupt_take_over
     user = personas.reviewer if action == "claim" else personas.queue_manager
@@ -263,5 +263,5 @@ def test_a_claim_loses_to_a_move_after_the_page_was_loaded(item, personas, actio
     with pytest.raises(MovedError):
         claim(interrupt=seen, user=user)
 
-    row = Interrupt.objects.get(pk=item.pk)
+    row = Item.objects.get(pk=item.pk)
     assert (row.queue.slug, row.claimed_by_id) == ("finance", None)

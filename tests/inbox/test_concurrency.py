@@ -15,8 +15,8 @@ from django.tasks.signals import task_enqueued
 from django.test import Client
 
 from engine import AlreadyDecidedError
-from reviewconsole.inbox.models import Interrupt
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, Event
 from reviewconsole.workflow_sessions.services import session_start
 from tests.conftest import COMPLAINT, end_message
@@ -38,7 +38,7 @@ def _reviewers(count):
 
 def _waiting_review():
     session = session_start(workflow="email-review", data={"complaint": COMPLAINT}, user_id="test")
-    return session, Interrupt.objects.get(session=session, status="pending")
+    return session, Item.objects.get(session=session, status="pending")
 
 
 def _run_at_once(targets):
@@ -85,14 +85,14 @@ def test_two_simultaneous_decisions_store_one_and_resume_once(demo_tx, enqueued)
 
     results = _run_at_once(
         [
-            lambda: interrupt_decide(interrupt=Interrupt.objects.get(pk=interrupt.pk), user=first, action="approve"),
+            lambda: interrupt_decide(interrupt=Item.objects.get(pk=interrupt.pk), user=first, action="approve"),
             lambda: interrupt_decide(
-                interrupt=Interrupt.objects.get(pk=interrupt.pk), user=second, action="reject", reason="no"
+                interrupt=Item.objects.get(pk=interrupt.pk), user=second, action="reject", reason="no"
             ),
         ]
     )
 
-    winners = [r for r in results if isinstance(r, Interrupt)]
+    winners = [r for r in results if isinstance(r, Item)]
     losers = [r for r in results if isinstance(r, AlreadyDecidedError)]
     assert (len(winners), len(losers)) == (1, 1), results
     interrupt.refresh_from_db()

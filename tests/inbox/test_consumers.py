@@ -14,8 +14,8 @@ from django.conf import settings
 from django.test import Client
 
 from reviewconsole.asgi import application
-from reviewconsole.inbox.models import Interrupt, Queue
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.models import Item, Queue
 from reviewconsole.workflow_sessions.services import session_start
 from tests.conftest import COMPLAINT, make_outsider
 
@@ -82,7 +82,7 @@ async def test_a_new_interrupt_reaches_a_member_and_not_an_outsider(cookies, con
     session = await _start_review()
 
     message = await member.receive_json_from(timeout=TIMEOUT)
-    interrupt = await database_sync_to_async(Interrupt.objects.get)(session=session)
+    interrupt = await database_sync_to_async(Item.objects.get)(session=session)
     assert message["event"] == "interrupt.created"
     assert message["item"]["id"] == interrupt.pk
     assert message["item"]["session_id"] == session.id
@@ -102,10 +102,10 @@ async def test_a_decision_removes_the_item_and_brings_the_next(cookies, connect)
     def decide():
         from django.contrib.auth.models import User
 
-        interrupt = Interrupt.objects.get(pk=created["item"]["id"])
+        interrupt = Item.objects.get(pk=created["item"]["id"])
         manager = User.objects.get(username="manager")
         interrupt_decide(interrupt=interrupt, user=manager, action="revise", text="shorter")
-        return Interrupt.objects.get(session=session, status="pending")
+        return Item.objects.get(session=session, status="pending")
 
     second = await database_sync_to_async(decide)()
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reviewconsole.inbox.claims import interrupt_claim
-from reviewconsole.inbox.models import Interrupt
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.claims import interrupt_claim
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.models import Item
 
 
 def test_a_decided_item_shows_decided_by_instead_of_the_owner(client, personas, start_review, on_commit):
@@ -26,7 +26,7 @@ def test_a_decided_item_shows_decided_by_instead_of_the_owner(client, personas, 
 def test_a_superseded_item_names_no_owner(client, manager, start_review):
     _, item = start_review()
     interrupt_claim(interrupt=item, user=manager)
-    Interrupt.objects.filter(pk=item.pk).update(status="cancelled")  # the session moved on without it
+    Item.objects.filter(pk=item.pk).update(status="cancelled")  # the session moved on without it
     client.force_login(manager)
     page = client.get(f"/inbox/items/{item.pk}/").content.decode()
     assert '<span id="owner-line"></span>' in page

@@ -9,8 +9,8 @@ from asgiref.sync import async_to_sync
 from engine import AlreadyDecidedError
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.errors import DecisionError
-from reviewconsole.inbox.models import Interrupt
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, Event
 from reviewconsole.workflow_sessions.runners import runner_for
 from tests.conftest import end_message
@@ -45,7 +45,7 @@ def test_a_rejection_needs_a_reason_and_keeps_it(start_review, personas, on_comm
 
 def test_an_interrupt_may_make_the_reason_optional(start_review, personas, on_commit):
     _, item = start_review()
-    Interrupt.objects.filter(pk=item.pk).update(metadata={**item.metadata, "reject_reason_required": False})
+    Item.objects.filter(pk=item.pk).update(metadata={**item.metadata, "reject_reason_required": False})
     item.refresh_from_db()
     with on_commit():
         interrupt_decide(interrupt=item, user=personas.reviewer, action="reject")
@@ -136,7 +136,7 @@ def test_a_schema_item_takes_only_the_form(start_session, personas):
 
 def test_an_interrupt_may_restrict_the_actions(start_review, personas):
     _, item = start_review()
-    Interrupt.objects.filter(pk=item.pk).update(metadata={**item.metadata, "actions": ["approve", "reject"]})
+    Item.objects.filter(pk=item.pk).update(metadata={**item.metadata, "actions": ["approve", "reject"]})
     item.refresh_from_db()
     with pytest.raises(DecisionError):
         interrupt_decide(interrupt=item, user=personas.reviewer, action="revise", text="shorter")
@@ -161,7 +161,7 @@ def test_h1_a_second_decision_by_the_inbox_or_the_api_is_refused(start_review, p
     session.refresh_from_db()
     item.refresh_from_db()
     before = (Event.objects.filter(session=session).count(), Answer.objects.count(), session.version, session.state)
-    stale = Interrupt.objects.get(pk=item.pk)
+    stale = Item.objects.get(pk=item.pk)
     stale.status = "pending"
     with pytest.raises(AlreadyDecidedError) as inbox:
         interrupt_decide(interrupt=stale, user=personas.queue_manager, action="reject", reason="late")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reviewconsole.inbox.drafts import diff_lines, draft_of, edit_diff, parse_unified
-from reviewconsole.inbox.graph import node_names, picture_for_session
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
+from reviewconsole.inbox.pages.drafts import diff_lines, draft_of, edit_diff, parse_unified
+from reviewconsole.inbox.pictures.graph import node_names, picture_for_session
 
 
 def test_a_line_diff_marks_kept_removed_and_added_lines():
@@ -24,11 +24,9 @@ def test_the_stored_diff_reads_back_without_its_headers():
 
 
 def test_the_draft_of_an_email_item_comes_from_its_prompt():
-    item = Interrupt(
-        workflow="email-review", metadata={"kind": "email_draft"}, message="Review:\n\n---\nHi\n---\nBye\n---"
-    )
+    item = Item(workflow="email-review", metadata={"kind": "email_draft"}, message="Review:\n\n---\nHi\n---\nBye\n---")
     assert draft_of(item) == "Hi\n---\nBye"
-    assert draft_of(Interrupt(workflow="vip-discount", metadata={}, message="a\n---\nb\n---")) is None
+    assert draft_of(Item(workflow="vip-discount", metadata={}, message="a\n---\nb\n---")) is None
 
 
 def test_node_names_drop_the_run_suffixes():

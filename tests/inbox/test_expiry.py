@@ -11,10 +11,10 @@ from django.utils import timezone
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.demo import refund_approval
 from reviewconsole.inbox.errors import ExpiredError
-from reviewconsole.inbox.expiry import due_fields, expire_due_interrupts, interrupt_expire, timeout_payload
-from reviewconsole.inbox.models import Interrupt, QueueChange
-from reviewconsole.inbox.selectors import item_for
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.items.expiry import due_fields, expire_due_interrupts, interrupt_expire, timeout_payload
+from reviewconsole.inbox.items.selectors import item_for
+from reviewconsole.inbox.models import Item, QueueChange
 from reviewconsole.inbox.tasks import schedule_expiry
 from reviewconsole.workflow_sessions.models import Answer
 from tests.conftest import end_message
@@ -85,7 +85,7 @@ def test_an_item_escalates_once_and_the_old_queue_gets_a_readable_409(start_revi
     assert (item.status, item.queue.slug, item.escalated_from.slug) == ("pending", "support-leads", "support")
     assert item.expired_at == _after_due(item)
     assert AuditEntry.objects.filter(action="interrupt.escalate", target_id=str(item.pk)).count() == 1
-    events = set(QueueChange.objects.filter(interrupt=item).values_list("queue__slug", "event"))
+    events = set(QueueChange.objects.filter(item=item).values_list("queue__slug", "event"))
     assert {("support", "interrupt.escalated"), ("support-leads", "interrupt.created")} <= events
 
     seen = item_for(personas.reviewer, item.pk)  # still readable from the queue it left
@@ -106,7 +106,7 @@ def test_a_decision_loses_to_an_escalation_after_its_permission_check(start_revi
     """The support reviewer's check passes, then the item escalates to support-leads, then the
     decision's UPDATE runs: the escalated branch of the guard ("decided in its new queue") must
     not let a reviewer of the old queue decide it."""
-    from reviewconsole.inbox import services
+    from reviewconsole.inbox.items import decisions as services
 
     _, item = start_review()
     check = services._check_may_decide
@@ -120,7 +120,7 @@ def test_a_decision_loses_to_an_escalation_after_its_permission_check(start_revi
     with pytest.raises(ExpiredError) as caught:
         interrupt_decide(interrupt=item, user=personas.reviewer, action="approve")
     assert caught.value.message.endswith("and was escalated to Support Leads; nothing was recorded.")
-    row = Interrupt.objects.get(pk=item.pk)
+    row = Item.objects.get(pk=item.pk)
     assert (row.status, row.queue.slug, Answer.objects.count()) == ("pending", "support-leads", 0)
 
 
@@ -141,20 +141,20 @@ def test_a_timeout_resumes_the_workflow_once(start_session, personas, on_commit)
     with pytest.raises(ExpiredError) as caught:
         interrupt_decide(interrupt=item, user=personas.admin, action="approve")
     assert caught.value.message.endswith(": the workflow went on with a timeout; nothing was recorded.")
-    assert QueueChange.objects.filter(interrupt=item, event="interrupt.expired").count() == 1
+    assert QueueChange.objects.filter(item=item, event="interrupt.expired").count() == 1
 
 
 def test_a_decision_after_the_due_time_is_refused_before_the_task_runs(start_session, personas):
     _, [item] = start_session("vip-discount", {"customer_id": "c123"})
-    Interrupt.objects.filter(pk=item.pk).update(due_at=timezone.now() - dt.timedelta(seconds=1))
+    Item.objects.filter(pk=item.pk).update(due_at=timezone.now() - dt.timedelta(seconds=1))
     item.refresh_from_db()
     with pytest.raises(ExpiredError):
         interrupt_decide(interrupt=item, user=personas.admin, action="approve")
-    stale = Interrupt.objects.get(pk=item.pk)
+    stale = Item.objects.get(pk=item.pk)
     stale.due_at = timezone.now() + dt.timedelta(hours=1)  # a page that still shows it due later
     with pytest.raises(ExpiredError):  # the database's guard refuses it all the same
         interrupt_decide(interrupt=stale, user=personas.admin, action="approve")
-    assert (Interrupt.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
+    assert (Item.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
 
 
 def test_a_tool_confirmation_times_out_as_declined(start_session, expiry, on_commit):
@@ -198,7 +198,7 @@ def test_an_overdue_item_without_a_policy_is_marked_and_still_decidable(start_se
     assert interrupt_expire(pk=item.pk, now=_after_due(item)) == "marked"
     item.refresh_from_db()
     assert item.expired_at is not None and item.status == "pending"
-    assert QueueChange.objects.filter(interrupt=item, event="interrupt.expired").exists()
+    assert QueueChange.objects.filter(item=item, event="interrupt.expired").exists()
 
 
 def test_the_sweep_expires_what_is_due(start_review, start_session, on_commit):
@@ -224,8 +224,8 @@ def test_a_due_item_is_scheduled_on_a_backend_that_defers(start_review, monkeypa
 
 
 def test_an_item_reopened_by_a_checkpoint_restore_is_fresh(start_review, personas, on_commit):
-    from reviewconsole.inbox.claims import interrupt_claim
-    from reviewconsole.inbox.outbox_consumer import inbox_consume
+    from reviewconsole.inbox.items.claims import interrupt_claim
+    from reviewconsole.inbox.items.outbox_consumer import inbox_consume
     from reviewconsole.workflow_sessions.domain_events import InterruptOpened
     from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
     from reviewconsole.workflow_sessions.restore import _asked, _reopen
@@ -234,14 +234,14 @@ def test_an_item_reopened_by_a_checkpoint_restore_is_fresh(start_review, persona
     interrupt_claim(interrupt=item, user=personas.reviewer)
     with on_commit():
         interrupt_expire(pk=item.pk, now=_after_due(item))  # escalated to support-leads, claim dropped
-    Interrupt.objects.filter(pk=item.pk).update(status="resolved", reason="old", claimed_by=personas.admin)
+    Item.objects.filter(pk=item.pk).update(status="resolved", reason="old", claimed_by=personas.admin)
     SessionInterrupt.objects.filter(item=item).update(status="resolved", reason="old")
     later = timezone.now()
     asked = _reopen(session, item.interrupt_id, later)
     opened = InterruptOpened(session.id, asked.pk, session.workflow, session.title, _asked(asked), True, True)
     inbox_consume(opened, 1)
     inbox_consume(opened, 1)  # relayed again: still one item
-    copy = Interrupt.objects.get(session_interrupt=asked)
+    copy = Item.objects.get(session_interrupt=asked)
     assert (copy.status, copy.queue.slug, copy.claimed_by, copy.expired_at, copy.reason) == (
         "pending",
         "support",
@@ -253,10 +253,10 @@ def test_an_item_reopened_by_a_checkpoint_restore_is_fresh(start_review, persona
 
 
 def test_the_recovery_loop_runs_the_inbox_sweep(start_session, monkeypatch, on_commit):
-    from reviewconsole.inbox import expiry
+    from reviewconsole.inbox.items import expiry
 
     _, [vip] = start_session("vip-discount", {"customer_id": "c123"})
-    Interrupt.objects.filter(pk=vip.pk).update(due_at=timezone.now() - dt.timedelta(seconds=1))
+    Item.objects.filter(pk=vip.pk).update(due_at=timezone.now() - dt.timedelta(seconds=1))
     monkeypatch.setattr(expiry, "_last_prune", float("-inf"))
     with on_commit():
         assert expiry.inbox_sweep() == {"timed_out": 1, "pruned": 0}

@@ -10,8 +10,8 @@ from django.core import mail
 from django.test import Client
 
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.inbox.models import Interrupt
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, WorkflowSession
 
 
@@ -88,7 +88,7 @@ def test_an_invalid_form_comes_back_with_its_errors_and_values(client, personas,
     assert 'id="id-f-affected_customers-error">Enter a whole number.' in page
     assert 'id="id-f-contact-name-error">This field is required.' in page
     assert ">Cards fail</textarea>" in page
-    assert (Interrupt.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
+    assert (Item.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
 
 
 def test_the_email_page_shows_the_diff_to_the_previous_draft_and_links_the_history(
@@ -97,7 +97,7 @@ def test_the_email_page_shows_the_diff_to_the_previous_draft_and_links_the_histo
     session, first = start_review()
     with on_commit():
         interrupt_decide(interrupt=first, user=manager, action="revise", text="shorter")
-    second = Interrupt.objects.get(session=session, status="pending")
+    second = Item.objects.get(session=session, status="pending")
     response, page = _page(client, manager, second)
     changes = response.context["facts"]["changes"]
     assert any(line.op == "+" and "We are sorry about this." in line.text for line in changes)
@@ -173,7 +173,7 @@ def test_a_reviewer_gets_403_for_take_over_with_the_reason(client, personas, sta
 
 def test_a_superseded_item_refuses_with_a_readable_409(client, manager, start_review):
     _, item = start_review()
-    Interrupt.objects.filter(pk=item.pk).update(status="cancelled")
+    Item.objects.filter(pk=item.pk).update(status="cancelled")
     client.force_login(manager)
     response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"})
     assert response.status_code == 409
@@ -221,7 +221,7 @@ def test_h16_no_get_of_any_inbox_or_notification_url_changes_anything(client, pe
         client.force_login(getattr(personas, who))
 
     def state():
-        row = Interrupt.objects.get(pk=item.pk)
+        row = Item.objects.get(pk=item.pk)
         s = WorkflowSession.objects.get(pk=session.pk)
         return (row.status, row.claimed_by_id, row.queue_id, s.version, s.status, Answer.objects.count())
 
@@ -240,4 +240,4 @@ def test_every_inbox_post_needs_the_csrf_token(personas, start_review, path):
     client.force_login(personas.queue_manager)
     response = client.post(path.format(pk=item.pk), {"action": "claim", "ids": [item.pk]})
     assert response.status_code == 403
-    assert Interrupt.objects.get(pk=item.pk).claimed_by is None
+    assert Item.objects.get(pk=item.pk).claimed_by is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.kinds import money
+from reviewconsole.inbox.pages.kinds import money
 
 
 @pytest.mark.parametrize(

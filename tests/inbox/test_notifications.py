@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from django.core import mail
 
+from reviewconsole.inbox.mail.notifications import notify_members
 from reviewconsole.inbox.models import NotificationSent, Queue
-from reviewconsole.inbox.notifications import notify_members
 from reviewconsole.inbox.tasks import notify_new_item
 
 MEMBERS = [["manager@example.com"], ["reviewer@example.com"]]  # the demo's support queue
 
 
 def _recorded(item, queue=None):
-    rows = NotificationSent.objects.filter(interrupt=item, queue=queue or item.queue)
+    rows = NotificationSent.objects.filter(item=item, queue=queue or item.queue)
     return sorted(rows.values_list("user__username", flat=True))
 
 
@@ -27,7 +27,7 @@ def test_each_send_is_recorded_and_a_run_again_sends_nothing(start_review):
 
 def test_a_run_cut_off_after_some_sends_mails_only_the_rest(start_review):
     _, item = start_review()
-    NotificationSent.objects.filter(interrupt=item, user__username="reviewer").delete()  # cut off before it
+    NotificationSent.objects.filter(item=item, user__username="reviewer").delete()  # cut off before it
     mail.outbox.clear()
     assert notify_members(item) == 1
     assert [m.to for m in mail.outbox] == [["reviewer@example.com"]]

@@ -62,7 +62,7 @@ def test_a_notification_cut_off_by_kill_9_reaches_the_rest_and_no_one_twice(cons
     console.kill()
     [task] = console.tasks("notify_new_item")
     assert task["status"] == "RUNNING"  # what a dead worker leaves behind
-    [item] = console.sql("SELECT id FROM inbox_interrupt WHERE session_id = ?", session_id)
+    [item] = console.sql("SELECT id FROM inbox_item WHERE session_id = ?", session_id)
 
     console.start(migrate=False)
     wait_for(lambda: smtp.count_to("reviewer@example.com") == 1, 30, "reviewer mailed after the restart")
@@ -71,7 +71,7 @@ def test_a_notification_cut_off_by_kill_9_reaches_the_rest_and_no_one_twice(cons
     assert len(smtp.received) == 2
     sent = console.sql(
         "SELECT u.username FROM inbox_notificationsent n JOIN auth_user u ON n.user_id = u.id"
-        " WHERE n.interrupt_id = ? ORDER BY u.username",
+        " WHERE n.item_id = ? ORDER BY u.username",
         item["id"],
     )
     assert [row["username"] for row in sent] == ["manager", "reviewer"]

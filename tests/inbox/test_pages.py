@@ -8,9 +8,9 @@ import pytest
 from django.http import QueryDict
 from django.utils import timezone
 
-from reviewconsole.inbox.claims import interrupt_claim
-from reviewconsole.inbox.models import Interrupt, Queue
-from reviewconsole.inbox.selectors import InboxFilters, inbox_page, neighbours
+from reviewconsole.inbox.items.claims import interrupt_claim
+from reviewconsole.inbox.items.selectors import InboxFilters, inbox_page, neighbours
+from reviewconsole.inbox.models import Item, Queue
 from tests.inbox.factories import make_items
 
 
@@ -35,9 +35,7 @@ def test_pages_merge_queues_oldest_first_and_never_skip_or_repeat(manager, queue
     walked = _walk_all(manager, InboxFilters(), size=5)
     expected = [
         r.pk
-        for r in sorted(
-            Interrupt.objects.filter(pk__in=[i.pk for i in support + sales]), key=lambda r: (r.created_at, r.pk)
-        )
+        for r in sorted(Item.objects.filter(pk__in=[i.pk for i in support + sales]), key=lambda r: (r.created_at, r.pk))
     ]
     assert walked == expected
 
@@ -82,7 +80,7 @@ def test_counts_per_queue(manager, queues):
 
 def test_decided_items_newest_first(manager, queues):
     rows = make_items(queues["support"], 3)
-    Interrupt.objects.filter(pk__in=[r.pk for r in rows]).update(status="resolved", decision="approve")
+    Item.objects.filter(pk__in=[r.pk for r in rows]).update(status="resolved", decision="approve")
     page = inbox_page(manager, InboxFilters(status="resolved"), size=50)
     assert [i.pk for i in page.items] == [r.pk for r in reversed(rows)]
 
@@ -124,7 +122,7 @@ def test_bulk_with_ids_that_are_not_numbers_is_a_400_and_does_nothing(client, ma
     client.force_login(manager)
     response = client.post("/inbox/bulk/", {"action": "claim", "ids": [*ids, email.pk]})
     assert (response.status_code, response.content) == (400, b"Item ids are whole numbers; nothing was done.")
-    assert not Interrupt.objects.filter(claimed_by__isnull=False).exists()
+    assert not Item.objects.filter(claimed_by__isnull=False).exists()
 
 
 def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, start_review, start_session, on_commit):
@@ -133,16 +131,16 @@ def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, star
     client.force_login(manager)
     response = client.post("/inbox/bulk/", {"action": "claim", "ids": [email.pk, vip.pk], "query": "queue=sales"})
     assert (response.status_code, response["Location"]) == (302, "/inbox/?queue=sales")
-    assert set(Interrupt.objects.filter(claimed_by=manager).values_list("pk", flat=True)) == {email.pk, vip.pk}
+    assert set(Item.objects.filter(claimed_by=manager).values_list("pk", flat=True)) == {email.pk, vip.pk}
     client.post("/inbox/bulk/", {"action": "unclaim", "ids": [email.pk, vip.pk]})
-    assert not Interrupt.objects.filter(claimed_by__isnull=False).exists()
+    assert not Item.objects.filter(claimed_by__isnull=False).exists()
     with on_commit():
         response = client.post("/inbox/bulk/", {"action": "approve", "ids": [email.pk, vip.pk]}, follow=True)
     notes = [str(m) for m in response.context["messages"]]
     assert "Approved 1 item." in notes
     assert any(f"“{email.title}”: approve it on its own page" in n for n in notes)  # named as the list names it
     assert not any(f"#{email.pk}" in n for n in notes)
-    assert (Interrupt.objects.get(pk=vip.pk).decision, Interrupt.objects.get(pk=email.pk).status) == (
+    assert (Item.objects.get(pk=vip.pk).decision, Item.objects.get(pk=email.pk).status) == (
         "approve",
         "pending",
     )

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.actions import REQUEST_KINDS, RequestKind, allowed_actions, register_request_kind
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.items.actions import REQUEST_KINDS, RequestKind, allowed_actions, register_request_kind
+from reviewconsole.inbox.models import Item
 from tests.inbox.factories import make_items
 
 
@@ -57,11 +57,11 @@ def test_a_paused_session_without_metadata_gets_its_kinds_decisions(demo):
     [vip] = make_items(sales, 1, workflow="vip-discount", kind="input", metadata={})
     [refund] = make_items(finance, 1, workflow="refund-approval", kind="long_running", metadata={})
     [triage] = make_items(operations, 1, workflow="incident-triage", kind="input", metadata={})
-    Interrupt.objects.filter(pk=triage.pk).update(response_schema={"type": "object"})
+    Item.objects.filter(pk=triage.pk).update(response_schema={"type": "object"})
     [email] = make_items(sales, 1, workflow="email-review", kind="input", metadata={})
     assert allowed_actions(vip) == ["approve", "reject"]
     assert allowed_actions(refund) == ["approve", "reject"]
-    assert allowed_actions(Interrupt.objects.get(pk=triage.pk)) == ["answer"]
+    assert allowed_actions(Item.objects.get(pk=triage.pk)) == ["answer"]
     assert allowed_actions(email) == ["approve", "reject", "revise"]
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from reviewconsole.demo.incident_triage import Triage
 from reviewconsole.inbox.errors import DecisionError
-from reviewconsole.inbox.schema_form import form_fields, parse_form, validate_value
+from reviewconsole.inbox.pages.schema_form import form_fields, parse_form, validate_value
 
 SCHEMA = Triage.model_json_schema()
 

@@ -10,8 +10,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from reviewconsole.demo.incident_triage import Triage
-from reviewconsole.inbox.models import Interrupt
-from reviewconsole.inbox.schema_form import form_fields, validate_value
+from reviewconsole.inbox.models import Item
+from reviewconsole.inbox.pages.schema_form import form_fields, validate_value
 
 
 def _flat(field):
@@ -117,5 +117,5 @@ def test_the_incident_form_on_the_item_page_stores_no_none(client, personas, sta
     with on_commit():
         response = client.post(f"/inbox/items/{item.pk}/decide/", data)
     assert response.status_code == 302
-    answer = Interrupt.objects.get(pk=item.pk).response
+    answer = Item.objects.get(pk=item.pk).response
     assert answer["contact"] == {"name": "Dana"}

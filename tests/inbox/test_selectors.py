@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AnonymousUser, User
 
+from reviewconsole.inbox.items.selectors import inbox_items_for, queues_for, visible_interrupts_for
 from reviewconsole.inbox.models import Queue
-from reviewconsole.inbox.selectors import inbox_items_for, queues_for, visible_interrupts_for
 
 
 def test_a_member_sees_the_queues_of_their_groups(outsider):
@@ -26,7 +26,7 @@ def test_anonymous_and_groupless_users_see_nothing(demo, start_review):
 
 
 def test_the_inbox_holds_pending_items_only(manager, start_review, on_commit):
-    from reviewconsole.inbox.services import interrupt_decide
+    from reviewconsole.inbox.items.decisions import interrupt_decide
 
     _, first = start_review()
     _, second = start_review("The charger is missing")

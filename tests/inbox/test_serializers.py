@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 from reviewconsole.api.schemas import InterruptOut, SessionOut
-from reviewconsole.inbox.models import Interrupt
-from reviewconsole.inbox.serializers import item_json, list_entry
+from reviewconsole.inbox.items.serializers import item_json, list_entry
+from reviewconsole.inbox.models import Item
 from reviewconsole.outbound.outbox_consumer import interrupt_data
 from reviewconsole.workflow_sessions.serializers import session_json
 from tests.api.conftest import auth, make_api_client
@@ -36,7 +36,7 @@ def _decided(client, personas, start_review, on_commit):
     with on_commit():  # the relay builds the item's decision from the outbox after the commit
         answer = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "revise", "feedback": "shorter"})
     assert answer.status_code == 302
-    return session, Interrupt.objects.select_related("queue", "session", "claimed_by").get(pk=item.pk)
+    return session, Item.objects.select_related("queue", "session", "claimed_by").get(pk=item.pk)
 
 
 def test_the_api_shows_the_item_and_the_session_as_their_serialisers_do(client, personas, start_review, on_commit):
@@ -58,7 +58,7 @@ def test_the_session_json_shows_the_same_session_and_items(client, personas, sta
     client.force_login(personas.admin)
     shown = client.get(f"/api/sessions/{session.id}/").json()
     session.refresh_from_db()
-    items = Interrupt.objects.filter(session=session).select_related("queue", "session", "claimed_by").order_by("id")
+    items = Item.objects.filter(session=session).select_related("queue", "session", "claimed_by").order_by("id")
     assert shown == {**session_json(session), "interrupts": [item_json(i) for i in items]}
     assert shown["interrupts"][0]["url"] == f"/inbox/items/{item.pk}/"
 
@@ -77,7 +77,7 @@ def test_the_list_entry_is_the_item_with_the_inboxs_row_id_and_its_presentation(
     _, item = start_review()
     client.force_login(personas.reviewer)
     [row] = client.get("/inbox/items.json").json()["items"]
-    full = item_json(Interrupt.objects.select_related("queue", "session", "claimed_by").get(pk=item.pk))
+    full = item_json(Item.objects.select_related("queue", "session", "claimed_by").get(pk=item.pk))
     assert {k: v for k, v in row.items() if k in full and k != "id"} == {k: v for k, v in full.items() if k != "id"}
     assert (row["id"], row["item_id"], row["interrupt_id"]) == (item.pk, item.pk, item.interrupt_id)
     assert row["snippet"] and row["sentence"] == "Waiting for a decision."

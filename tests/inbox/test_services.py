@@ -6,8 +6,8 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from engine import AlreadyDecidedError
-from reviewconsole.inbox.models import Interrupt
-from reviewconsole.inbox.services import DecisionError, interrupt_decide, resume_payload
+from reviewconsole.inbox.items.decisions import DecisionError, interrupt_decide, resume_payload
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, Event
 from tests.conftest import end_message
 
@@ -21,12 +21,12 @@ from tests.conftest import end_message
     ],
 )
 def test_resume_payload_of_a_free_text_request(action, text, payload):
-    assert resume_payload(Interrupt(kind="input"), action, text) == payload
+    assert resume_payload(Item(kind="input"), action, text) == payload
 
 
 @pytest.mark.parametrize(("action", "confirmed"), [("approve", True), ("reject", False)])
 def test_resume_payload_of_a_tool_confirmation(action, confirmed):
-    assert resume_payload(Interrupt(kind="confirmation"), action) == {"confirmed": confirmed}
+    assert resume_payload(Item(kind="confirmation"), action) == {"confirmed": confirmed}
 
 
 @pytest.mark.parametrize(
@@ -40,7 +40,7 @@ def test_resume_payload_of_a_tool_confirmation(action, confirmed):
 )
 def test_resume_payload_refuses_incomplete_decisions(kind, action, text, message):
     with pytest.raises(DecisionError) as caught:
-        resume_payload(Interrupt(kind=kind), action, text)
+        resume_payload(Item(kind=kind), action, text)
     assert str(caught.value) == message
 
 
@@ -63,7 +63,7 @@ def test_three_rounds_of_feedback_then_approve(manager, start_review, on_commit)
         session.refresh_from_db()
         assert session.state["feedback"] == feedback
         drafts.append(session.state["draft"])
-        interrupt = Interrupt.objects.get(session=session, status="pending")
+        interrupt = Item.objects.get(session=session, status="pending")
     with on_commit():
         interrupt_decide(interrupt=interrupt, user=manager, action="approve")
 
@@ -72,7 +72,7 @@ def test_three_rounds_of_feedback_then_approve(manager, start_review, on_commit)
     assert len(set(drafts)) == 4
     assert "refund you in full" in drafts[2]
     assert drafts[3].startswith("Subject: About your message: My phone battery drains too fast\n\nDear Customer,")
-    assert list(Interrupt.objects.filter(session=session).values_list("decision", flat=True)) == [
+    assert list(Item.objects.filter(session=session).values_list("decision", flat=True)) == [
         "revise",
         "revise",
         "revise",
@@ -90,7 +90,7 @@ def test_a_late_decision_names_the_first(manager, start_review, on_commit):
     _, interrupt = start_review()
     with on_commit():
         interrupt_decide(interrupt=interrupt, user=manager, action="reject", reason="too long")
-    stale = Interrupt.objects.get(pk=interrupt.pk)
+    stale = Item.objects.get(pk=interrupt.pk)
     stale.status = "pending"  # what a page loaded before the decision still holds
     with pytest.raises(AlreadyDecidedError) as caught:
         interrupt_decide(interrupt=stale, user=manager, action="approve")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from html import unescape
 
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.workflow_sessions.outcome import session_outcome
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.models import Interrupt
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.models import Item
 from tests.api.conftest import make_api_client, post
 
 
@@ -15,8 +15,8 @@ def revised(personas, start_session, on_commit):
     session, [old] = start_session("email-review", {"complaint": "The parcel is late."})
     with on_commit():
         interrupt_decide(interrupt=old, user=personas.admin, action="revise", text="shorter")
-    newer = Interrupt.objects.get(session=session, status="pending")
-    return session, Interrupt.objects.get(pk=old.pk), newer
+    newer = Item.objects.get(session=session, status="pending")
+    return session, Item.objects.get(pk=old.pk), newer
 
 
 def test_the_inbox_says_superseded_and_links_the_newer_request(client, personas, revised):
@@ -31,7 +31,7 @@ def test_the_inbox_says_superseded_and_links_the_newer_request(client, personas,
     )
     assert answer.status_code == 409 and answer.json()["error"]["code"] == "superseded"
     assert answer.json()["error"]["newer_item"] == newer.pk
-    assert Interrupt.objects.get(pk=newer.pk).status == "pending"
+    assert Item.objects.get(pk=newer.pk).status == "pending"
 
 
 def test_the_api_answers_interrupt_superseded(client, revised):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.inbox.errors import DecisionError
-from reviewconsole.inbox.models import Interrupt
-from reviewconsole.inbox.schema_form import parse_form, validate_value
+from reviewconsole.inbox.models import Item
+from reviewconsole.inbox.pages.schema_form import parse_form, validate_value
 from reviewconsole.workflow_sessions.models import Answer
 
 
@@ -27,7 +27,7 @@ def test_a_decision_with_a_nul_character_is_refused(client, manager, start_revie
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid"
     assert "NUL character" in response.json()["error"]["message"]
-    assert (Interrupt.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
+    assert (Item.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
 
 
 def test_a_form_answer_with_a_nul_character_comes_back_with_the_form(client, personas, start_session):
@@ -43,7 +43,7 @@ def test_a_form_answer_with_a_nul_character_comes_back_with_the_form(client, per
     response = client.post(f"/inbox/items/{item.pk}/decide/", data)
     assert response.status_code == 400
     assert response.context["error"].startswith("Remove the NUL character from f.summary")
-    assert (Interrupt.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
+    assert (Item.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
 
 
 @pytest.mark.parametrize("raw", ["1e400", "-1e400", "inf", "nan", "Infinity"])

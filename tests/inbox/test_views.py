@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, Event
 from tests.conftest import COMPLAINT, end_message
 
@@ -145,7 +145,7 @@ def test_feedback_makes_a_new_request_whose_draft_applies_it(client, manager, re
     first.refresh_from_db()
     assert (first.status, first.decision, first.response) == ("resolved", "revise", "shorter")
     assert session.status == "waiting"
-    second = Interrupt.objects.get(session=session, status="pending")
+    second = Item.objects.get(session=session, status="pending")
     assert second.pk != first.pk
     assert session.state["feedback"] == "shorter"
     assert session.state["draft"] != first_draft

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.outbound.models import OutboundMessage, Subscription
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from reviewconsole.workflow_sessions.runners import configured_model

@@ -19,7 +19,7 @@ from asgiref.sync import async_to_sync
 from django.db import connection
 
 from engine import START, Commit, ConcurrencyError, RequestInput, Runner, SessionStatus, Workflow
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, WorkflowSession
 from reviewconsole.workflow_sessions.store import OrmStore
 from tests.engine.helpers import Counts
@@ -74,7 +74,7 @@ def test_h12_a_result_posted_right_after_the_pause_is_stored_and_applied_once(de
     assert counts == {"ask": 1, "after": 1}
     assert Answer.objects.filter(session_id=session.id, applied_at__isnull=True).count() == 0
     assert Answer.objects.filter(session_id=session.id).count() == 1
-    assert Interrupt.objects.get(session_id=session.id).status == "resolved"
+    assert Item.objects.get(session_id=session.id).status == "resolved"
 
 
 def test_h12_writers_are_ordered_by_the_version_counter(demo_tx):
@@ -105,7 +105,7 @@ def start_review_tx(demo_tx, client):
         response = post_webhook(client, {"complaint": "battery"})
         assert response.status_code == 202
         session = WorkflowSession.objects.get(pk=response.json()["session_id"])
-        return session, Interrupt.objects.get(session=session, status="pending")
+        return session, Item.objects.get(session=session, status="pending")
 
     return start
 
@@ -121,14 +121,14 @@ def _raw_connection() -> psycopg.Connection:
     )
 
 
-@pytest.mark.parametrize("table", ["inbox_interrupt", "workflow_sessions_workflowsession"])
+@pytest.mark.parametrize("table", ["inbox_item", "workflow_sessions_workflowsession"])
 def test_h23_a_decision_on_a_locked_row_is_a_clean_409_busy_in_bounded_time(locked_review, client, table):
     session, interrupt = locked_review
     manager = (
         __import__("django.contrib.auth", fromlist=["get_user_model"]).get_user_model().objects.get(username="manager")
     )
     client.force_login(manager)
-    key = interrupt.pk if table == "inbox_interrupt" else session.pk
+    key = interrupt.pk if table == "inbox_item" else session.pk
     with connection.cursor() as cursor:
         cursor.execute("SHOW lock_timeout")
         (lock_timeout,) = cursor.fetchone()

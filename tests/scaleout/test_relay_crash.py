@@ -103,7 +103,7 @@ def test_a_worker_killed_mid_relay_the_survivor_publishes_the_row_once(held_stac
         "SELECT kind, session_id, published_at FROM workflow_sessions_outboxevent WHERE id = %s", outbox_id
     )
     assert (row["kind"], row["session_id"], row["published_at"]) == ("interrupt.opened", sid, None)
-    assert stack.sql("SELECT id FROM inbox_interrupt WHERE session_id = %s", sid) == []  # not committed
+    assert stack.sql("SELECT id FROM inbox_item WHERE session_id = %s", sid) == []  # not committed
     victim = _socket_owner(stack.workers, holder.held[0].getpeername()[1])
     stack.kill(victim)
 
@@ -113,9 +113,9 @@ def test_a_worker_killed_mid_relay_the_survivor_publishes_the_row_once(held_stac
     assert holder.lines == [line, line]  # the probe saw the row twice: cut off, then done
     stack.launch(victim)
 
-    [item] = stack.sql("SELECT id, status FROM inbox_interrupt WHERE session_id = %s", sid)
+    [item] = stack.sql("SELECT id, status FROM inbox_item WHERE session_id = %s", sid)
     assert item["status"] == "pending"
-    changes = stack.sql("SELECT event FROM inbox_queuechange WHERE interrupt_id = %s", item["id"])
+    changes = stack.sql("SELECT event FROM inbox_queuechange WHERE item_id = %s", item["id"])
     assert [c["event"] for c in changes] == ["interrupt.created"]
     [message] = stack.sql("SELECT id, event_type FROM outbound_outboundmessage WHERE outbox_id = %s", outbox_id)
     assert message["event_type"] == "interrupt.created"

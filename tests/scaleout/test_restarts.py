@@ -191,7 +191,7 @@ def test_decisions_and_webhooks_survive_postgres_and_redis_restarts(healthy):
     ) == len(sessions)
 
     interrupts = stack.sql(
-        "SELECT i.id, i.interrupt_id, i.session_id, i.status, i.decided_by_label FROM inbox_interrupt i"
+        "SELECT i.id, i.interrupt_id, i.session_id, i.status, i.decided_by_label FROM inbox_item i"
         " WHERE i.session_id = ANY(%s)",
         list(sessions),
     )

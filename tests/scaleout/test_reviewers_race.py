@@ -47,9 +47,9 @@ def test_50_reviewers_race_over_1000_interrupts(healthy):
     sids = _start_all(stack, INTERRUPTS)
     wait_for(
         lambda: (
-            stack.sql(
-                "SELECT count(*) AS n FROM inbox_interrupt WHERE status = 'pending' AND session_id = ANY(%s)", sids
-            )[0]["n"]
+            stack.sql("SELECT count(*) AS n FROM inbox_item WHERE status = 'pending' AND session_id = ANY(%s)", sids)[
+                0
+            ]["n"]
             == INTERRUPTS
         ),
         180,
@@ -87,7 +87,7 @@ def test_50_reviewers_race_over_1000_interrupts(healthy):
         f" answers {dict(statuses)}"
     )
 
-    ours = {r["id"] for r in stack.sql("SELECT id FROM inbox_interrupt WHERE session_id = ANY(%s)", sids)}
+    ours = {r["id"] for r in stack.sql("SELECT id FROM inbox_item WHERE session_id = ANY(%s)", sids)}
     won = {pk: who for pk, who in won.items() if pk in ours}  # items left by earlier tests were decided too
     assert set(statuses) <= {302, 409}, statuses
     assert len(won) == INTERRUPTS and all(len(w) == 1 for w in won.values()), "an item was not decided exactly once"
@@ -97,7 +97,7 @@ def test_50_reviewers_race_over_1000_interrupts(healthy):
         "every session completed",
         interval=0.5,
     )
-    rows = stack.sql("SELECT id, status, decided_by_label FROM inbox_interrupt WHERE session_id = ANY(%s)", sids)
+    rows = stack.sql("SELECT id, status, decided_by_label FROM inbox_item WHERE session_id = ANY(%s)", sids)
     assert len(rows) == INTERRUPTS
     assert all(r["status"] == "resolved" and [r["decided_by_label"]] == won[r["id"]] for r in rows)
     per_interrupt = stack.sql(

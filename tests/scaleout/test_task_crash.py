@@ -74,10 +74,10 @@ def test_a_worker_killed_mid_notification_the_survivor_mails_the_rest_once(healt
     assert response.status_code == 202, response.text
     wait_for(lambda: stack_smtp.held, 30, "the mail to reviewer held mid-send")
     assert stack_smtp.count_to("manager@example.com", marker) == 1
-    [item] = stack.sql("SELECT id FROM inbox_interrupt WHERE session_id = %s", response.json()["session_id"])
+    [item] = stack.sql("SELECT id FROM inbox_item WHERE session_id = %s", response.json()["session_id"])
     stack.kill(_holder(stack, "notify_new_item", str(item["id"])))
 
     wait_for(lambda: stack_smtp.count_to("reviewer@example.com", marker) == 1, 15, "reviewer mailed by the survivor")
     assert stack_smtp.count_to("manager@example.com", marker) == 1  # recorded before the crash: not sent again
-    recorded = "SELECT count(*) AS n FROM inbox_notificationsent WHERE interrupt_id = %s"
+    recorded = "SELECT count(*) AS n FROM inbox_notificationsent WHERE item_id = %s"
     wait_for(lambda: stack.sql(recorded, item["id"])[0]["n"] == 2, 10, "both sends recorded")

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from reviewconsole.hooks.models import WebhookDelivery
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, WorkflowSession
 from tests.api.conftest import auth, make_api_client
 from tests.conftest import signed_headers
@@ -49,7 +49,7 @@ def test_inbox_feedback_with_a_nul_gets_400(postgres, manager, start_review, cli
     client.force_login(manager)
     response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "revise", "feedback": "short\x00er"})
     assert response.status_code == 400
-    assert (Interrupt.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
+    assert (Item.objects.get(pk=item.pk).status, Answer.objects.count()) == ("pending", 0)
 
 
 def test_a_nul_in_a_search_or_an_api_header_gets_400(postgres, manager, client):

@@ -12,7 +12,7 @@ import pytest
 
 from engine import VersionMismatchError
 from reviewconsole.demo import probes
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions import runners
 from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
 from reviewconsole.workflow_sessions.services import session_start
@@ -41,7 +41,7 @@ def paused(deploy, demo, on_commit):
         session = session_start(workflow="probe", data={"label": "h14"}, user_id="test")
     session.refresh_from_db()
     assert (session.status, session.workflow_version) == ("waiting", "1")
-    return session, Interrupt.objects.get(session=session, status="pending")
+    return session, Item.objects.get(session=session, status="pending")
 
 
 def _decide(client, manager, interrupt):

@@ -17,7 +17,7 @@ import pytest
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from tests.conftest import COMPLAINT, post_webhook
 from tests.personas import API_CLIENTS, PERSONAS, USERS, persona_client
@@ -262,7 +262,7 @@ ADMIN_MODELS = {
     "workflow_sessions.checkpoint": "record",
     "workflow_sessions.answer": "record",
     "inbox.queue": "config",
-    "inbox.interrupt": "record",
+    "inbox.item": "record",
     "hooks.webhookendpoint": "config",
     "hooks.webhookdelivery": "record",
     "api.apiclient": "config",
@@ -333,12 +333,12 @@ def world(demo, client, on_commit):
     with on_commit():
         response = post_webhook(client, {"complaint": COMPLAINT})
     session = WorkflowSession.objects.get(pk=response.json()["session_id"])
-    item = Interrupt.objects.get(session=session, status="pending")
+    item = Item.objects.get(session=session, status="pending")
     return {"session": session.id, "item": item.pk}
 
 
 def _snapshot(world):
-    item = Interrupt.objects.get(pk=world["item"])
+    item = Item.objects.get(pk=world["item"])
     session = WorkflowSession.objects.get(pk=world["session"])
     return (item.status, item.decided_by_label, session.status, session.version, WorkflowSession.objects.count())
 

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from reviewconsole.hooks.models import WebhookDelivery, WebhookEndpoint
-from reviewconsole.inbox.models import Interrupt, Queue
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.models import Item, Queue
 from reviewconsole.workflow_sessions.models import Event, WorkflowSession
 
 SESSIONS = "/admin/workflow_sessions/workflowsession/"
@@ -20,7 +20,7 @@ def revised_then_approved(start_review, manager, on_commit):
     with on_commit():
         interrupt_decide(interrupt=first, user=manager, action="revise", text="shorter")
     with on_commit():
-        interrupt_decide(interrupt=session.interrupts.get(status="pending"), user=manager, action="approve")
+        interrupt_decide(interrupt=session.items.get(status="pending"), user=manager, action="approve")
     session.refresh_from_db()
     return session
 
@@ -65,8 +65,8 @@ def test_the_auditor_sees_the_timeline_and_who_decided(as_auditor, revised_then_
     [
         f"{SESSIONS}add/",
         f"{SESSIONS}{{session}}/delete/",
-        "/admin/inbox/interrupt/add/",
-        "/admin/inbox/interrupt/{interrupt}/delete/",
+        "/admin/inbox/item/add/",
+        "/admin/inbox/item/{interrupt}/delete/",
         "/admin/inbox/queue/add/",
         "/admin/inbox/queue/{queue}/delete/",
         "/admin/hooks/webhookendpoint/add/",
@@ -78,7 +78,7 @@ def test_the_auditor_sees_the_timeline_and_who_decided(as_auditor, revised_then_
 def test_the_auditor_may_not_add_or_delete(as_auditor, revised_then_approved, path):
     url = path.format(
         session=revised_then_approved.id,
-        interrupt=Interrupt.objects.first().pk,
+        interrupt=Item.objects.first().pk,
         queue=Queue.objects.get(slug="support").pk,
         endpoint=WebhookEndpoint.objects.get(slug="email-review").pk,
         event=Event.objects.first().pk,
@@ -86,7 +86,7 @@ def test_the_auditor_may_not_add_or_delete(as_auditor, revised_then_approved, pa
     assert as_auditor.get(url).status_code == 403
     assert as_auditor.post(url, {"post": "yes"}).status_code == 403
     assert WorkflowSession.objects.filter(pk=revised_then_approved.id).exists()
-    assert Interrupt.objects.count() == 2
+    assert Item.objects.count() == 2
     assert Queue.objects.filter(slug="support").exists()
 
 

@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.inbox.models import Interrupt
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.failure import failure_message
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from reviewconsole.workflow_sessions.services import session_retry, session_start
@@ -44,7 +44,7 @@ def test_the_exception_text_is_shown_nowhere_but_the_log(client, fail, personas,
     session = fail(user_id=f"console:{personas.admin.pk}")
     assert fragile.SECRET in str(session.error)  # stored, for the server's operators
     assert fragile.SECRET in caplog.text  # and logged with its traceback
-    [item] = Interrupt.objects.filter(session=session)
+    [item] = Item.objects.filter(session=session)
     pages = {}
     client.force_login(personas.reviewer)  # a plain reviewer of the queue
     pages["inbox"] = client.get("/inbox/?status=cancelled").content.decode()
@@ -121,8 +121,8 @@ def _old_failures(count, queue_slug):
     sessions = WorkflowSession.objects.bulk_create(
         WorkflowSession(workflow="email-review", user_id="old", title=f"old {n}", status="failed") for n in range(count)
     )
-    Interrupt.objects.bulk_create(
-        Interrupt(session=s, interrupt_id="i", kind="input", queue=queue, status="cancelled") for s in sessions
+    Item.objects.bulk_create(
+        Item(session=s, interrupt_id="i", kind="input", queue=queue, status="cancelled") for s in sessions
     )
     day_ago = timezone.now() - dt.timedelta(days=1)
     WorkflowSession.objects.filter(pk__in=[s.pk for s in sessions]).update(updated_at=day_ago)
@@ -145,7 +145,7 @@ def test_failures_are_filtered_by_the_users_queues(client, fail, personas):
 
 def test_a_session_that_failed_before_its_first_request_is_retried_by_a_manager(client, fail, personas, on_commit):
     session = fail("fragile-start", user_id=f"user:{personas.reviewer.get_username()}")
-    assert not Interrupt.objects.filter(session=session).exists()
+    assert not Item.objects.filter(session=session).exists()
     client.force_login(personas.queue_manager)
     inbox = client.get("/inbox/").content.decode()
     assert f'href="/sessions/{session.pk}/"' in inbox
@@ -169,7 +169,7 @@ def test_a_session_that_failed_before_its_first_request_is_retried_by_a_manager(
     assert response.status_code == 302 and response["Location"] == f"/sessions/{session.pk}/"
     session.refresh_from_db()
     assert session.status == "waiting"
-    [item] = Interrupt.objects.filter(session=session, status="pending")
+    [item] = Item.objects.filter(session=session, status="pending")
     assert client.get(f"/sessions/{session.pk}/")["Location"] == f"/inbox/items/{item.pk}/"
     assert AuditEntry.objects.filter(action="session.retry", target_id=session.pk).count() == 1
     assert client.post(f"/sessions/{session.pk}/retry/").status_code == 409  # not failed any more
@@ -179,7 +179,7 @@ def test_the_failed_sessions_query_walks_indexes(fail, personas):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from reviewconsole.inbox.failed import failed_sessions
+    from reviewconsole.inbox.pages.failed import failed_sessions
 
     _old_failures(50, "support")
 
@@ -192,7 +192,7 @@ def test_the_failed_sessions_query_walks_indexes(fail, personas):
     assert any("USING INDEX session_status_updated" in line for line in plan), plan
     assert not any("TEMP B-TREE" in line for line in plan), plan
     for line in plan:
-        if "inbox_interrupt" in line:
+        if "inbox_item" in line:
             assert "USING INDEX" in line or "USING COVERING INDEX" in line, plan
 
 
@@ -201,7 +201,7 @@ def test_the_failed_sessions_query_walks_indexes(fail, personas):
 
 def test_an_item_the_failure_cancelled_says_so_and_links_the_one_a_retry_asks(client, fail, personas, on_commit):
     session = fail("fragile-parallel")
-    [old] = Interrupt.objects.filter(session=session)
+    [old] = Item.objects.filter(session=session)
     assert old.status == "cancelled"
     client.force_login(personas.queue_manager)
     page = client.get(f"/inbox/items/{old.pk}/").content.decode()
@@ -211,7 +211,7 @@ def test_an_item_the_failure_cancelled_says_so_and_links_the_one_a_retry_asks(cl
     fragile.FAILING["on"] = False
     with on_commit():
         answer = client.post(f"/inbox/items/{old.pk}/retry/", headers={"Accept": "application/json"}).json()
-    [new] = Interrupt.objects.filter(session=session, status="pending")
+    [new] = Item.objects.filter(session=session, status="pending")
     assert new.interrupt_id == old.interrupt_id and new.pk != old.pk
     assert answer["item"]["id"] == new.pk and answer["retried_from"] == old.pk
     page = client.get(f"/inbox/items/{old.pk}/").content.decode()
@@ -223,10 +223,10 @@ def test_an_item_the_failure_cancelled_says_so_and_links_the_one_a_retry_asks(cl
 
 def test_a_retry_from_the_page_lands_on_the_new_item(client, fail, personas, on_commit):
     session = fail("fragile-parallel")
-    [old] = Interrupt.objects.filter(session=session)
+    [old] = Item.objects.filter(session=session)
     fragile.FAILING["on"] = False
     client.force_login(personas.queue_manager)
     with on_commit():
         response = client.post(f"/inbox/items/{old.pk}/retry/")
-    [new] = Interrupt.objects.filter(session=session, status="pending")
+    [new] = Item.objects.filter(session=session, status="pending")
     assert response["Location"] == f"/inbox/items/{new.pk}/"

@@ -12,8 +12,8 @@ from django.test import override_settings
 
 from engine import RetryingModel
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.inbox.models import Interrupt
-from reviewconsole.inbox.permissions import require_retry_permission
+from reviewconsole.inbox.items.permissions import require_retry_permission
+from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions import checks, llm
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from reviewconsole.workflows import get
@@ -141,7 +141,7 @@ def test_a_failing_model_fails_the_session_visibly_and_a_manager_retries_it(
     with on_commit():
         response = post_webhook(client, {"complaint": "battery"})
     session = WorkflowSession.objects.get(pk=response.json()["session_id"])
-    item = Interrupt.objects.get(session=session, status="pending")
+    item = Item.objects.get(session=session, status="pending")
     llm_server.replies.extend([{"status": 503, "error": "overloaded", "echo_authorization": True}] * 2)
     client.force_login(personas.queue_manager)
     with on_commit():
@@ -177,7 +177,7 @@ def test_a_failing_model_fails_the_session_visibly_and_a_manager_retries_it(
     assert response.status_code == 302
     session.refresh_from_db()
     assert session.status == "waiting"
-    assert Interrupt.objects.filter(session=session, status="pending").count() == 1
+    assert Item.objects.filter(session=session, status="pending").count() == 1
     [entry] = AuditEntry.objects.filter(action="session.retry")
     assert entry.target_id == session.pk
     assert client.post(f"/inbox/items/{item.pk}/retry/").status_code == 409  # not failed any more

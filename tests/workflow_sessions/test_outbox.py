@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 from django.db import close_old_connections, transaction
 
-from reviewconsole.inbox.claims import interrupt_claim
-from reviewconsole.inbox.models import Interrupt, QueueChange
-from reviewconsole.inbox.outbox_consumer import inbox_consume
+from reviewconsole.inbox.items.claims import interrupt_claim
+from reviewconsole.inbox.items.outbox_consumer import inbox_consume
+from reviewconsole.inbox.models import Item, QueueChange
 from reviewconsole.outbound.models import OutboundMessage, Subscription
 from reviewconsole.outbound.outbox_consumer import outbound_consume
 from reviewconsole.workflow_sessions import outbox
@@ -120,7 +120,7 @@ def test_two_relays_racing_publish_each_row_once(seen):
     assert not OutboxEvent.objects.filter(published_at__isnull=True).exists()
 
 
-def _answered(item: Interrupt) -> InterruptAnswered:
+def _answered(item: Item) -> InterruptAnswered:
     return InterruptAnswered(
         session_id=item.session_id,
         interrupt_pk=item.session_interrupt_id,
@@ -138,7 +138,7 @@ def _answered(item: Interrupt) -> InterruptAnswered:
 def test_the_inbox_consumer_applies_an_event_once(start_review):
     _, item = start_review()
     assert item.session_interrupt is not None and item.session_interrupt.interrupt_id == item.interrupt_id
-    assert QueueChange.objects.filter(interrupt=item, event="interrupt.created").count() == 1
+    assert QueueChange.objects.filter(item=item, event="interrupt.created").count() == 1
     event = _answered(item)
     inbox_consume(event, 1)
     inbox_consume(event, 1)  # relayed again after a crash
@@ -149,7 +149,7 @@ def test_the_inbox_consumer_applies_an_event_once(start_review):
         "fine",
         "p-reviewer",
     )
-    assert QueueChange.objects.filter(interrupt=item, event="interrupt.resolved").count() == 1
+    assert QueueChange.objects.filter(item=item, event="interrupt.resolved").count() == 1
 
 
 def test_the_outbound_consumer_writes_one_message_per_outbox_event(start_review):
@@ -176,7 +176,7 @@ def test_a_claim_on_an_item_lagging_its_answer_is_refused(start_review, personas
     with pytest.raises(AlreadyDecidedError) as refused:
         interrupt_claim(interrupt=item, user=personas.reviewer)
     assert "already" in str(refused.value) and "client:partner" in str(refused.value)
-    assert Interrupt.objects.get(pk=item.pk).claimed_by is None
+    assert Item.objects.get(pk=item.pk).claimed_by is None
 
 
 def test_the_relay_after_a_commit_publishes_an_earlier_waiting_row_first(db, seen, django_capture_on_commit_callbacks):

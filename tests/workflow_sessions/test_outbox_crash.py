@@ -97,13 +97,11 @@ def test_a_relay_killed_mid_row_publishes_it_again_exactly_once(console, holder,
     [outbox_id] = holder.lines
     [row] = console.sql("SELECT id, kind, published_at FROM workflow_sessions_outboxevent WHERE id = ?", outbox_id)
     assert (row["kind"], row["published_at"]) == ("interrupt.opened", None)  # the claim is not committed
-    assert console.sql("SELECT id FROM inbox_interrupt WHERE session_id = ?", session_id) == []
+    assert console.sql("SELECT id FROM inbox_item WHERE session_id = ?", session_id) == []
     console.kill()
 
     console.start(migrate=False)
-    items = wait_for(
-        lambda: console.sql("SELECT id FROM inbox_interrupt WHERE session_id = ?", session_id), 60, "the item"
-    )
+    items = wait_for(lambda: console.sql("SELECT id FROM inbox_item WHERE session_id = ?", session_id), 60, "the item")
     wait_for(
         lambda: console.sql(
             "SELECT id FROM workflow_sessions_outboxevent WHERE id = ? AND published_at IS NOT NULL", outbox_id
@@ -113,7 +111,7 @@ def test_a_relay_killed_mid_row_publishes_it_again_exactly_once(console, holder,
     )
     assert len(items) == 1
     [item] = items
-    changes = console.sql("SELECT event FROM inbox_queuechange WHERE interrupt_id = ?", item["id"])
+    changes = console.sql("SELECT event FROM inbox_queuechange WHERE item_id = ?", item["id"])
     assert [c["event"] for c in changes] == ["interrupt.created"]
     messages = console.sql("SELECT event_type, outbox_id FROM outbound_outboundmessage")
     assert messages == [{"event_type": "interrupt.created", "outbox_id": int(outbox_id)}]

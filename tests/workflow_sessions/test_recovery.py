@@ -90,7 +90,7 @@ def test_it_finds_a_session_stored_waiting_on_interrupts_none_of_which_is_pendin
     waits on nothing, is left alone."""
     from django.contrib.auth.models import Group
 
-    from reviewconsole.inbox.models import Interrupt, Queue
+    from reviewconsole.inbox.models import Item, Queue
     from tests.inbox.factories import session_interrupts
 
     waits_on = {"format": 1, "root": {"status": "waiting", "run": "1", "interrupts": {"ok": "ok"}}}
@@ -102,7 +102,7 @@ def test_it_finds_a_session_stored_waiting_on_interrupts_none_of_which_is_pendin
         checkpoint={"format": 1, "root": {**waits_on["root"], "awaiting_message": True}}
     )
     queue = Queue.objects.create(slug="q", name="Q", group=Group.objects.create(name="reviewers"))
-    item = Interrupt(session=asking, interrupt_id="ok", kind="input", queue=queue)
+    item = Item(session=asking, interrupt_id="ok", kind="input", queue=queue)
     session_interrupts([item])
     item.save()
     found = _ids()

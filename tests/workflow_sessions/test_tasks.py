@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewconsole.inbox.services import interrupt_decide
+from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.workflow_sessions.models import Event
 from reviewconsole.workflow_sessions.tasks import run_session
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from reviewconsole.inbox.models import Interrupt, Queue
+from reviewconsole.inbox.models import Item, Queue
 from reviewconsole.settings import env
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from reviewconsole.workflows import UnknownWorkflowError, all_specs, get, module_of, registry
@@ -54,7 +54,7 @@ def test_the_example_registered_by_setting_is_decided_in_the_inbox(
     with on_commit():
         response = post_webhook(client, ORDER, slug="purchase-order")
     assert response.status_code == 202, response.content
-    item = Interrupt.objects.get(status="pending", session_id=response.json()["session_id"])
+    item = Item.objects.get(status="pending", session_id=response.json()["session_id"])
     assert (item.queue.slug, item.workflow) == ("purchasing", "purchase-order")
 
     client.force_login(get_manager())

@@ -22,7 +22,7 @@ from django.db import DatabaseError
 
 from reviewconsole.console.worker import ThreadWorker
 from reviewconsole.hints import send_webhook_command
-from reviewconsole.inbox.live import bind_loop
+from reviewconsole.inbox.live.messages import bind_loop
 from reviewconsole.workflow_sessions.recovery import RecoveryLoop
 
 

@@ -2,7 +2,7 @@
 
 Also the queues workflows escalate to and triage, each with its reviewers group
 (``queue:<slug>``) and managers group (``managers:<slug>``); see
-:func:`reviewconsole.inbox.queues.workflow_queues_sync`. Idempotent: what exists is left as it
+:func:`reviewconsole.inbox.items.queues.workflow_queues_sync`. Idempotent: what exists is left as it
 is. ``manage.py demo`` runs it.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from reviewconsole.inbox.queues import workflow_queue_slugs, workflow_queues_sync
+from reviewconsole.inbox.items.queues import workflow_queue_slugs, workflow_queues_sync
 
 
 class Command(BaseCommand):

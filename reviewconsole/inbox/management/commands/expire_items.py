@@ -15,8 +15,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
-from reviewconsole.inbox.changes import queue_changes_prune
-from reviewconsole.inbox.expiry import expire_due_interrupts
+from reviewconsole.inbox.items.expiry import expire_due_interrupts
+from reviewconsole.inbox.live.changes import queue_changes_prune
 
 
 class Command(BaseCommand):

@@ -1,0 +1,136 @@
+"""One reading of a raw answer (API payload, AG-UI ``resolved`` payload) to an inbox item.
+
+:func:`read_answer` classifies the answer once, refuses what it cannot read, and returns the
+decision it stands for with the normalised payload to store: for free-text and yes/no requests,
+exactly what the inbox sends for that decision (``inbox.items.decisions.resume_payload``), read with the
+same functions the workflows use (``reviewconsole.workflows.answers``). Tool confirmations
+(``{"confirmed": bool, "payload"?: …}``) are read by the engine's own reading; long-running
+results (``{"status": "approved" | "rejected", "reason"?: …}`` or an interim update) and answers
+to a ``response_schema`` pass as sent (the engine validates them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine import AnswerInvalidError, InterruptKind, normalize_answer
+
+from ...workflows.answers import REVIEW_SHAPES, AnswerShapeError, Decision, read_review
+from ..errors import AnswerMissingError, AnswerShapeInvalidError, AnswerTooLongError
+from ..models import Item
+from ..pages.drafts import draft_of, edit_diff
+from .actions import MAX_LENGTHS, REQUEST_KINDS, can_edit_draft, check_action, check_lengths, request_kind
+from .decisions import resume_payload
+
+__all__ = ["Answer", "read_answer"]
+
+CONFIRMATION_SHAPES = '{"confirmed": true|false} (optionally with "payload"), true/false, "yes"/"no"'
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A read answer: ``decision`` (approve, reject, revise or answer), the ``payload`` to store,
+    and what the inbox stores beside it (a rejection's ``reason``, an edited draft's ``edit_diff``)."""
+
+    decision: str
+    payload: Any
+    reason: str = ""
+    edit_diff: str = ""
+
+
+def _texts(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value.replace("\r\n", "\n"))
+    if isinstance(value, dict):
+        return sum(_texts(k) + _texts(v) for k, v in value.items())
+    if isinstance(value, list):
+        return sum(_texts(v) for v in value)
+    return 0
+
+
+def _check_total(value: Any) -> None:
+    if _texts(value) > MAX_LENGTHS["answer"]:
+        raise AnswerTooLongError("answer", MAX_LENGTHS["answer"])
+
+
+def read_answer(item: Item, value: Any) -> Answer:
+    """The decision a raw answer to ``item`` stands for, and the payload to store for it.
+
+    Raises:
+        AnswerShapeInvalidError: a shape the request does not accept (400 ``answer_invalid``, naming them).
+        AnswerTooLongError: feedback, a reason, a draft or any other answer over :data:`MAX_LENGTHS`.
+        AnswerMissingError: a free-text answer with nothing in it (``None``, blank): 400 ``answer_missing``.
+        ActionNotSupportedError: a decision the request kind does not support (feedback to a VIP
+            confirmation): 400 ``action_not_supported``.
+    """
+    if item.kind == InterruptKind.INPUT and item.response_schema:
+        _check_total(value)
+        return Answer("answer", value)
+    if item.kind == InterruptKind.CONFIRMATION:
+        return _confirmation(item, value)
+    if item.kind == InterruptKind.LONG_RUNNING:
+        return _long_running(item, value)
+    registered = REQUEST_KINDS.get(request_kind(item))
+    reader = registered.read_answer if registered else read_review
+    try:
+        decision = reader(value)
+    except AnswerShapeError as exc:
+        raise AnswerShapeInvalidError(exc.shapes) from None
+    if decision is None:
+        raise AnswerMissingError()
+    if decision.timeout:  # the console's own answer for an expired item
+        raise AnswerShapeInvalidError(REVIEW_SHAPES)
+    check_action(item, decision.action)
+    return _normalised(item, decision)
+
+
+def _normalised(item: Item, decision: Decision) -> Answer:
+    """The inbox's payload for ``decision`` (``inbox.items.decisions``: same lengths, same edit rules)."""
+    text = decision.text.replace("\r\n", "\n").strip()
+    reason = decision.reason.replace("\r\n", "\n").strip()
+    check_lengths(feedback=text if decision.action == "revise" else None, reason=reason)
+    edited, diff = None, ""
+    if decision.draft is not None:
+        if not can_edit_draft(item):
+            raise AnswerShapeInvalidError('"approve", "reject" or {"result": "approve" | "reject"}')
+        candidate = decision.draft.replace("\r\n", "\n").strip("\n")
+        check_lengths(draft=candidate)
+        original = draft_of(item)
+        if original is None or candidate != original.strip("\n"):
+            edited = candidate
+            diff = edit_diff(original, candidate) if original is not None else ""
+    payload = resume_payload(item, decision.action, text, reason=reason, draft=edited)
+    return Answer(decision.action, payload, reason=reason, edit_diff=diff)
+
+
+def _confirmation(item: Item, value: Any) -> Answer:
+    try:
+        normalised = normalize_answer(InterruptKind.CONFIRMATION, value, None)
+    except AnswerInvalidError:
+        raise AnswerShapeInvalidError(CONFIRMATION_SHAPES) from None
+    _check_total(normalised)
+    decision = "approve" if normalised.get("confirmed") is True else "reject"
+    check_action(item, decision)
+    return Answer(decision, normalised)
+
+
+LONG_RUNNING_SHAPES = '{"status": "approved"} or {"status": "rejected", "reason": "<text>"}'
+"""What a long-running approval of a known request kind (``REQUEST_KINDS``) accepts."""
+
+
+def _long_running(item: Item, value: Any) -> Answer:
+    _check_total(value)
+    status = value.get("status") if isinstance(value, dict) else None
+    reason = value.get("reason") if isinstance(value, dict) else None
+    if isinstance(reason, str):
+        check_lengths(reason=reason)
+    decision = {"approved": "approve", "rejected": "reject"}.get(status) if isinstance(status, str) else None
+    if decision is None:
+        if request_kind(item) in REQUEST_KINDS:
+            # An approval the console knows (a refund): its tool reads anything but "approved" as
+            # a refusal, so "approve", a typo or free text would end it rejected, recorded as "answer".
+            raise AnswerShapeInvalidError(LONG_RUNNING_SHAPES)
+        return Answer("answer", value)  # another tool's own result: the tool reads it
+    check_action(item, decision)
+    return Answer(decision, value, reason=reason.strip() if isinstance(reason, str) else "")

@@ -1,0 +1,154 @@
+"""The inbox's item as JSON: one serialiser for every consumer (the API, outbound events, the
+session JSON, the inbox's list and live messages), and a session with its items.
+
+- :func:`item_json` is the item (one ``Item`` row: the engine's interrupt as the inbox holds
+  it) in the API's field names (``InterruptOut`` in ``api/schemas.py``, pinned by the OpenAPI
+  document), plus what the inbox adds (title, due time, claim, reason and edits, its page's URL).
+  The API's schema picks its own fields from it; ``outbound.outbox_consumer.interrupt_data`` maps it to
+  the outbound payload's names.
+- :func:`list_entry` is :func:`item_json` with the presentation a reviewer's list needs (the
+  line shown, the status sentence, the queue's id and name, overdue, bulk approval) and the
+  inbox's one renaming: there ``id`` is the item's row id, which the inbox's URLs and its
+  scripts name items by, and the interrupt's id is ``interrupt_id``.
+
+Every text is plain: pages render it with ``textContent``, never as HTML.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.utils import timezone
+
+from ...workflow_sessions.models import WorkflowSession
+from ...workflow_sessions.serializers import session_json
+from ..models import SESSION_FAILED, Item, ItemStatus
+from ..pages.drafts import draft_of
+from .actions import allows_bulk_approve
+
+__all__ = ["item_json", "list_entry", "session_with_items", "snippet", "status_sentence"]
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _utc(value: dt.datetime | None) -> str:
+    return f"{value.astimezone(dt.UTC):%Y-%m-%d %H:%M:%S} UTC" if value is not None else ""
+
+
+def item_json(row: Item, now: dt.datetime | None = None) -> dict[str, Any]:
+    """One item as every JSON consumer sees it.
+
+    ``{"id": interrupt id, "item_id": row id, "session_id", "workflow", "title", "kind",
+    "function_name", "status", "queue": slug, "message", "payload", "response_schema",
+    "response", "decision", "reason": str | None, "edits": unified diff | None, "decided_by":
+    str | None, "decided_at", "created_at", "due_at", "claimed_by": username | None (a claim in
+    force), "claim_expires_at", "url": the item's page}``; times are ISO 8601 strings or None.
+    Reads ``row.queue`` and ``row.claimed_by``: select them with the row.
+    """
+    holder = row.claim_holder(now or timezone.now())
+    return {
+        "id": row.interrupt_id,
+        "item_id": row.pk,
+        "session_id": row.session_id,
+        "workflow": row.workflow or row.session.workflow,
+        "title": row.title,
+        "kind": row.kind,
+        "function_name": row.function_name,
+        "status": row.status,
+        "queue": row.queue.slug,
+        "message": row.message,
+        "payload": row.payload,
+        "response_schema": row.response_schema,
+        "response": row.response,
+        "decision": row.decision,
+        "reason": row.reason or None,
+        "edits": row.edit_diff or None,
+        "decided_by": row.decided_by_label or None,
+        "decided_at": _iso(row.decided_at),
+        "created_at": _iso(row.created_at),
+        "due_at": _iso(row.due_at),
+        "claimed_by": row.claimed_by.get_username() if holder and row.claimed_by else None,
+        "claim_expires_at": _iso(row.claim_expires_at) if holder else None,
+        "url": f"/inbox/items/{row.pk}/",
+    }
+
+
+def session_with_items(session: WorkflowSession) -> dict[str, Any]:
+    """``workflow_sessions.serializers.session_json`` with ``interrupts``: the session's items
+    (:func:`item_json`), oldest first. The API and the console's session JSON answer this."""
+    rows = Item.objects.filter(session=session).select_related("queue", "session", "claimed_by").order_by("id")
+    return {**session_json(session), "interrupts": [item_json(row) for row in rows]}
+
+
+def list_entry(row: Item) -> dict[str, Any]:
+    """An item as a reviewer's list shows it (``items.json``, live messages, the item views' JSON).
+
+    :func:`item_json` with ``id`` the row id and ``interrupt_id`` the interrupt's id, plus
+    ``snippet`` (:func:`snippet`), ``sentence`` (:func:`status_sentence`), ``state``
+    (``Item.display_status``), ``queue_id``, ``queue_name``, ``overdue`` and
+    ``bulk_approve`` (the interrupt's metadata, else the workflow's setting).
+    """
+    now = timezone.now()
+    data = item_json(row, now)
+    return {
+        **data,
+        "id": row.pk,
+        "interrupt_id": data["id"],
+        "queue_id": row.queue_id,
+        "queue_name": row.queue.name,
+        "state": row.display_status,
+        "sentence": status_sentence(row, now),
+        "snippet": snippet(row),
+        "overdue": row.is_overdue(now),
+        "bulk_approve": allows_bulk_approve(row),
+    }
+
+
+_DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}
+
+
+def status_sentence(row: Item, now: dt.datetime | None = None) -> str:
+    """One sentence on where the item stands, e.g. "This request was approved by alice at … UTC."."""
+    now = now or timezone.now()
+    if row.status == ItemStatus.CANCELLED and row.decision == SESSION_FAILED:
+        return f"The session failed at {_utc(row.decided_at)}, before this request was answered."
+    if row.status == ItemStatus.CANCELLED:
+        return f"This request was superseded at {_utc(row.decided_at)}: the session moved on without it."
+    if row.status == ItemStatus.RESOLVED:
+        if row.decision == "timeout":
+            at = _utc(row.expired_at or row.decided_at)
+            return f"This request expired at {at}: the workflow went on with a timeout."
+        done = _DONE.get(row.decision, "decided")
+        by = f" by {row.decided_by_label}" if row.decided_by_label else ""
+        return f"This request was {done}{by} at {_utc(row.decided_at)}."
+    parts = []
+    if row.escalated_from_id and row.expired_at:
+        parts.append(f"Escalated to {row.queue.name} at {_utc(row.expired_at)}.")
+    holder = row.claim_holder(now)
+    if holder and row.claimed_by is not None:
+        parts.append(f"Claimed by {row.claimed_by.get_username()} since {_utc(row.claimed_at)}.")
+    if row.is_overdue(now):
+        parts.append(f"Overdue since {_utc(row.due_at)}.")
+    return " ".join(parts) or "Waiting for a decision."
+
+
+def _args_text(args: Any) -> str:
+    if not isinstance(args, dict):
+        return ""
+    return ", ".join(f"{k}={v}" for k, v in args.items() if not isinstance(v, dict | list))[:200]
+
+
+def snippet(row: Item) -> str:
+    """A line for the list: the message, or for tool calls the tool and its arguments."""
+    payload = row.payload if isinstance(row.payload, dict) else {}
+    if row.kind == "long_running" and isinstance(payload.get("args"), dict):
+        return f"{row.function_name}: {_args_text(payload['args'])}"
+    if row.kind == "confirmation" and isinstance(row.tool_call, dict):
+        return f"Confirm {row.tool_call.get('name', 'a tool call')}: {_args_text(row.tool_call.get('args'))}"
+    draft = draft_of(row)
+    if draft:  # the draft's first line (its subject) says more than the review prompt
+        return next((line.strip() for line in draft.splitlines() if line.strip()), "")[:300]
+    return " ".join((row.message or "").split())[:300]

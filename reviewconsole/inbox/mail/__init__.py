@@ -1,0 +1,1 @@
+"""Email to queue members about new items."""

@@ -1,0 +1,67 @@
+"""New-item emails to the members of the item's queue, each linking to the item.
+
+Sent through Django's mail API (the ``default`` mailer: the console backend on the embedded
+default, locmem in tests). A link opens the item's page; it never decides anything.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.contrib.auth import get_user_model
+from django.core.mail import EmailMessage
+from django.db.models import Q
+
+from ..conf import inbox_setting
+from ..models import Item, NotificationSent
+
+logger = logging.getLogger("reviewconsole.inbox")
+
+__all__ = ["item_url", "notify_members"]
+
+
+def item_url(item: Item) -> str:
+    """The absolute address of the item's page (``BASE_URL`` + its path)."""
+    return f"{str(inbox_setting('BASE_URL')).rstrip('/')}/inbox/items/{item.pk}/"
+
+
+def notify_members(item: Item) -> int:
+    """Email every active member (reviewer or manager) of ``item``'s queue who has an address.
+
+    One message per person (nobody sees the others' addresses). Returns how many were sent.
+    Each send is recorded (:class:`~.models.NotificationSent`) and the people already recorded
+    for this item in this queue are skipped, so a run again after a crash mails only those it had
+    not reached (one whose send was cut off before its record may get it twice: at least once).
+    """
+    if not inbox_setting("NOTIFY_EMAIL"):
+        return 0
+    queue = item.queue
+    groups = [g for g in (queue.group_id, queue.managers_id) if g]
+    people = (
+        get_user_model()
+        .objects.filter(Q(groups__in=groups), is_active=True)
+        .exclude(email="")
+        .exclude(pk__in=NotificationSent.objects.filter(item=item, queue=queue).values("user_id"))
+        .distinct()
+        .order_by("pk")
+    )
+    title = " ".join((item.title or item.message or item.interrupt_id).split())[:80]
+    subject = f"[reviewconsole] New request in {queue.name}: {title}"
+    due = f"\nDue: {item.due_at:%Y-%m-%d %H:%M} UTC\n" if item.due_at else ""
+    body = (
+        f"A new request is waiting in the {queue.name} queue.\n\n"
+        f"{title}\n{due}\n"
+        f"Open it: {item_url(item)}\n\n"
+        "(The link opens the request; it does not decide anything.)\n"
+    )
+    sent = 0
+    for person in people:
+        try:
+            delivered = EmailMessage(subject, body, to=[person.email]).send()
+        except Exception:  # one bad address or a mail server hiccup must not stop the others
+            logger.exception("Could not email %s about item %s", person.pk, item.pk)
+            continue
+        if delivered:
+            NotificationSent.objects.get_or_create(item=item, queue=queue, user=person)
+            sent += delivered
+    return sent

@@ -1,0 +1,224 @@
+"""One item's pages: detail, status JSON, revision history, and the POSTs that act on it.
+
+Every view fetches the item through :func:`selectors.item_for` first (404 outside the user's
+queues, the same answer as for a missing item). Nothing changes on GET; every action is a POST
+with the CSRF token, answered with a redirect or the detail page and the status code of
+its refusal (``view_helpers.refusal``).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
+
+from ...audit.services import audit_record
+from ...json_input import UnstorableValueError, check_storable
+from ...workflow_sessions.outbox import relay
+from ...workflow_sessions.outcome import session_outcome
+from ...workflow_sessions.services import session_retry
+from ...workflows import UnknownWorkflowError
+from ..errors import DecisionError, InboxConflict
+from ..items import claims
+from ..items.decisions import interrupt_decide
+from ..items.permissions import require_retry_permission
+from ..items.refusals import retried_request
+from ..items.selectors import item_for
+from ..items.serializers import list_entry
+from ..models import Queue
+from ..pictures.serving import allow_picture_styles
+from .drafts import revisions
+from .view_helpers import detail_context, refusal, wants_json
+
+REFUSALS = (
+    AlreadyDecidedError,
+    AnswerInvalidError,
+    DecisionError,
+    EngineError,
+    InboxConflict,
+    PermissionDenied,
+    UnknownWorkflowError,
+)
+
+
+@login_required
+@require_GET
+@allow_picture_styles
+def detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The item, its kind's facts, the workflow picture, and what the user may do with it."""
+    item = item_for(request.user, pk)
+    with transaction.atomic():
+        audit_record(action="interrupt.view", user=request.user, target=item, request=request)
+    return render(request, "inbox/detail.html", detail_context(request, item))
+
+
+@login_required
+@require_GET
+def status_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """The item's summary now (a detail page left open catches up with it after a reconnect),
+    and its session's status and, once the session ended, its result."""
+    item = item_for(request.user, pk)
+    return JsonResponse(
+        {"item": list_entry(item), "version": item.queue.version, "session": session_outcome(item.session)}
+    )
+
+
+@login_required
+@require_GET
+def history(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every draft of the item's session, each with its diff against the one before."""
+    item = item_for(request.user, pk)
+    return render(request, "inbox/history.html", {"item": item, "revisions": revisions(item)})
+
+
+def _form_data(request: HttpRequest) -> dict[str, str]:
+    return {key: request.POST.get(key, "") for key in request.POST if key == "f" or key.startswith("f.")}
+
+
+def _check_posted(request: HttpRequest) -> None:
+    """Refuse a posted field (feedback, reason, draft, form answer) holding a NUL character."""
+    try:
+        check_storable(dict(request.POST.lists()))
+    except UnstorableValueError as exc:
+        field = exc.path[0] if exc.path else "a field"
+        message = f"Remove the NUL character from {field}: it cannot be stored; nothing was recorded."
+        raise DecisionError(message) from None
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def decide(request: HttpRequest, pk: int) -> HttpResponse:
+    """Approve, reject (with a reason), send feedback, or answer the generated form.
+
+    404 outside the user's queues; 400 for an incomplete decision, an answer that fails the
+    schema (the form comes back with its errors) or a field holding a NUL character; 409 when
+    someone decided first, someone else holds the claim, the item expired or was superseded, or
+    the workflow is gone. Nothing is stored on any refusal.
+    """
+    item = item_for(request.user, pk)
+    action = request.POST.get("action", "")
+    edited = request.POST.get("draft") if request.POST.get("edit_draft") else None
+    try:
+        _check_posted(request)
+        interrupt_decide(
+            interrupt=item,
+            user=request.user,
+            action=action,
+            text=request.POST.get("feedback", ""),
+            reason=request.POST.get("reason", ""),
+            draft=edited,
+            form=_form_data(request),
+            request=request,
+        )
+    except REFUSALS as exc:
+        return refusal(request, item, exc, form_data=_form_data(request))
+    if wants_json(request):
+        item.refresh_from_db()
+        return JsonResponse({"item": list_entry(item)})
+    messages.success(request, f"Decision recorded: {action}.")
+    return redirect("inbox:index")
+
+
+def _claim_action(request: HttpRequest, pk: int, act: str) -> HttpResponse:
+    item = item_for(request.user, pk)
+    try:
+        if act == "claim":
+            item = claims.interrupt_claim(interrupt=item, user=request.user, request=request)
+            note = "You claimed this request."
+        elif act == "unclaim":
+            item = claims.interrupt_unclaim(interrupt=item, user=request.user, request=request)
+            note = "You released this request."
+        else:
+            item = claims.interrupt_take_over(interrupt=item, user=request.user, request=request)
+            note = "You took this request over."
+    except REFUSALS as exc:
+        return refusal(request, item, exc)
+    if wants_json(request):
+        return JsonResponse({"item": list_entry(item)})
+    messages.success(request, note)
+    return redirect("inbox:detail", pk=item.pk)
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def claim(request: HttpRequest, pk: int) -> HttpResponse:
+    return _claim_action(request, pk, "claim")
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def unclaim(request: HttpRequest, pk: int) -> HttpResponse:
+    return _claim_action(request, pk, "unclaim")
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def take_over(request: HttpRequest, pk: int) -> HttpResponse:
+    return _claim_action(request, pk, "take_over")
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def reassign(request: HttpRequest, pk: int) -> HttpResponse:
+    """A queue manager gives the item to a reviewer (``to_user``) or another queue (``to_queue``)."""
+    item = item_for(request.user, pk)
+    username = request.POST.get("to_user", "").strip()
+    slug = request.POST.get("to_queue", "").strip()
+    to_user = get_user_model().objects.filter(username=username).first() if username else None
+    to_queue = Queue.objects.filter(slug=slug).first() if slug else None
+    try:
+        if (username and to_user is None) or (slug and to_queue is None):
+            raise DecisionError("No such reviewer or queue.")
+        item = claims.interrupt_reassign(
+            interrupt=item, user=request.user, to_user=to_user, to_queue=to_queue, request=request
+        )
+    except REFUSALS as exc:
+        return refusal(request, item, exc)
+    if wants_json(request):
+        return JsonResponse({"item": list_entry(item)})
+    where = to_user.get_username() if to_user else to_queue.name if to_queue else ""
+    messages.success(request, f"Reassigned to {where}.")
+    return redirect("inbox:index") if to_queue else redirect("inbox:detail", pk=item.pk)
+
+
+@login_required
+@require_POST
+@allow_picture_styles
+def retry(request: HttpRequest, pk: int) -> HttpResponse:
+    """A manager of the workflow's queue runs the item's failed session again from its last checkpoint.
+
+    404 outside the user's queues; 403 for anyone else; 409 when the session has not failed (or
+    someone retried it first) or is running. When the failure had cancelled this item, the Retry
+    asks it again as a new item: the answer names that one (``item``; JSON ``{"item", "retried_from",
+    "session"}``, a page: 302 to it).
+    """
+    item = item_for(request.user, pk)
+    try:
+        require_retry_permission(request.user, item.session)
+        session_retry(session=item.session, user=request.user, request=request)
+    except REFUSALS as exc:
+        return refusal(request, item, exc)
+    # The retry's relay built the new item when it committed; inside a caller's transaction
+    # (a test's) it has not run yet: run it here, in that transaction, so the answer names it.
+    relay(session_id=item.session_id)
+    item.refresh_from_db()
+    new = retried_request(item)  # the request asked again, when the failure had cancelled this one
+    if wants_json(request):
+        shown = new or item
+        return JsonResponse(
+            {"item": list_entry(shown), "retried_from": item.pk, "session": session_outcome(shown.session)}
+        )
+    messages.success(request, "The session runs again from its last checkpoint.")
+    return redirect("inbox:detail", pk=(new or item).pk)

@@ -1,0 +1,335 @@
+"""A form generated from an interrupt's ``response_schema`` (JSON Schema, as the engine stores it).
+
+Supported: strings (text; ``format`` date, date-time, email; long text as a text area), numbers,
+integers, booleans, enums, lists (of any of these, or of objects) and nested objects; ``$ref``
+to ``$defs``/``definitions`` and pydantic's ``anyOf [X, null]`` for optional fields. Anything
+else is edited as JSON text.
+
+Field names are the JSON path under ``f``: ``f.address.city``, ``f.tags.0``,
+``f.people.1.name``. :func:`validate_value` turns posted fields back into a JSON value and
+validates it with ``jsonschema``; on failure it raises :class:`DecisionError` whose ``errors``
+point at fields (``[{"path": [...], "message": str}]``) and nothing is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+
+from ... import json_input
+from ..errors import DecisionError
+
+__all__ = ["FormField", "form_fields", "parse_form", "validate_value"]
+
+ROOT = "f"
+_MAX_ITEMS = 200  # list rows read from a post (the schema's maxItems still applies)
+
+
+def _resolve(schema: dict[str, Any], root: dict[str, Any], depth: int = 0) -> dict[str, Any]:
+    """Follow local ``$ref`` and unwrap ``anyOf [X, {"type": "null"}]`` / one-item ``allOf``."""
+    if depth > 20 or not isinstance(schema, dict):
+        return schema if isinstance(schema, dict) else {}
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        target: Any = root
+        for part in ref[2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        return _resolve(merged, root, depth + 1)
+    for key in ("anyOf", "oneOf"):
+        options = schema.get(key)
+        if isinstance(options, list):
+            real = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
+            if len(real) == 1:
+                merged = {**_resolve(real[0], root, depth + 1), **{k: v for k, v in schema.items() if k != key}}
+                return {**merged, "nullable": True}
+    all_of = schema.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1:
+        return _resolve({**all_of[0], **{k: v for k, v in schema.items() if k != "allOf"}}, root, depth + 1)
+    return schema
+
+
+def _type(schema: dict[str, Any]) -> str:
+    if "enum" in schema or "const" in schema:
+        return "enum"
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), None)
+    if kind == "string":
+        if schema.get("format") in ("textarea", "multiline") or int(schema.get("maxLength") or 0) > 200:
+            return "textarea"
+        return "text"
+    if kind in ("number", "integer", "boolean", "object"):
+        return str(kind)
+    if kind == "array":
+        return "list"
+    return "json"
+
+
+@dataclass
+class FormField:
+    """One field (or group of fields) of a generated form, ready for a template."""
+
+    name: str
+    path: list[Any]
+    label: str
+    kind: str
+    required: bool = False
+    description: str = ""
+    input_type: str = "text"
+    value: str = ""
+    checked: bool = False
+    choices: list[tuple[str, str]] = field(default_factory=list)
+    children: list[FormField] = field(default_factory=list)
+    template: FormField | None = None  # a list's empty row, for "Add"
+    errors: list[str] = field(default_factory=list)
+    step: str = "any"
+    nullable: bool = False  # the schema also takes null (pydantic's ``X | None``)
+
+    @property
+    def id(self) -> str:
+        return "id-" + self.name.replace(".", "-")
+
+    @property
+    def is_group(self) -> bool:
+        return self.kind in ("object", "list")
+
+
+def _label(name: Any, schema: dict[str, Any]) -> str:
+    title = schema.get("title")
+    if isinstance(title, str) and title:
+        return title
+    return str(name).replace("_", " ").capitalize() if name != ROOT else "Answer"
+
+
+def _shown(value: Any) -> str:
+    """A value as a field shows it: text as it is, other JSON values as JSON, null as nothing."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _nullable(schema: dict[str, Any]) -> bool:
+    kind = schema.get("type")
+    return bool(schema.get("nullable")) or (isinstance(kind, list) and "null" in kind)
+
+
+def _enum_choices(schema: dict[str, Any]) -> list[tuple[str, str]]:
+    values = schema["enum"] if "enum" in schema else [schema["const"]]
+    return [(json.dumps(v), v if isinstance(v, str) else json.dumps(v)) for v in values]
+
+
+def _list_rows(data: dict[str, Any], name: str) -> list[int]:
+    prefix = name + "."
+    found = set()
+    for key in data:
+        if key.startswith(prefix):
+            head = key[len(prefix) :].split(".", 1)[0]
+            # Row numbers in ASCII digits only ("²".isdigit() is true, int() refuses it): any
+            # other key is not a field of this form and is ignored, like every unknown name.
+            if head.isascii() and head.isdigit() and int(head) < _MAX_ITEMS:
+                found.add(int(head))
+    return sorted(found)
+
+
+def _build(
+    schema: dict[str, Any],
+    root: dict[str, Any],
+    name: str,
+    path: list[Any],
+    label_key: Any,
+    required: bool,
+    data: dict[str, Any],
+    initial: Any,
+) -> FormField:
+    schema = _resolve(schema, root)
+    kind = _type(schema)
+    node = FormField(
+        name=name,
+        path=path,
+        label=_label(label_key, schema),
+        kind=kind,
+        required=required,
+        description=str(schema.get("description") or ""),
+        nullable=_nullable(schema),
+    )
+    if initial is None:  # the schema's default starts the field (a null default: an empty one)
+        initial = schema.get("default")
+    if kind == "object":
+        props = schema.get("properties") or {}
+        needed = set(schema.get("required") or [])
+        start = initial if isinstance(initial, dict) else {}
+        node.children = [
+            _build(sub, root, f"{name}.{key}", [*path, key], key, key in needed, data, start.get(key))
+            for key, sub in props.items()
+        ]
+        return node
+    if kind == "list":
+        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        rows = _list_rows(data, name)
+        start = initial if isinstance(initial, list) else []
+        count = max(len(rows), len(start), int(schema.get("minItems") or 0), 1)
+        indices = rows or list(range(count))
+        node.children = [
+            _build(
+                items,
+                root,
+                f"{name}.{i}",
+                [*path, i],
+                f"{_label(label_key, schema)} {n + 1}",
+                False,
+                data,
+                start[i] if i < len(start) else None,
+            )
+            for n, i in enumerate(indices)
+        ]
+        node.template = _build(items, root, f"{name}.__index__", [*path, "__index__"], "New item", False, {}, None)
+        return node
+    raw = data.get(name)
+    if kind == "enum":
+        node.choices = _enum_choices(schema)
+        node.value = raw if raw is not None else (json.dumps(initial) if initial is not None else "")
+    elif kind == "boolean":
+        node.checked = (raw is not None and raw != "") if data else initial is True
+    else:
+        node.value = str(raw) if raw is not None else _shown(initial)
+        fmt = schema.get("format")
+        node.input_type = {"date": "date", "date-time": "datetime-local", "email": "email"}.get(str(fmt), "text")
+        if kind in ("number", "integer"):
+            node.input_type = "number"
+            node.step = "1" if kind == "integer" else "any"
+    return node
+
+
+def form_fields(
+    schema: dict[str, Any], data: dict[str, Any] | None = None, errors: list[dict[str, Any]] | None = None
+) -> FormField:
+    """The form for ``schema``: its root field (an object's fields are its children).
+
+    ``data`` re-fills the fields from a post; ``errors`` (``validate_value``'s) are attached to
+    the field at their path, or to the root when no field matches.
+    """
+    root = _build(schema, schema, ROOT, [], ROOT, True, data or {}, None)
+    for error in errors or []:
+        target = _find(root, list(error.get("path") or [])) or root
+        target.errors.append(str(error.get("message", "")))
+    return root
+
+
+def _find(node: FormField, path: list[Any]) -> FormField | None:
+    if node.path == path:
+        return node
+    for child in node.children:
+        if path[: len(child.path)] == child.path:
+            return _find(child, path)
+    return None
+
+
+def _number(raw: str, kind: str) -> Any:
+    value = float(raw)
+    if not math.isfinite(value):  # "nan", "inf", "1e400": no JSON number, nothing a database stores
+        raise ValueError("not a finite number")
+    if kind == "integer":
+        if not value.is_integer():
+            raise ValueError("not an integer")
+        return int(value)
+    return int(value) if value.is_integer() and "." not in raw and "e" not in raw.lower() else value
+
+
+def _parse(node: FormField, data: dict[str, Any], errors: list[dict[str, Any]]) -> Any:
+    """The JSON value of ``node`` from posted ``data`` (None: left empty)."""
+    if node.kind == "object":
+        found = {}
+        for child in node.children:
+            value = _parse(child, data, errors)
+            if value is not None:
+                found[child.path[-1]] = value
+            elif child.required and child.nullable and not child.is_group:
+                found[child.path[-1]] = None  # left empty where the schema wants the key: null
+        return found if (found or node.required) else None
+    if node.kind == "list":
+        values = [_parse(child, data, errors) for child in node.children]
+        return [v for v in values if v is not None]
+    raw = data.get(node.name)
+    if node.kind == "boolean":
+        return raw is not None and raw != ""
+    if raw is None or str(raw).strip() == "":
+        return None
+    raw = str(raw)
+    try:
+        if node.kind in ("number", "integer"):
+            return _number(raw.strip(), node.kind)
+        if node.kind in ("enum", "json"):
+            return json_input.loads(raw)
+    except json_input.UnstorableValueError:
+        errors.append({"path": node.path, "message": "Enter JSON without NUL characters or numbers out of range."})
+        return None
+    except ValueError:
+        message = {"integer": "Enter a whole number.", "number": "Enter a number."}.get(node.kind, "Enter valid JSON.")
+        errors.append({"path": node.path, "message": message})
+        return None
+    return raw
+
+
+def parse_form(schema: dict[str, Any], data: dict[str, Any]) -> tuple[Any, list[dict[str, Any]]]:
+    """Posted fields → ``(value, conversion errors)``; the value is not validated yet."""
+    errors: list[dict[str, Any]] = []
+    value = _parse(form_fields(schema, data), data, errors)
+    return value, errors
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_text: str) -> Any:
+    schema = json.loads(schema_text)
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _errors(value: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
+    found = []
+    for error in _validator(json.dumps(schema, sort_keys=True)).iter_errors(value):
+        path = list(error.absolute_path)
+        if error.validator == "required" and isinstance(error.instance, dict):
+            missing = [k for k in error.validator_value if k not in error.instance]
+            for key in missing:
+                found.append({"path": [*path, key], "message": "This field is required."})
+            continue
+        found.append(
+            {
+                "path": path,
+                "message": _pattern_message(error.schema, path) if error.validator == "pattern" else error.message,
+            }
+        )
+    unique = {(tuple(map(str, e["path"])), e["message"]): e for e in found}  # one per field and reason
+    return sorted(unique.values(), key=lambda e: [str(p) for p in e["path"]])
+
+
+def _pattern_message(field_schema: Any, path: list[Any]) -> str:
+    """A reviewer's message for a value that fails its ``pattern``: the field's ``title`` (else
+    its name) and ``description``, never the regular expression
+    (``"Cost Center: not in the expected form (The cost center to charge, e.g. OP-1234.)"``)."""
+    field_schema = field_schema if isinstance(field_schema, dict) else {}
+    label = str(field_schema.get("title") or (path[-1] if path else "This field"))
+    hint = str(field_schema.get("description") or "").strip()
+    return f"{label}: not in the expected form" + (f" ({hint})" if hint else ".")
+
+
+def validate_value(schema: dict[str, Any], data: dict[str, Any]) -> Any:
+    """The answer the form ``data`` gives, valid against ``schema``.
+
+    Raises:
+        DecisionError: a field cannot be read or the value fails the schema; ``errors`` says
+            where and why.
+    """
+    value, errors = parse_form(schema, data)
+    unreadable = [e["path"] for e in errors]
+    errors += [e for e in _errors(value, schema) if e["path"] not in unreadable]  # one message per field
+    if errors:
+        raise DecisionError("Correct the highlighted fields; nothing was recorded.", errors=errors)
+    return value

@@ -1,0 +1,163 @@
+"""What the item views share: the detail page's context and one mapping from errors to answers.
+
+Refusals (``refusal``): a decision or claim the item does not take is answered with the detail
+page again, the reason at the top, and the status code that says what happened: 400 incomplete
+(nothing stored), 403 not allowed, 409 conflict (decided first, claimed by someone else,
+expired, superseded, moved, workflow gone). JSON callers (``Accept: application/json``) get
+``{"error": {"code", "message", …}}`` (:mod:`reviewconsole.json_errors`) with the same
+code. An item moved to a queue the user is not in is
+not shown again: the page goes back to the inbox with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
+
+from ...json_errors import error_response
+from ...workflow_sessions.llm import workflow_model
+from ...workflow_sessions.outcome import session_outcome
+from ...workflow_sessions.runners import configured_model
+from ...workflows import UnknownWorkflowError, get
+from ..conf import inbox_setting
+from ..errors import DecisionError, InboxConflict, MovedError
+from ..items.actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
+from ..items.permissions import can_retry
+from ..items.refusals import retried_request
+from ..items.selectors import is_queue_manager, neighbours, queues_for
+from ..items.serializers import status_sentence
+from ..models import Item, Queue
+from ..pictures.serving import mermaid_available, session_picture
+from .drafts import parse_unified
+from .kinds import detail_parts
+from .schema_form import form_fields
+
+__all__ = ["detail_context", "refusal", "wants_json"]
+
+
+def wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _reviewers(queue: Queue) -> list[Any]:
+    groups = [g for g in (queue.group_id, queue.managers_id) if g]
+    return list(get_user_model().objects.filter(Q(groups__in=groups), is_active=True).distinct().order_by("username"))
+
+
+def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, Any]:
+    """Everything the detail page shows of ``item`` to ``request.user``."""
+    user = request.user
+    session = item.session
+    try:
+        spec = get(session.workflow)
+        title = spec.title
+        model = workflow_model(session.workflow)
+    except UnknownWorkflowError:
+        title = session.workflow
+        model = configured_model()
+    member = queues_for(user).filter(pk=item.queue_id).exists()
+    manager = member and is_queue_manager(user, item.queue_id)
+    pending = item.is_pending and member
+    actions = allowed_actions(item) if pending else []
+    holder = item.claim_holder()
+    parts = detail_parts(item)
+    form = None
+    if "answer" in actions:
+        form = form_fields(item.response_schema or {}, extra.pop("form_data", None), extra.pop("form_errors", None))
+    prev_pk, next_pk = neighbours(user, item) if member else (None, None)
+    return {
+        "item": item,
+        "session": session,
+        "workflow_title": title,
+        "kind": request_kind(item),
+        **parts,
+        "complaint": parts["facts"].get("complaint", ""),
+        "draft": parts["facts"].get("draft", ""),
+        "model_name": model.name,
+        "model_offline": getattr(model, "offline", False),
+        "pending": pending,
+        "member": member,
+        "is_manager": manager,
+        "actions": actions,
+        "reason_required": reject_reason_required(item),
+        "can_edit": pending and can_edit_draft(item),
+        "form": form,
+        "claimed_by": item.claimed_by if holder else None,
+        "claimed_by_me": holder == user.pk,
+        "claim_ttl_minutes": round(item.queue.claim_ttl().total_seconds() / 60),
+        "reviewers": _reviewers(item.queue) if manager and pending else [],
+        "all_queues": list(Queue.objects.exclude(pk=item.queue_id)) if manager and pending else [],
+        "picture": session_picture(session),
+        "mermaid": mermaid_available(),
+        "sentence": status_sentence(item),
+        "retried": retried_request(item),  # cancelled by the session's failure, asked again by a Retry
+        # How the session went on after the decision (its status, then its result once it ended).
+        "outcome": None if item.is_pending else session_outcome(session),
+        "can_retry": member and can_retry(user, session),
+        "stored_diff": parse_unified(item.edit_diff) if item.edit_diff else [],
+        "prev_pk": prev_pk,
+        "next_pk": next_pk,
+        "live": {
+            "item": item.pk,
+            "queue": item.queue_id,
+            "version": item.queue.version,
+            "heartbeat": inbox_setting("HEARTBEAT_SECONDS"),
+        },
+        **extra,
+    }
+
+
+def refusal(request: HttpRequest, item: Item, exc: Exception, **extra: Any) -> HttpResponse:
+    """The answer to an action ``item`` refused with ``exc`` (see the module docstring).
+
+    Raises:
+        Exception: ``exc`` itself when it is not a refusal (a bug: let it surface as a 500).
+    """
+    status, key, message, details = _classify(exc)
+    if wants_json(request):
+        return error_response(status, key, message, **details)
+    item.refresh_from_db()
+    if isinstance(exc, MovedError) and not queues_for(request.user).filter(pk=item.queue_id).exists():
+        messages.error(request, message)
+        return redirect("inbox:index")
+    # "conflict": the item's state refused it (someone, or time, got there first); "error": the
+    # request or the workflow is at fault.
+    conflict = status == 409 and key not in ("workflow_gone",) and isinstance(exc, InboxConflict | AlreadyDecidedError)
+    notice = {"conflict" if conflict else "error": message}
+    if isinstance(exc, InboxConflict) and exc.details.get("newer_url"):
+        extra["newer_url"] = exc.details["newer_url"]  # superseded: the page links the newer request
+    if request.method == "POST" and status == 400:  # give back what they typed
+        extra.update(
+            posted_feedback=request.POST.get("feedback", ""),
+            posted_reason=request.POST.get("reason", ""),
+            edited_draft=request.POST.get("draft", "") if request.POST.get("edit_draft") else "",
+        )
+    if isinstance(exc, DecisionError) and exc.errors:
+        extra["form_errors"] = exc.errors
+    return render(request, "inbox/detail.html", detail_context(request, item, **notice, **extra), status=status)
+
+
+def _classify(exc: Exception) -> tuple[int, str, str, dict[str, Any]]:
+    if isinstance(exc, InboxConflict):
+        return 409, exc.code, exc.message, exc.details
+    if isinstance(exc, AlreadyDecidedError):
+        return 409, "already_decided", exc.message, dict(exc.details)
+    if isinstance(exc, DecisionError):
+        return 400, exc.code, exc.message, {"errors": exc.errors, **exc.details}
+    if isinstance(exc, AnswerInvalidError):
+        return 400, "invalid", exc.message, {"errors": exc.details.get("errors", [])}
+    if isinstance(exc, PermissionDenied):
+        return 403, "forbidden", str(exc) or "You may not do that.", {}
+    if isinstance(exc, UnknownWorkflowError):
+        return 409, "workflow_gone", "This workflow is not available any more; nothing was recorded.", {}
+    if isinstance(exc, EngineError):
+        return 409, exc.code, exc.message, {}
+    raise exc

@@ -1,0 +1,203 @@
+"""The inbox list: the page, its JSON snapshot, the change feed for catching up, and bulk actions.
+
+Everything is limited to the user's queues (``selectors.queues_for``). The page and
+``items.json`` take the same filters (``?queue=&workflow=&kind=&mine=1&unclaimed=1&overdue=1&
+status=&q=``) and cursor (``after=``), so a page that refreshes itself from the snapshot shows
+exactly what a fresh load shows.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from engine import InterruptKind
+
+from ...workflows import all_specs
+from ..conf import inbox_setting
+from ..items.actions import allows_bulk_approve
+from ..items.claims import interrupt_claim, interrupt_unclaim
+from ..items.decisions import interrupt_decide
+from ..items.permissions import managed_workflows
+from ..items.selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
+from ..items.serializers import list_entry
+from ..live.changes import changes_since
+from ..live.messages import change_message
+from ..models import Item
+from .failed import failed_sessions
+from .item_views import REFUSALS
+
+BULK_LIMIT = 200
+"""Most items one bulk action takes."""
+
+
+def _filters_on(filters: InboxFilters) -> int:
+    """How many filters besides the text search are set (the search has its own box)."""
+    return sum(
+        1
+        for value in (filters.queue, filters.workflow, filters.kind, filters.mine, filters.unclaimed, filters.overdue)
+        if value
+    ) + (filters.status != "pending")
+
+
+def _page(request: HttpRequest) -> tuple[InboxFilters, InboxPage]:
+    filters = InboxFilters.from_query(request.GET)
+    page = inbox_page(request.user, filters, after=request.GET.get("after") or None, size=inbox_setting("PAGE_SIZE"))
+    return filters, page
+
+
+@login_required
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    """The user's items under the query's filters, overdue first; live through ``/ws/inbox/``."""
+    filters, page = _page(request)
+    queues = list(queues_for(request.user))
+    tabs = [
+        {
+            "queue": q,
+            "count": page.counts.get(q.pk, 0),
+            "overdue": page.overdue_counts.get(q.pk, 0),
+            "query": filters.to_query(queue=q.slug),
+        }
+        for q in queues
+    ]
+    next_query = f"{filters.to_query()}&after={quote(page.next_cursor)}" if page.next_cursor else ""
+    return render(
+        request,
+        "inbox/index.html",
+        {
+            "items": page.items,
+            "page": page,
+            "filters": filters,
+            "queue_tabs": tabs,
+            "filters_count": _filters_on(filters),
+            "filters_open": _filters_on(filters) > 0,
+            "all_queues_query": filters.to_query(queue=""),
+            "next_query": next_query.lstrip("&"),
+            "queues": queues,
+            "workflows": [(s.name, s.title) for s in all_specs()],
+            "kinds": [InterruptKind.INPUT, InterruptKind.CONFIRMATION, InterruptKind.LONG_RUNNING],
+            "statuses": STATUSES,
+            "failed": failed_sessions([q.pk for q in queues], managed_workflows(request.user)),
+            "after": request.GET.get("after", ""),
+            "live": {
+                "versions": {str(k): v for k, v in page.versions.items()},
+                "heartbeat": inbox_setting("HEARTBEAT_SECONDS"),
+                "query": filters.to_query(),
+                "after": request.GET.get("after", ""),
+            },
+        },
+    )
+
+
+@login_required
+@require_GET
+def items_json(request: HttpRequest) -> JsonResponse:
+    """A snapshot of what the page with the same query shows, with the versions it reflects."""
+    _, page = _page(request)
+    return JsonResponse(
+        {
+            "items": [list_entry(i) for i in page.items],
+            "versions": {str(k): v for k, v in page.versions.items()},
+            "counts": {str(k): v for k, v in page.counts.items()},
+            "overdue": {str(k): v for k, v in page.overdue_counts.items()},
+            "next": page.next_cursor,
+        }
+    )
+
+
+def _number(text: str) -> bool:
+    """Whole number in ASCII digits (``str.isdigit`` also takes "²", which ``int`` refuses)."""
+    return text.isascii() and text.isdigit()
+
+
+def _since(raw: str) -> dict[int, int]:
+    """``"3:17,4:2"`` → ``{3: 17, 4: 2}``; malformed pairs are dropped (they mean "snapshot")."""
+    found: dict[int, int] = {}
+    for pair in raw.split(","):
+        queue, _, version = (part.strip() for part in pair.partition(":"))
+        if _number(queue) and _number(version):
+            found[int(queue)] = int(version)
+    return found
+
+
+@login_required
+@require_GET
+def changes_json(request: HttpRequest) -> JsonResponse:
+    """What changed in the user's queues since ``?since=<queue>:<version>,…``.
+
+    ``{"changes": [{event, queue, version, item}], "versions": {…}, "reset": false}``, in the
+    order they happened; ``reset: true`` means "take a fresh snapshot" (too much missed, or the
+    log no longer reaches back). Only queues the user belongs to are ever read.
+    """
+    found = changes_since(queues_for(request.user), _since(request.GET.get("since", "")))
+    return JsonResponse(
+        {
+            "changes": [change_message(c) for c in found["changes"]],
+            "versions": {str(k): v for k, v in found["versions"].items()},
+            "reset": found["reset"],
+        }
+    )
+
+
+@login_required
+@require_POST
+def bulk(request: HttpRequest) -> HttpResponse:
+    """Claim, release or approve the selected items (``ids``), each on its own.
+
+    Approval takes only items whose interrupt allows bulk approval; every other refusal (claimed
+    by someone else, decided meanwhile…) is listed and the rest still happen.
+    """
+    action = request.POST.get("action", "")
+    raw_ids = request.POST.getlist("ids")
+    if not all(_number(i) for i in raw_ids):
+        return HttpResponseBadRequest("Item ids are whole numbers; nothing was done.", content_type="text/plain")
+    ids = [int(i) for i in raw_ids][:BULK_LIMIT]
+    if action not in ("claim", "unclaim", "approve") or not ids:
+        messages.error(request, "Select items and an action.")
+        return redirect(_back(request))
+    done, refused, missing = 0, [], 0
+    for pk in ids:
+        try:
+            item = item_for(request.user, pk)
+        except Http404:
+            missing += 1  # not in the user's queues: nothing to name it by that they could see
+            continue
+        try:
+            if action == "claim":
+                interrupt_claim(interrupt=item, user=request.user, request=request)
+            elif action == "unclaim":
+                interrupt_unclaim(interrupt=item, user=request.user, request=request)
+            elif not allows_bulk_approve(item):
+                refused.append(
+                    f"{_shown_name(item)}: approve it on its own page (its request does not allow bulk approval)"
+                )
+                continue
+            else:
+                interrupt_decide(interrupt=item, user=request.user, action="approve", request=request)
+            done += 1
+        except REFUSALS as exc:
+            refused.append(f"{_shown_name(item)}: {getattr(exc, 'message', str(exc))}")
+    if missing:
+        refused.append(f"{missing} selected request{'s' if missing != 1 else ''}: not found in your queues")
+    verb = {"claim": "Claimed", "unclaim": "Released", "approve": "Approved"}[action]
+    messages.success(request, f"{verb} {done} item{'s' if done != 1 else ''}.")
+    if refused:
+        messages.warning(request, "Not done: " + "; ".join(refused))
+    return redirect(_back(request))
+
+
+def _shown_name(item: Item) -> str:
+    """An item named as the list names it: its title, else its interrupt id (never the row's pk)."""
+    return f"“{item.title or item.interrupt_id}”"
+
+
+def _back(request: HttpRequest) -> str:
+    """The list with the filters the form was posted from (re-encoded: never another address)."""
+    query = InboxFilters.from_query(QueryDict(request.POST.get("query", ""))).to_query()
+    return f"/inbox/?{query}" if query else "/inbox/"

@@ -1,0 +1,1 @@
+"""Workflow pictures: Mermaid text from the engine's graph, and serving it."""
