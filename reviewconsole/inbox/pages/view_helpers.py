@@ -24,6 +24,7 @@ from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
 from ...json_errors import error_response
 from ...workflow_sessions.llm import workflow_model
+from ...workflow_sessions.outbox import relay
 from ...workflow_sessions.outcome import session_outcome
 from ...workflow_sessions.runners import configured_model
 from ...workflows import UnknownWorkflowError, get
@@ -124,6 +125,11 @@ def refusal(request: HttpRequest, item: Item, exc: Exception, **extra: Any) -> H
     status, key, message, details = _classify(exc)
     if wants_json(request):
         return error_response(status, key, message, **details)
+    if status == 409:
+        # The decision that beat this one may still be on its way to the item (its relay runs
+        # right after its commit): relay it here, waiting for the other relay if it holds the row,
+        # so the page shows the item as decided and by whom.
+        relay(session_id=item.session_id)
     item.refresh_from_db()
     if isinstance(exc, MovedError) and not queues_for(request.user).filter(pk=item.queue_id).exists():
         messages.error(request, message)
