@@ -33,7 +33,7 @@ from .failure import failure_code, failure_message
 from .models import Answer, Interrupt, InterruptStatus, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .store import OrmStore
-from .store_rows import interrupt_record
+from .store_rows import already_decided, interrupt_record
 from .tasks import run_session
 
 __all__ = [
@@ -144,16 +144,7 @@ async def _answered_meanwhile(session_id: str) -> AlreadyDecidedError | None:
     )
     if row is None:
         return None
-    when = row.decided_at.isoformat() if row.decided_at else None
-    return AlreadyDecidedError(
-        f"Interrupt {row.interrupt_id} was already {row.status}"
-        + (f" by {row.decided_by_label}" if row.decided_by_label else "")
-        + (f" at {when}" if when else "")
-        + ".",
-        interrupt_id=row.interrupt_id,
-        decided_by=row.decided_by_label or None,
-        decided_at=when,
-    )
+    return already_decided(row)
 
 
 async def answer_waiting(session_id: str) -> bool:

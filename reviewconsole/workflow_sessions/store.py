@@ -34,7 +34,6 @@ from django.utils import timezone
 import engine
 from engine import (
     RETRY_KEY,
-    AlreadyDecidedError,
     AnswerGuard,
     Commit,
     ConcurrencyError,
@@ -67,7 +66,7 @@ from .models import (
     WorkflowSession,
 )
 from .outbox import outbox_write
-from .store_rows import interrupt_fields, interrupt_record, session_record
+from .store_rows import already_decided, interrupt_fields, interrupt_record, session_record
 
 __all__ = ["OrmStore"]
 
@@ -375,15 +374,7 @@ class OrmStore:
         row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
         if row is None or interrupt_id in pending:
             raise UnknownInterruptError(f"No pending interrupt {interrupt_id!r}.", pending=pending)
-        raise AlreadyDecidedError(
-            f"Interrupt {interrupt_id} was already {row.status}"
-            + (f" by {row.decided_by_label}" if row.decided_by_label else "")
-            + (f" at {row.decided_at.isoformat()}" if row.decided_at else "")
-            + ".",
-            interrupt_id=interrupt_id,
-            decided_by=row.decided_by_label or None,
-            decided_at=row.decided_at.isoformat() if row.decided_at else None,
-        )
+        raise already_decided(row)
 
     async def take_answers(self, session_id: str) -> list[StoredAnswer]:
         return await sync_to_async(self._answers)(session_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine
-from engine import InterruptRecord, SessionNotFoundError, SessionRecord
+from engine import AlreadyDecidedError, InterruptRecord, SessionNotFoundError, SessionRecord
 
 from .models import Event, Interrupt, WorkflowSession
 
@@ -114,3 +114,17 @@ def append_events(row: WorkflowSession, events: list[engine.Event]) -> None:
         )
     Event.objects.bulk_create(rows)
     row.last_seq = last
+
+
+def already_decided(row: Interrupt) -> AlreadyDecidedError:
+    """The refusal of an answer to ``row``, which is no longer pending (who decided it and when)."""
+    when = row.decided_at.isoformat() if row.decided_at else None
+    return AlreadyDecidedError(
+        f"Interrupt {row.interrupt_id} was already {row.status}"
+        + (f" by {row.decided_by_label}" if row.decided_by_label else "")
+        + (f" at {when}" if when else "")
+        + ".",
+        interrupt_id=row.interrupt_id,
+        decided_by=row.decided_by_label or None,
+        decided_at=when,
+    )
