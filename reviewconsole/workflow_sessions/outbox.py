@@ -10,10 +10,12 @@ still records every event, but costs no relay. A consumer enabled later (an outb
 subscription) hears of events written after it, not of earlier ones.
 
 **Relaying a commit's rows.** The rows one commit wrote are relayed together, in one
-transaction: each is still claimed by its own conditional UPDATE, and the consumers get the
-events the commit wrote (no re-read). When an earlier row of the session is still unpublished
-(a failed consumer, a crash), or a consumer raises, that batch is left to :func:`relay` of the
-session, which goes row by row as below.
+transaction: one conditional UPDATE claims them all (``outbox_sql.claim_rows``: still
+unpublished, and no earlier unpublished row of the session), and the consumers get the events
+the commit wrote (no re-read). When the first row is not claimed (an earlier row of the session
+is still unpublished: a failed consumer, a crash) or a consumer raises, that batch is left to
+:func:`relay` of the session, which goes row by row as below. Writing and claiming are plain
+SQL (``outbox_sql.py``): they are on every commit that opens, answers or cancels an interrupt.
 
 **Relaying.** :func:`relay` takes unpublished rows in id order, skipping a row whose session has
 an earlier unpublished one (per-session order even with several relays; on PostgreSQL the
@@ -49,6 +51,7 @@ from django.utils import timezone
 
 from .domain_events import DomainEvent, event_data, from_row
 from .models import OutboxEvent
+from .outbox_sql import claim_rows, insert_rows
 
 logger = logging.getLogger("reviewconsole.outbox")
 
@@ -122,40 +125,28 @@ def outbox_write(session_id: str, events: Iterable[DomainEvent]) -> None:
     if not events:
         return
     registered = consumers()
-    now = timezone.now()
     wanted = [_wanted(e, registered) for e in events]
-    rows = [
-        OutboxEvent(
-            kind=e.KIND, session_id=session_id, data=event_data(e), created_at=now, published_at=None if w else now
-        )
-        for e, w in zip(events, wanted, strict=True)
-    ]
-    OutboxEvent.objects.bulk_create(rows)
-    batch = [(row.pk, e) for row, e, w in zip(rows, events, wanted, strict=True) if w]
+    rows = [(e.KIND, event_data(e), not w) for e, w in zip(events, wanted, strict=True)]
+    ids = insert_rows(session_id, rows, timezone.now())
+    batch = [(pk, e) for pk, e, w in zip(ids, events, wanted, strict=True) if w]
     if batch:
         transaction.on_commit(lambda: _relay_commit(session_id, batch), robust=True)
 
 
-def _relay_commit(session_id: str, batch: list[tuple[int | None, DomainEvent]]) -> None:
+def _relay_commit(session_id: str, batch: list[tuple[int, DomainEvent]]) -> None:
     """Relay the rows one commit wrote (``(id, event)`` in id order) in one transaction; see the module docstring."""
-    if any(pk is None for pk, _ in batch):  # a backend that does not return bulk_create's ids
-        relay(session_id=session_id)
-        return
-    first = batch[0][0]
-    unpublished = OutboxEvent.objects.filter(published_at__isnull=True)
-    earlier = unpublished.filter(session_id=session_id, id__lt=first)
     try:
         with transaction.atomic():
-            now = timezone.now()
+            # One conditional UPDATE claims them all; without the first row (held back behind an
+            # earlier unpublished row of the session, or another relay has it) the batch is left
+            # to the row-by-row relay. A later row the sweep took in the meantime is skipped.
+            claimed = claim_rows(session_id, [pk for pk, _ in batch], timezone.now())
+            if batch[0][0] not in claimed:
+                raise _HeldBack
             for pk, event in batch:
-                # Claimed row by row. The first claim also requires no earlier unpublished row of
-                # the session; 0 rows then means held back (or the sweep has it): relay row by row.
-                claim = unpublished.filter(pk=pk)
-                if pk == first and not claim.filter(~Exists(earlier)).update(published_at=now):
-                    raise _HeldBack
-                if pk == first or claim.update(published_at=now):  # a later row the sweep took is skipped
+                if pk in claimed:
                     for consumer in consumers():
-                        consumer.handler(event, pk)  # type: ignore[arg-type]
+                        consumer.handler(event, pk)
     except _HeldBack:
         relay(session_id=session_id)
     except Exception:

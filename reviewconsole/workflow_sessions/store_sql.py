@@ -10,6 +10,7 @@ exactly as the ORM writes them. Nothing here commits: callers run it inside thei
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from typing import Any
 
 from django.db import connection
@@ -19,17 +20,21 @@ from engine import Commit, ConcurrencyError, SessionNotFoundError
 
 from .models import Event, WorkflowSession
 
-__all__ = ["SessionUpdate", "insert_events", "update_session"]
+__all__ = ["SessionUpdate", "column", "insert_events", "prep", "update_session"]
 
 _S = WorkflowSession._meta
 _E = Event._meta
 
 
-def _column(meta: Any, name: str) -> str:
+@functools.cache
+def column(meta: Any, name: str) -> str:
+    """The quoted column of field ``name`` of the model ``meta``, looked up once per process (a
+    process has one database backend; SQLite and PostgreSQL quote names alike)."""
     return connection.ops.quote_name(meta.get_field(name).column)
 
 
-def _prep(meta: Any, name: str, value: Any) -> Any:
+def prep(meta: Any, name: str, value: Any) -> Any:
+    """``value`` adapted for the database by the field ``name`` of the model ``meta``."""
     return meta.get_field(name).get_db_prep_save(value, connection)
 
 
@@ -92,30 +97,30 @@ def update_session(
         ConcurrencyError: the version moved on or the lease is someone else's.
         SessionNotFoundError: no such session.
     """
-    version, last_seq = _column(_S, "version"), _column(_S, "last_seq")
+    version, last_seq = column(_S, "version"), column(_S, "last_seq")
     values: dict[str, Any] = {
         "status": commit.status,
-        "state": _prep(_S, "state", state),
-        "checkpoint": _prep(_S, "checkpoint", commit.checkpoint),
-        "error": _prep(_S, "error", commit.error),
-        "updated_at": _prep(_S, "updated_at", now),
+        "state": prep(_S, "state", state),
+        "checkpoint": prep(_S, "checkpoint", commit.checkpoint),
+        "error": prep(_S, "error", commit.error),
+        "updated_at": prep(_S, "updated_at", now),
     }
     if commit.invocation_id:
         values["invocation_id"] = commit.invocation_id
     if commit.output is not None:
-        values["output"] = _prep(_S, "output", commit.output)
+        values["output"] = prep(_S, "output", commit.output)
     if checkpoint_id is not None:
         values["checkpoint_id"] = checkpoint_id
     if commit.lease_owner is not None and commit.lease_ttl:
-        values["lease_expires"] = _prep(_S, "lease_expires", now + dt.timedelta(seconds=commit.lease_ttl))
+        values["lease_expires"] = prep(_S, "lease_expires", now + dt.timedelta(seconds=commit.lease_ttl))
     sets = [f"{version} = {version} + 1", f"{last_seq} = {last_seq} + %s"]
-    sets += [f"{_column(_S, name)} = %s" for name in values]
+    sets += [f"{column(_S, name)} = %s" for name in values]
     params: list[Any] = [events, *values.values(), session_id, commit.expected_version]
-    where = [f"{_column(_S, 'id')} = %s", f"{version} = %s"]
+    where = [f"{column(_S, 'id')} = %s", f"{version} = %s"]
     if commit.lease_owner is not None:
-        where.append(f"{_column(_S, 'lease_owner')} = %s")
+        where.append(f"{column(_S, 'lease_owner')} = %s")
         params.append(commit.lease_owner)
-    returning = ", ".join(_column(_S, name) for name in _RETURNING)
+    returning = ", ".join(column(_S, name) for name in _RETURNING)
     table = connection.ops.quote_name(_S.db_table)
     sql = f"UPDATE {table} SET {', '.join(sets)} WHERE {' AND '.join(where)} RETURNING {returning}"  # noqa: S608 (names from the model, values as parameters)
     with connection.cursor() as cursor:
@@ -144,7 +149,7 @@ def insert_events(session_id: str, events: list[engine.Event], last_seq: int) ->
     if not events:
         return
     names = ("session", "seq", "event_id", "invocation_id", "author", "node_path", "branch", "timestamp", "data")
-    columns = ", ".join(_column(_E, name) for name in names)
+    columns = ", ".join(column(_E, name) for name in names)
     row_marks = "(" + ", ".join(["%s"] * len(names)) + ")"
     params: list[Any] = []
     seq = last_seq - len(events)
@@ -159,7 +164,7 @@ def insert_events(session_id: str, events: list[engine.Event], last_seq: int) ->
             event.node_info.path,
             event.branch or "",
             event.timestamp,
-            _prep(_E, "data", event.to_json()),
+            prep(_E, "data", event.to_json()),
         ]
     table = connection.ops.quote_name(_E.db_table)
     sql = f"INSERT INTO {table} ({columns}) VALUES {', '.join([row_marks] * len(events))}"  # noqa: S608 (names from the model, values as parameters)
@@ -189,15 +194,15 @@ def take_lease(session_id: str, owner: str, ttl: float, now: dt.datetime) -> dic
     """Take the lease (free, expired, or already ours) and return the session's columns, in one
     ``UPDATE … RETURNING``; None when another owner holds a live lease (or there is no session)."""
     table = connection.ops.quote_name(_S.db_table)
-    owner_col, expires_col = _column(_S, "lease_owner"), _column(_S, "lease_expires")
-    returning = ", ".join(_column(_S, name) for name in _RECORD)
+    owner_col, expires_col = column(_S, "lease_owner"), column(_S, "lease_expires")
+    returning = ", ".join(column(_S, name) for name in _RECORD)
     sql = (
-        f"UPDATE {table} SET {owner_col} = %s, {expires_col} = %s WHERE {_column(_S, 'id')} = %s "  # noqa: S608 (names from the model, values as parameters)
+        f"UPDATE {table} SET {owner_col} = %s, {expires_col} = %s WHERE {column(_S, 'id')} = %s "  # noqa: S608 (names from the model, values as parameters)
         f"AND ({owner_col} = '' OR {owner_col} = %s OR {expires_col} < %s) RETURNING {returning}"
     )
-    expires = _prep(_S, "lease_expires", now + dt.timedelta(seconds=ttl))
+    expires = prep(_S, "lease_expires", now + dt.timedelta(seconds=ttl))
     with connection.cursor() as cursor:
-        cursor.execute(sql, [owner, expires, session_id, owner, _prep(_S, "lease_expires", now)])
+        cursor.execute(sql, [owner, expires, session_id, owner, prep(_S, "lease_expires", now)])
         row = cursor.fetchone()
     if row is None:
         return None
@@ -213,11 +218,11 @@ def append_seq(session_id: str, count: int, now: dt.datetime) -> int:
         SessionNotFoundError: no such session.
     """
     table = connection.ops.quote_name(_S.db_table)
-    last_seq = _column(_S, "last_seq")
-    updated_at, key = _column(_S, "updated_at"), _column(_S, "id")
+    last_seq = column(_S, "last_seq")
+    updated_at, key = column(_S, "updated_at"), column(_S, "id")
     sql = f"UPDATE {table} SET {last_seq} = {last_seq} + %s, {updated_at} = %s WHERE {key} = %s RETURNING {last_seq}"  # noqa: S608 (names from the model, values as parameters)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [count, _prep(_S, "updated_at", now), session_id])
+        cursor.execute(sql, [count, prep(_S, "updated_at", now), session_id])
         row = cursor.fetchone()
     if row is None:
         raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id)
@@ -267,10 +272,10 @@ def shared_state(workflow: str, user_id: str) -> dict[str, Any]:
 
 def release_lease(session_id: str, owner: str) -> None:
     """Free the lease if ``owner`` holds it."""
-    owner_col, expires_col = _column(_S, "lease_owner"), _column(_S, "lease_expires")
+    owner_col, expires_col = column(_S, "lease_owner"), column(_S, "lease_expires")
     sql = (
         f"UPDATE {_table(WorkflowSession)} SET {owner_col} = '', {expires_col} = NULL "  # noqa: S608 (names from the model)
-        f"WHERE {_column(_S, 'id')} = %s AND {owner_col} = %s"
+        f"WHERE {column(_S, 'id')} = %s AND {owner_col} = %s"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [session_id, owner])
@@ -278,6 +283,6 @@ def release_lease(session_id: str, owner: str) -> None:
 
 def session_row(session_id: str) -> WorkflowSession | None:
     """The session's row, or None."""
-    sql = f"SELECT * FROM {_table(WorkflowSession)} WHERE {_column(_S, 'id')} = %s"  # noqa: S608 (names from the model)
+    sql = f"SELECT * FROM {_table(WorkflowSession)} WHERE {column(_S, 'id')} = %s"  # noqa: S608 (names from the model)
     found = list(WorkflowSession.objects.raw(sql, [session_id]))
     return found[0] if found else None

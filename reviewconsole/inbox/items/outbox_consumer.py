@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
 from ..live.changes import queue_changes_record
@@ -51,7 +52,7 @@ def inbox_consume(event: DomainEvent, outbox_id: int) -> None:
 
 
 def _opened(event: InterruptOpened) -> None:
-    if Item.objects.filter(session_interrupt_id=event.interrupt_pk).exists():
+    if _has_item(event.interrupt_pk):
         return  # relayed again: the item is there
     row = item_row(event)
     if event.restored:
@@ -82,32 +83,60 @@ def _after_open(pk: int, due_at: dt.datetime | None) -> None:
 
 
 def _answered(event: InterruptAnswered) -> None:
-    item = Item.objects.filter(session_interrupt_id=event.interrupt_pk).values_list("pk", "queue_id").first()
-    if item is None:
-        return
-    changed = Item.objects.filter(pk=item[0], status=ItemStatus.PENDING).update(
-        status=ItemStatus.RESOLVED,
-        response=event.response,
-        decision=event.decision,
-        reason=event.reason,
-        edit_diff=event.edit_diff,
-        decided_by_id=event.decided_by_id,
-        decided_by_label=event.decided_by,
-        decided_at=dt.datetime.fromisoformat(event.decided_at),
-    )
-    if changed:
+    fields = {
+        "status": ItemStatus.RESOLVED,
+        "response": event.response,
+        "decision": event.decision,
+        "reason": event.reason,
+        "edit_diff": event.edit_diff,
+        "decided_by_id": event.decided_by_id,
+        "decided_by_label": event.decided_by,
+        "decided_at": dt.datetime.fromisoformat(event.decided_at),
+    }
+    item = _close_pending(event.interrupt_pk, fields)
+    if item is not None:
         change = "interrupt.expired" if event.timeout else "interrupt.resolved"
         queue_changes_record(changes=[(item[1], change, item[0])])
 
 
 def _cancelled(event: InterruptCancelled) -> None:
-    item = Item.objects.filter(session_interrupt_id=event.interrupt_pk).values_list("pk", "queue_id").first()
-    if item is None:
-        return
-    changed = Item.objects.filter(pk=item[0], status=ItemStatus.PENDING).update(
-        status=ItemStatus.CANCELLED,
-        decided_at=dt.datetime.fromisoformat(event.decided_at),
-        decision=SESSION_FAILED if event.cause == SESSION_FAILED else "",
-    )
-    if changed:
+    fields = {
+        "status": ItemStatus.CANCELLED,
+        "decided_at": dt.datetime.fromisoformat(event.decided_at),
+        "decision": SESSION_FAILED if event.cause == SESSION_FAILED else "",
+    }
+    item = _close_pending(event.interrupt_pk, fields)
+    if item is not None:
         queue_changes_record(changes=[(item[1], "interrupt.cancelled", item[0])])
+
+
+def _has_item(interrupt_pk: int) -> bool:
+    """Whether the session interrupt ``interrupt_pk`` has its item (one indexed read, no query building)."""
+    meta, quote = Item._meta, connection.ops.quote_name
+    link = quote(meta.get_field("session_interrupt").column)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {quote(meta.db_table)} WHERE {link} = %s LIMIT 1", [interrupt_pk])  # noqa: S608 (names from the model)
+        return cursor.fetchone() is not None
+
+
+def _close_pending(interrupt_pk: int, fields: dict[str, Any]) -> tuple[int, int] | None:
+    """Set ``fields`` on the pending item of the session interrupt ``interrupt_pk``; its
+    ``(pk, queue_id)``, or None when it has none pending (never opened, or already closed).
+
+    One ``UPDATE … RETURNING`` (SQLite 3.35+, PostgreSQL) instead of a read and an update: every
+    decision goes through here. Values are adapted by the model's fields, as the ORM does.
+    """
+    meta, quote = Item._meta, connection.ops.quote_name
+    assignments = ", ".join(f"{quote(meta.get_field(name).column)} = %s" for name in fields)
+    values = [meta.get_field(name).get_db_prep_save(value, connection) for name, value in fields.items()]
+    pk, queue, link, status = (
+        quote(meta.get_field(name).column) for name in ("id", "queue", "session_interrupt", "status")
+    )
+    sql = (
+        f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {link} = %s AND {status} = %s "  # noqa: S608 (names from the model, values as parameters)
+        f"RETURNING {pk}, {queue}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*values, interrupt_pk, ItemStatus.PENDING.value])
+        row = cursor.fetchone()
+    return None if row is None else (int(row[0]), int(row[1]))
