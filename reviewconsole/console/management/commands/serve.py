@@ -21,8 +21,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
 from reviewconsole.console.worker import ThreadWorker
+from reviewconsole.group_sender import bind_loop
 from reviewconsole.hints import send_webhook_command
-from reviewconsole.inbox.live.messages import bind_loop
 from reviewconsole.workflow_sessions.recovery import RecoveryLoop
 
 
