@@ -8,6 +8,7 @@ class OutboundConfig(AppConfig):
     verbose_name = "Outbound events"
 
     def ready(self) -> None:
+        # In ready(): these modules import models, which Django loads only once the app registry is ready.
         from ..workflow_sessions.outbox import register_consumer
         from .models import Subscription
         from .outbox_consumer import outbound_consume, outbound_wants

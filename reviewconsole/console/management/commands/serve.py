@@ -15,14 +15,20 @@ import asyncio
 import os
 from typing import Any
 
+from daphne.endpoints import build_endpoint_description_strings
+from daphne.server import Server
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
+from reviewconsole.asgi import application
+from reviewconsole.console.reload import ChildFailedError, die_with_parent, serve_with_reload
+from reviewconsole.console.static_files import StaticFilesHandler
 from reviewconsole.console.worker import ThreadWorker
 from reviewconsole.group_sender import bind_loop
 from reviewconsole.hints import send_webhook_command
+from reviewconsole.hooks.models import WebhookEndpoint
 from reviewconsole.workflow_sessions.recovery import RecoveryLoop
 
 
@@ -37,7 +43,6 @@ def served_base_url(host: str, port: int) -> str:
 
 def _send_hint(url: str) -> str:
     """How to send the demo's first webhook to this console ("" when the demo has no endpoint)."""
-    from reviewconsole.hooks.models import WebhookEndpoint
 
     try:
         if not WebhookEndpoint.objects.filter(slug="email-review", enabled=True).exists():
@@ -65,26 +70,17 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, host: str, port: int, workers: int, no_migrate: bool, **options: Any) -> None:
-        from reviewconsole.console.reload import die_with_parent
-
         die_with_parent()  # the child of --reload: it ends with its parent
         self.check()
         if not no_migrate:
             call_command("migrate", interactive=False, verbosity=0)
             self.stdout.write("Database migrated.")
         if options.get("reload"):
-            from reviewconsole.console.reload import ChildFailedError, serve_with_reload
-
             try:
                 serve_with_reload(["--host", host, "--port", str(port), "--workers", str(workers)], self.stdout)
             except ChildFailedError as exc:
                 raise CommandError(str(exc)) from None
             return
-        from daphne.endpoints import build_endpoint_description_strings
-        from daphne.server import Server
-
-        from reviewconsole.asgi import application
-        from reviewconsole.console.static_files import StaticFilesHandler
 
         if host in ("0.0.0.0", "::"):  # noqa: S104 (the user asked to listen on every interface)
             self.stdout.write("Listening on every interface: list the names clients use in DJANGO_ALLOWED_HOSTS.")
