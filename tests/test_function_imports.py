@@ -74,7 +74,7 @@ def test_every_import_inside_a_function_says_why():
 
 
 def test_the_scan_tells_a_reason_from_none():
-    source = '''
+    source = """
 import json
 
 
@@ -107,7 +107,7 @@ class Config:
         async def inner():
             import os
         return inner
-'''
+"""
     assert unexplained_imports("x.py", source) == [
         "x.py:21: from .tasks import deliver",
         "x.py:22: from . import checks  # noqa: F401",
