@@ -90,10 +90,10 @@ def event_emit(
 
 
 def _enqueue(message_id: str, run_after: dt.datetime | None = None) -> None:
-    from .tasks import deliver_message  # a cycle: tasks imports this module (message_deliver)
+    from .tasks import deliver_message, delivery_queue  # a cycle: tasks imports this module (message_deliver)
 
     def go() -> None:
-        task = deliver_message
+        task = deliver_message.using(queue_name=delivery_queue())
         if run_after is not None:
             if not task.get_backend().supports_defer:
                 logger.warning("Task backend cannot defer; message %s waits for a redeliver", message_id)

@@ -64,12 +64,20 @@ class Command(BaseCommand):
         parser.add_argument(
             "--workers", type=int, default=2, help="Task worker threads (default 2: a mail task never delays a run)."
         )
+        parser.add_argument(
+            "--outbound-workers",
+            type=int,
+            default=1,
+            help="Threads delivering outbound events (default 1; a silent receiver never holds a run's thread).",
+        )
         parser.add_argument("--no-migrate", action="store_true", help="Skip migrations.")
         parser.add_argument(
             "--reload", action="store_true", help="Restart when the code of a registered workflow package changes."
         )
 
-    def handle(self, *args: Any, host: str, port: int, workers: int, no_migrate: bool, **options: Any) -> None:
+    def handle(
+        self, *args: Any, host: str, port: int, workers: int, outbound_workers: int, no_migrate: bool, **options: Any
+    ) -> None:
         die_with_parent()  # the child of --reload: it ends with its parent
         self.check()
         if not no_migrate:
@@ -77,7 +85,8 @@ class Command(BaseCommand):
             self.stdout.write("Database migrated.")
         if options.get("reload"):
             try:
-                serve_with_reload(["--host", host, "--port", str(port), "--workers", str(workers)], self.stdout)
+                child = ["--host", host, "--port", str(port), "--workers", str(workers)]
+                serve_with_reload([*child, "--outbound-workers", str(outbound_workers)], self.stdout)
             except ChildFailedError as exc:
                 raise CommandError(str(exc)) from None
             return
@@ -88,7 +97,7 @@ class Command(BaseCommand):
             settings.ALLOWED_HOSTS.append(host)
         if "BASE_URL" not in getattr(settings, "REVIEWCONSOLE", {}) and "REVIEWCONSOLE_BASE_URL" not in os.environ:
             os.environ["REVIEWCONSOLE_BASE_URL"] = served_base_url(host, port)  # read by inbox_setting
-        worker = ThreadWorker(count=workers)
+        worker = ThreadWorker(count=workers, outbound=outbound_workers)
         recovery = RecoveryLoop()  # runs left half-done by a crash are picked up again
         hint = _send_hint(served_base_url(host, port))
 
