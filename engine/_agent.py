@@ -36,7 +36,8 @@ from ._compaction import Compaction
 from ._context import Context, Outcome
 from ._errors import ConfigurationError, WorkflowDataError
 from ._events import Content, Event, FunctionCall, NodeInfo, new_id
-from ._interrupts import schema_to_json
+from ._history import conversation
+from ._interrupts import schema_to_json, validate_json
 from ._model_retry import json_reply
 from ._models import LlmRequest, Model
 from ._node import BaseNode, to_jsonable
@@ -330,8 +331,6 @@ class LlmAgent(ToolCalls, BaseNode):
                     errors=[{"path": list(e["loc"]), "message": e["msg"]} for e in exc.errors()],
                 ) from exc
         if self._output_json is not None:
-            from ._interrupts import validate_json
-
             errors = validate_json(value, self._output_json)
             if errors:
                 raise WorkflowDataError(f"Agent {self.name}: output does not match its output_schema.", errors=errors)
@@ -341,8 +340,6 @@ class LlmAgent(ToolCalls, BaseNode):
         if run.transcript is not None:
             contents = list(run.transcript)
         else:
-            from ._history import conversation
-
             contents = await conversation(ctx, self.name)
         if self.compaction is not None:
             contents = self.compaction.apply(contents, set(ctx.session.registry) | set(run.pending))

@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ._errors import ConfigurationError
 from ._events import Content
 
 __all__ = ["Compaction", "summarize_contents"]
@@ -60,8 +61,6 @@ class Compaction:
 
     def __post_init__(self) -> None:
         if self.keep_recent < 1:
-            from ._errors import ConfigurationError
-
             raise ConfigurationError("Compaction.keep_recent must be at least 1.")
 
     def apply(self, contents: list[Content], pending: set[str]) -> list[Content]:

@@ -12,7 +12,9 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ._auth import auth_interrupt_id, credential_from
 from ._events import Event, EventActions
+from ._schemas import validate_state_delta
 from ._state import State
 
 if TYPE_CHECKING:
@@ -155,7 +157,7 @@ class Context:
             Exception: the child failed (its error). A child that waits stops this node, which
             waits on the child's interrupts.
         """
-        from ._dynamic import run_node
+        from ._dynamic import run_node  # a cycle: _dynamic imports _node, which imports this module
 
         return await run_node(self, node, node_input, use_as_output=use_as_output, run_id=run_id)
 
@@ -165,7 +167,6 @@ class Context:
         Read from the answer to this node's ``wf_auth:<path>`` request (ADK's
         ``Context.get_auth_response``; see :mod:`engine._auth`).
         """
-        from ._auth import auth_interrupt_id, credential_from
 
         answer = self.resume_inputs.get(auth_interrupt_id(self.node_path))
         return None if answer is None else credential_from(answer, auth_config)
@@ -190,8 +191,6 @@ class Context:
             event.actions.state_delta = {**delta, **event.actions.state_delta}
             delta.clear()
         if self.state_schema is not None and event.actions is not None and event.actions.state_delta:
-            from ._schemas import validate_state_delta
-
             validate_state_delta(self.state_schema, event.actions.state_delta, f"Node {self.node_path}")
         if not event.author:
             event.author = self.author

@@ -25,11 +25,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from ._node import BaseNode, as_node
 from ._slot import COMPLETE, RUN, Slot
 
 if TYPE_CHECKING:
     from ._context import Context
-    from ._node import BaseNode
 
 __all__ = ["ChildWaiting", "dynamic_snapshot", "dynamic_wires", "run_node", "settle_children"]
 
@@ -93,8 +93,6 @@ async def settle_children(ctx: Context) -> None:
 
 
 async def _run_child(ctx: Context, node: Any, node_input: Any, *, use_as_output: bool, run_id: str | None) -> Any:
-    from ._node import as_node
-
     child_node: BaseNode = as_node(node)
     name = child_node.name
     count = ctx.dynamic_counts.get(name, 0) + 1

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ._auth import AUTH_FUNCTION, auth_interrupt_id, auth_message
 from ._context import Context, Outcome
 from ._dynamic import ChildWaiting, settle_children
 from ._errors import ConfigurationError, NodeTimeoutError
@@ -228,7 +229,6 @@ def _auth_gate(node: BaseNode, ctx: Context) -> Outcome | None:
     config = node.auth_config
     if config is None or ctx.get_auth_response(config) is not None:
         return None
-    from ._auth import AUTH_FUNCTION, auth_interrupt_id, auth_message
 
     wire = auth_interrupt_id(ctx.node_path)
     message = auth_message(config)

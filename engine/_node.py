@@ -16,6 +16,7 @@ becomes the node's output (an event with ``output``). ``None`` is skipped.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
 import random
 import typing
@@ -25,10 +26,11 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from ._context import Context
 from ._errors import ConfigurationError, WorkflowDataError
 
 if typing.TYPE_CHECKING:
-    from ._context import Context, Outcome
+    from ._context import Outcome
 
 __all__ = ["BaseNode", "FunctionNode", "RetryConfig", "as_node", "node", "to_jsonable", "type_hints"]
 
@@ -60,8 +62,6 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        import dataclasses
-
         return dataclasses.asdict(value)
     return value
 
@@ -131,7 +131,7 @@ class BaseNode:
 
     async def execute(self, ctx: Context) -> Outcome:
         """Run one activation to an :class:`~engine.Outcome`. Composite nodes override this."""
-        from ._leaf import drive_leaf
+        from ._leaf import drive_leaf  # a cycle: _leaf imports _dynamic, which imports this module
 
         return await drive_leaf(self, ctx)
 
@@ -187,8 +187,6 @@ class _Binding:
 
 
 def _is_context_annotation(annotation: Any) -> bool:
-    from ._context import Context
-
     return isinstance(annotation, type) and issubclass(annotation, Context)
 
 
@@ -407,7 +405,7 @@ def node(
             auth_config=auth_config,
         )
         if parallel_worker:
-            from ._parallel import ParallelWorker
+            from ._parallel import ParallelWorker  # a cycle: _parallel imports this module
 
             return ParallelWorker(fn, max_parallel_workers=max_parallel_workers)
         return fn
@@ -425,7 +423,7 @@ def as_node(value: Any) -> BaseNode:
     """
     if isinstance(value, BaseNode):
         if getattr(value, "parallel_worker", False):  # e.g. LlmAgent(parallel_worker=True), as in ADK
-            from ._parallel import ParallelWorker
+            from ._parallel import ParallelWorker  # a cycle: _parallel imports this module
 
             return ParallelWorker(value, max_parallel_workers=getattr(value, "max_parallel_workers", None))
         return value

@@ -17,7 +17,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._errors import ConfigurationError
 from ._node import BaseNode, FunctionNode
-from ._tools import BaseTool, ToolArgumentError
+from ._tools import BaseTool, FunctionTool, ToolArgumentError
+from ._workflow import Workflow
 
 __all__ = ["NodeTool"]
 
@@ -32,8 +33,6 @@ class NodeTool(BaseTool):
     is_long_running = True
 
     def __init__(self, node: BaseNode, *, name: str | None = None, description: str | None = None) -> None:
-        from ._workflow import Workflow
-
         super().__init__(
             name=name or node.name, description=description if description is not None else node.description
         )
@@ -62,8 +61,6 @@ class NodeTool(BaseTool):
                 schema = {"type": "object", "properties": {"request": schema}, "required": ["request"]}
             self._schema = schema
         elif isinstance(node, FunctionNode):
-            from ._tools import FunctionTool
-
             self._schema = FunctionTool(node.func, name=node.name).parameters()
         else:
             self._schema = {"type": "object", "properties": {}}

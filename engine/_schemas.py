@@ -23,7 +23,7 @@ _PREFIXES = (APP_PREFIX, USER_PREFIX, TEMP_PREFIX)
 
 def check_state_schema(workflow: Workflow, schema: type[BaseModel]) -> None:
     """Refuse function nodes that bind state keys the schema does not declare."""
-    from ._node import FunctionNode
+    from ._node import FunctionNode  # a cycle: _node imports _context, which imports this module
 
     fields = schema.model_fields
     for name, node in workflow.graph.nodes.items():

@@ -27,7 +27,7 @@ __all__ = ["Slot"]
 
 
 def _dynamic_wires(records: Any) -> set[str]:
-    from ._dynamic import dynamic_wires
+    from ._dynamic import dynamic_wires  # a cycle: _dynamic imports this module
 
     return dynamic_wires(records)
 
@@ -62,7 +62,7 @@ class Slot:
         if ctx is not None and node.composite:
             child = node.snapshot(ctx)
         elif ctx is not None and ctx.dynamic:  # a leaf's children started with ctx.run_node
-            from ._dynamic import dynamic_snapshot
+            from ._dynamic import dynamic_snapshot  # a cycle: _dynamic imports this module
 
             child = dynamic_snapshot(ctx.dynamic)
         else:
@@ -177,7 +177,7 @@ class Slot:
             if node.composite and ctx is not None:
                 self.child = node.snapshot(ctx)
             elif ctx is not None and ctx.dynamic:
-                from ._dynamic import dynamic_snapshot
+                from ._dynamic import dynamic_snapshot  # a cycle: _dynamic imports this module
 
                 self.child = dynamic_snapshot(ctx.dynamic)
         else:

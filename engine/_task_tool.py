@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from ._context import Context
 from ._errors import ConfigurationError
 from ._events import Content, Event, FunctionCall, FunctionResponse, Part
 from ._tools import BaseTool, ToolArgumentError
@@ -26,7 +27,6 @@ from ._tools import BaseTool, ToolArgumentError
 if TYPE_CHECKING:
     from ._agent import LlmAgent
     from ._agent_run import AgentRun
-    from ._context import Context
     from ._slot import Slot
 
 __all__ = ["TaskAgentTool", "run_task"]
@@ -111,8 +111,7 @@ async def run_task(
     Raises:
         Exception: the sub-agent failed (its error).
     """
-    from ._agent_run import Pending
-    from ._context import Context
+    from ._agent_run import Pending  # a cycle: _agent_run imports this module
 
     node = tool.node
     child = Context(

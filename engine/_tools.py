@@ -21,16 +21,15 @@ import inspect
 import re
 import typing
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 
+from ._context import Context
 from ._errors import ConfigurationError
 from ._events import REQUEST_INPUT_FUNCTION
+from ._node import BaseNode, type_hints
 from ._state import State
-
-if TYPE_CHECKING:
-    from ._context import Context
 
 __all__ = [
     "BaseTool",
@@ -187,14 +186,10 @@ class FunctionTool(BaseTool):
         self.func = func
         self.require_confirmation = require_confirmation
         self.decline_message = decline_message or DECLINED_ERROR
-        from ._node import type_hints
-
         hints = type_hints(func)
         fields: dict[str, Any] = {}
         self._takes_context = False
         self._model_params: set[str] = set()
-        from ._context import Context
-
         for param in inspect.signature(func).parameters.values():
             annotation = hints.get(param.name, Any)
             if param.name == "tool_context" or annotation is ToolContext:
@@ -300,13 +295,12 @@ def as_tool(value: Any) -> Any:
     Raises:
         ConfigurationError: the value is an agent (agents are handed off to, not called as tools).
     """
-    from ._node import BaseNode
 
     if isinstance(value, BaseTool):
         return value
     if isinstance(value, BaseNode):
-        from ._agent import LlmAgent
-        from ._node_tool import NodeTool
+        from ._agent import LlmAgent  # a cycle: _agent imports (through _agent_run, _node_tool) this module
+        from ._node_tool import NodeTool  # a cycle: _node_tool imports this module
 
         if isinstance(value, LlmAgent):
             raise ConfigurationError(

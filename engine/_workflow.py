@@ -41,6 +41,7 @@ from ._errors import ConfigurationError, node_failed
 from ._graph import Graph, build_graph
 from ._listener import NodeStatus
 from ._node import BaseNode, as_node
+from ._schemas import check_state_schema
 from ._slot import Slot
 
 __all__ = ["Workflow"]
@@ -121,8 +122,6 @@ class Workflow(BaseNode):
         self.state_schema = state_schema
         self.version = version
         if state_schema is not None:
-            from ._schemas import check_state_schema
-
             check_state_schema(self, state_schema)
 
     def validate_input(self, value: Any) -> Any:

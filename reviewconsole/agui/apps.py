@@ -7,7 +7,8 @@ class AguiConfig(AppConfig):
     verbose_name = "AG-UI threads"
 
     def ready(self) -> None:
-        from ..workflow_sessions.listeners import register_run_listener  # models are loaded only now
+        # In ready(): these modules import models, which Django loads only once the app registry is ready.
+        from ..workflow_sessions.listeners import register_run_listener
         from .progress import listener_for
 
         register_run_listener(listener_for)

@@ -19,36 +19,29 @@ the previous one:
 Messages are at most once (a full channel or a restart drops them): readers take the store as
 the truth and catch up from it at the end.
 
-Sending from a worker thread: the in-memory layer (the embedded default) is not thread-safe and
-lives on the loop its readers wait on (Daphne's in ``serve``), which :class:`Progress` records;
-messages are handed to that loop in order and never awaited by the run. Any other layer (Redis,
-scale-out) is sent to from one sender thread per process with a loop of its own, in order.
+Sending from a worker thread goes through the project's one cross-loop sender,
+``reviewconsole/group_sender.py``: the in-memory layer (the embedded default) lives on the loop its
+readers wait on (Daphne's in ``serve``), which :class:`Progress` binds there; any other layer
+(Redis, scale-out) is sent to from its sender thread, in order; never awaited by the run.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import queue
 import threading
-from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any
 
-from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from engine import Event
 
+from .. import group_sender
 from ..workflow_sessions.models import WorkflowSession
 
 __all__ = ["MESSAGE_TYPE", "Progress", "ProgressListener", "group_name", "listener_for"]
 
-logger = logging.getLogger("reviewconsole.agui")
-
 MESSAGE_TYPE = "session.progress"
-
-_reader_loop: asyncio.AbstractEventLoop | None = None  # where in-memory-layer readers wait
-_pending: set[asyncio.Task[None]] = set()  # sends started on the reader loop, referenced until done
 
 
 def group_name(session_id: str) -> str:
@@ -98,74 +91,17 @@ class ProgressListener:
             if self._scheduled:  # the send already on its way takes this item too
                 return
             self._scheduled = True
-        if not _submit(self._flush):
+        if not group_sender.send(self.group, self._take):
             with self._lock:
                 self._items.clear()
                 self._scheduled = False
 
-    async def _flush(self, layer: BaseChannelLayer) -> None:
+    def _take(self) -> dict[str, Any]:
+        """The message of everything buffered so far (built when it is sent)."""
         with self._lock:
             items, self._items = self._items, []
             self._scheduled = False
-        await layer.group_send(self.group, {"type": MESSAGE_TYPE, "items": items})  # type: ignore[attr-defined]
-
-
-Flush = Callable[[BaseChannelLayer], Coroutine[Any, Any, None]]
-
-
-def _submit(flush: Flush) -> bool:
-    """Run ``flush(layer)`` where the layer may be used, after what was submitted before; False
-    when there is nowhere to send (no layer; an in-memory one nobody in this process reads)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return False
-    if not isinstance(layer, InMemoryChannelLayer):
-        _Sender.get().put(layer, flush)
-        return True
-    loop = _reader_loop
-    if loop is None or not loop.is_running():  # in-memory: only this process's readers could hear
-        return False
-    try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    if running is loop:
-        task = loop.create_task(flush(layer))
-        _pending.add(task)
-        task.add_done_callback(_pending.discard)
-    else:
-        asyncio.run_coroutine_threadsafe(flush(layer), loop)
-    return True
-
-
-class _Sender:
-    """One thread per process sending to a shared layer (Redis) on a loop of its own, in order."""
-
-    _instance: _Sender | None = None
-    _lock = threading.Lock()
-
-    def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[tuple[BaseChannelLayer, Flush]] = queue.SimpleQueue()
-        threading.Thread(target=self._serve, name="agui-progress", daemon=True).start()
-
-    @classmethod
-    def get(cls) -> _Sender:
-        with cls._lock:
-            if cls._instance is None:
-                cls._instance = cls()
-            return cls._instance
-
-    def put(self, layer: BaseChannelLayer, flush: Flush) -> None:
-        self._jobs.put((layer, flush))
-
-    def _serve(self) -> None:
-        loop = asyncio.new_event_loop()
-        while True:
-            layer, flush = self._jobs.get()
-            try:
-                loop.run_until_complete(flush(layer))
-            except Exception:  # at most once: the reader catches up from the store
-                logger.exception("Could not send run progress")
+        return {"type": MESSAGE_TYPE, "items": items}
 
 
 class Progress:
@@ -177,12 +113,11 @@ class Progress:
         self.channel = ""
 
     async def __aenter__(self) -> Progress:
-        global _reader_loop
         layer = get_channel_layer()
         if layer is None:
             return self
         if isinstance(layer, InMemoryChannelLayer):
-            _reader_loop = asyncio.get_running_loop()
+            group_sender.bind_loop(asyncio.get_running_loop())
         self.channel = await layer.new_channel("agui")
         await layer.group_add(self.group, self.channel)
         return self

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
+from ..audit.services import audit_record
 from ..workflows import all_specs
 from .models import SCOPES, ApiClient, IdempotencyRecord
 
@@ -70,8 +71,6 @@ class ApiClientAdmin(admin.ModelAdmin):
 
     @admin.action(description="Revoke the selected clients' tokens", permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiClient]) -> None:
-        from ..audit.services import audit_record
-
         for client in queryset.filter(revoked_at__isnull=True):
             ApiClient.objects.filter(pk=client.pk).update(revoked_at=timezone.now())
             audit_record(action="token.revoke", user=request.user, target=client, request=request)

@@ -8,7 +8,7 @@ class ConsoleConfig(AppConfig):
     verbose_name = "Console"
 
     def ready(self) -> None:
-        from .starts import sync_start_permissions
+        from .starts import sync_start_permissions  # in ready(): starts imports models, loaded only now
 
         # Once sessions' app migrated (the permission is on sessions' content type).
         post_migrate.connect(

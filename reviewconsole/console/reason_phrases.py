@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from http import HTTPStatus
 
+from twisted.web import http
+
 __all__ = ["install"]
 
 
 def install() -> None:
-    """Teach Twisted (Daphne's HTTP server) the reason phrases it lacks; a no-op without Twisted."""
-    try:
-        from twisted.web import http
-    except ImportError:  # not served by Daphne: the server sets its own phrases
-        return
+    """Teach Twisted (Daphne's HTTP server) the reason phrases it lacks."""
     for status in HTTPStatus:
         http.RESPONSES.setdefault(status.value, status.phrase.encode("latin-1"))

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+import watchfiles
 from django.conf import settings
 
 from ..workflows import all_specs
@@ -123,7 +124,6 @@ def serve_with_reload(serve_args: list[str], stdout: TextIO | Any) -> None:
         ChildFailedError: the first child ended by itself, before any change (e.g. it could not
             bind its port): nothing would be served.
     """
-    import watchfiles
 
     paths = watched_paths()
     command = [sys.executable, "-m", "django", "serve", "--no-migrate", *serve_args]

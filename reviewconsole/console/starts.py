@@ -22,7 +22,7 @@ from django.http import HttpRequest
 from pydantic import BaseModel, TypeAdapter
 
 from ..audit.services import audit_record
-from ..inbox.items.selectors import is_queue_manager
+from ..inbox.items.selectors import is_queue_manager, managed_queues_for
 from ..inbox.models import Queue
 from ..workflow_sessions.models import WorkflowSession
 from ..workflow_sessions.services import session_start
@@ -72,7 +72,6 @@ def _offered(spec: WorkflowSpec) -> bool:
 def _rights(user: User) -> tuple[set[str], set[str]]:
     """``(permissions, managed queue slugs)`` of an authenticated user, in two queries (Django
     caches the permissions on the user object)."""
-    from ..inbox.items.selectors import managed_queues_for
 
     managed = set(managed_queues_for(user).values_list("slug", flat=True))
     return user.get_all_permissions(), managed  # type: ignore[union-attr]

@@ -11,7 +11,9 @@ so an upgrade that changes them fails loudly.
 
 Instead of sleeping a fixed interval a thread waits on an event that ``task_enqueued`` sets, so
 a task enqueued in this process starts at once; it still polls every ``interval`` seconds for
-tasks enqueued by other processes. The process keeps a heartbeat and sweeps for tasks left
+tasks enqueued by other processes. Outbound deliveries (``outbound.tasks.QUEUE``) are claimed by
+threads of their own (``outbound``), so a receiver that never answers holds one of those, never
+a thread a session's run waits for. The process keeps a heartbeat and sweeps for tasks left
 ``RUNNING`` by dead workers (:class:`~reviewconsole.console.task_recovery.TaskKeeper`); its
 threads claim as ``<process id>/<n>``.
 """
@@ -29,6 +31,7 @@ from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
+from ..outbound.tasks import QUEUE as OUTBOUND_QUEUE
 from .task_recovery import TaskKeeper
 
 logger = logging.getLogger("reviewconsole.worker")
@@ -37,23 +40,27 @@ __all__ = ["ThreadWorker"]
 
 
 class ThreadWorker:
-    """``count`` worker threads on ``queue`` until :meth:`stop`; ``interval`` in seconds."""
+    """``count`` worker threads on ``queue`` and ``outbound`` threads on the outbound deliveries'
+    queue, until :meth:`stop`; ``interval`` in seconds."""
 
-    def __init__(self, *, count: int = 1, interval: float = 0.5, queue: str = "default") -> None:
+    def __init__(self, *, count: int = 1, interval: float = 0.5, queue: str = "default", outbound: int = 1) -> None:
         self.interval = interval
         self.queue = queue
         self.running = False
         self.worker_id = f"console-{get_random_string(12)}"
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._count = count
+        # (queue, worker id suffix, thread name) per thread; the suffix keeps "<process id>/<n>".
+        self._plan = [(queue, str(n), f"task-worker-{n}") for n in range(count)] + [
+            (OUTBOUND_QUEUE, f"outbound-{n}", f"outbound-worker-{n}") for n in range(outbound)
+        ]
         self._keeper = TaskKeeper(self.worker_id)
 
     def _on_enqueue(self, **kwargs: object) -> None:
         self._wake.set()
 
-    def _claim(self, worker_id: str) -> DBTaskResult | None:
-        tasks = DBTaskResult.objects.ready().filter(backend_name="default", queue_name=self.queue)
+    def _claim(self, worker_id: str, queue: str) -> DBTaskResult | None:
+        tasks = DBTaskResult.objects.ready().filter(backend_name="default", queue_name=queue)
         with exclusive_transaction(tasks.db):
             try:
                 task_result = tasks.get_locked()
@@ -66,9 +73,9 @@ class ThreadWorker:
                     return None
                 raise
 
-    def _loop(self, worker_id: str) -> None:
+    def _loop(self, worker_id: str, queue: str) -> None:
         runner = Worker(
-            queue_names=[self.queue],
+            queue_names=[queue],
             interval=self.interval,
             batch=False,
             backend_name="default",
@@ -80,7 +87,7 @@ class ThreadWorker:
         while self.running:
             close_old_connections()
             try:
-                task_result = self._claim(worker_id)
+                task_result = self._claim(worker_id, queue)
             except Exception:  # keep the worker alive through a broken connection; the next turn reconnects
                 logger.exception("Could not claim a task")
                 task_result = None
@@ -101,9 +108,9 @@ class ThreadWorker:
         self.running = True
         self._keeper.start()
         task_enqueued.connect(self._on_enqueue, weak=False)
-        for n in range(self._count):
+        for queue, suffix, name in self._plan:
             thread = threading.Thread(
-                target=self._loop, args=(f"{self.worker_id}/{n}",), name=f"task-worker-{n}", daemon=True
+                target=self._loop, args=(f"{self.worker_id}/{suffix}", queue), name=name, daemon=True
             )
             thread.start()
             self._threads.append(thread)

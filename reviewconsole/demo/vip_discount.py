@@ -13,7 +13,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from reviewconsole.workflows import Context, Event, LlmAgent, LlmRequest, Model, RequestInput, Workflow, node
+from reviewconsole.workflows import (
+    Context,
+    Event,
+    FunctionCall,
+    LlmAgent,
+    LlmRequest,
+    Model,
+    RequestInput,
+    Workflow,
+    node,
+)
 from reviewconsole.workflows.answers import AnswerShapeError, read_yes_no
 
 __all__ = ["KIND", "VipDiscountInput", "build", "offline_agent"]
@@ -106,7 +116,6 @@ def _responses(request: LlmRequest) -> dict[str, dict[str, Any]]:
 
 def offline_agent(request: LlmRequest) -> Any:
     """The offline model's turns: look up, calculate, then summarise."""
-    from reviewconsole.workflows import FunctionCall
 
     first = next((c.text for c in request.contents if c.role == "user" and c.text), "{}")
     try:

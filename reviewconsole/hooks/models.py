@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
 
@@ -31,7 +32,6 @@ class WebhookEndpoint(models.Model):
 
     def clean(self) -> None:
         """The mapping must be ``{str: str}`` (input field → dotted path in the body)."""
-        from django.core.exceptions import ValidationError
 
         mapping = self.input_mapping
         if not isinstance(mapping, dict) or not all(

@@ -8,7 +8,9 @@ class OutboundConfig(AppConfig):
     verbose_name = "Outbound events"
 
     def ready(self) -> None:
+        # In ready(): these modules import models, which Django loads only once the app registry is ready.
         from ..workflow_sessions.outbox import register_consumer
+        from . import checks  # noqa: F401 (registers the outbound queue's system check)
         from .models import Subscription
         from .outbox_consumer import outbound_consume, outbound_wants
         from .services import forget_subscriptions

@@ -9,6 +9,7 @@ message is failed (visible in the admin, where an admin may redeliver it).
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import time
 from typing import Any
@@ -89,10 +90,10 @@ def event_emit(
 
 
 def _enqueue(message_id: str, run_after: dt.datetime | None = None) -> None:
-    from .tasks import deliver_message
+    from .tasks import deliver_message, delivery_queue  # a cycle: tasks imports this module (message_deliver)
 
     def go() -> None:
-        task = deliver_message
+        task = deliver_message.using(queue_name=delivery_queue())
         if run_after is not None:
             if not task.get_backend().supports_defer:
                 logger.warning("Task backend cannot defer; message %s waits for a redeliver", message_id)
@@ -134,8 +135,6 @@ def _post(message: OutboundMessage) -> tuple[int | None, str]:
 
 
 def _body(message: OutboundMessage) -> str:
-    import json
-
     return json.dumps(message.payload, separators=(",", ":"), ensure_ascii=False)
 
 

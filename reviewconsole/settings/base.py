@@ -141,7 +141,8 @@ LOGOUT_REDIRECT_URL = "login"
 TASKS = {
     "default": {
         "BACKEND": "django_tasks_db.DatabaseBackend",
-        "QUEUES": ["default"],
+        # Session runs on "default", outbound deliveries on "outbound" (served by threads of their own).
+        "QUEUES": ["default", "outbound"],
     }
 }
 

@@ -23,5 +23,5 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # The outbound tests' receiver listens on loopback.
 REVIEWCONSOLE = {**REVIEWCONSOLE, "OUTBOUND_ALLOW_PRIVATE": True}  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default"]}}
+TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default", "outbound"]}}
 ALLOWED_HOSTS = [*ALLOWED_HOSTS, "testserver"]  # noqa: F405 (Django's test client and Channels' communicator)

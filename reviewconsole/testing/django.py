@@ -28,6 +28,8 @@ from typing import Any
 
 import pytest
 
+from reviewconsole.workflows import get
+
 from . import RunChecks
 
 __all__ = ["NO_SETTINGS", "ConsoleRun", "console_workflow", "pytest_runtest_setup"]
@@ -45,6 +47,7 @@ REVIEWER = "workflow-tester"
 
 
 def _reviewer_of(queue_slug: str) -> Any:
+    # When used: pytest loads this plugin (pytest11) before Django is set up, and these import models.
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
@@ -81,7 +84,7 @@ class ConsoleRun(RunChecks):
 
     def refresh(self) -> ConsoleRun:
         """Read the session and its pending items again."""
-        from reviewconsole.inbox.models import Item, ItemStatus
+        from reviewconsole.inbox.models import Item, ItemStatus  # models: the plugin loads before Django
 
         self.session.refresh_from_db()
         self.status, self.output, self.error = self.session.status, self.session.output, self.session.error
@@ -156,7 +159,7 @@ class ConsoleRun(RunChecks):
                 fails the schema (``errors``); nothing is stored.
             django.core.exceptions.PermissionDenied: ``user`` is not a reviewer of the queue.
         """
-        from reviewconsole.inbox.items.decisions import interrupt_decide
+        from reviewconsole.inbox.items.decisions import interrupt_decide  # imports models: loaded before Django
 
         target = self.item(id, kind=kind)
         with self._run_hooks():
@@ -178,7 +181,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     pytest-django's fixtures skip it quietly ("no Django settings", shown only with ``-rs``)."""
     if "console_workflow" not in getattr(item, "fixturenames", ()):
         return
-    from pytest_django.lazy_django import django_settings_is_configured
+    from pytest_django.lazy_django import django_settings_is_configured  # a test extra: loaded only when used
 
     if not django_settings_is_configured():
         pytest.fail(NO_SETTINGS, pytrace=False)
@@ -200,8 +203,7 @@ def console_workflow(db: None, settings: Any, django_capture_on_commit_callbacks
         return django_capture_on_commit_callbacks(execute=True)
 
     def start(workflow: str, data: Any, *, user_id: str = "test") -> ConsoleRun:
-        from reviewconsole.workflow_sessions.services import session_start
-        from reviewconsole.workflows import get
+        from reviewconsole.workflow_sessions.services import session_start  # imports models: loaded before Django
 
         reviewer = _reviewer_of(get(workflow).queue)
         with run_hooks():

@@ -91,7 +91,7 @@ class ModelConfig:
         if config.timeout <= 0 or config.retries < 0:
             raise ImproperlyConfigured(f"{where}: TIMEOUT must be above 0 seconds and RETRIES 0 or more.")
         if config.base_url and not config.base_url.startswith(("http://", "https://")):
-            from engine.openai_model import redact_url
+            from engine.openai_model import redact_url  # openai takes seconds to import: only when used
 
             shown = redact_url(config.base_url)
             raise ImproperlyConfigured(f"{where}['BASE_URL'] must be an http(s) URL, not {shown!r}.")
@@ -107,7 +107,7 @@ class ModelConfig:
                 for agent, policy in spec.offline_policies.items():
                     model.register(agent, policy)
             return model
-        from engine.openai_model import OpenAIModel
+        from engine.openai_model import OpenAIModel  # openai takes seconds to import: only an OpenAI backend pays
 
         backend = OpenAIModel(
             base_url=self.base_url or None,

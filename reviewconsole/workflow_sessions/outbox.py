@@ -159,11 +159,12 @@ class _HeldBack(Exception):
     another relay has it): the batch is left to :func:`relay`."""
 
 
-def _candidates(limit: int) -> list[tuple[int, str]]:
-    """Unpublished rows, oldest first, whose session has no earlier unpublished row."""
+def _candidates(limit: int, *, after: int = 0) -> list[tuple[int, str]]:
+    """Up to ``limit`` unpublished rows with an id above ``after``, oldest first, whose session
+    has no earlier unpublished row."""
     unpublished = OutboxEvent.objects.filter(published_at__isnull=True)
     earlier = unpublished.filter(session_id=OuterRef("session_id"), id__lt=OuterRef("id"))
-    rows = unpublished.filter(~Exists(earlier))
+    rows = unpublished.filter(~Exists(earlier), id__gt=after)
     return list(rows.order_by("id").values_list("id", "session_id")[:limit])
 
 
@@ -239,7 +240,9 @@ def relay(*, session_id: str | None = None, limit: int = 200) -> int:
     For one session (the inline relay after a commit) its rows are read once, oldest first, and
     a row another relay is publishing is waited for (its lock), so the order holds. For all
     sessions (the sweep) a row whose session has an earlier unpublished one is left for later,
-    and on PostgreSQL a row another relay holds is skipped.
+    and on PostgreSQL a row another relay holds is skipped. The sweep pages through the
+    candidates by id, ``limit`` at a time, so rows that keep failing (not yet given up) never
+    hide the rows behind them: every session's first unpublished row is tried once per pass.
 
     Never raises for a consumer's failure (logged and counted, see the module docstring); a row
     that failed holds back its session's later rows until it succeeds or is given up.
@@ -248,9 +251,10 @@ def relay(*, session_id: str | None = None, limit: int = 200) -> int:
         return _relay_session(session_id, limit)
     published = 0
     blocked: set[str] = set()
+    after = 0
+    progress = False
     while True:
-        ids = _candidates(limit)
-        progress = False
+        ids = _candidates(limit, after=after)
         for pk, row_session in ids:
             if row_session in blocked:
                 continue
@@ -265,8 +269,12 @@ def relay(*, session_id: str | None = None, limit: int = 200) -> int:
             if done:
                 published += 1
                 progress = True
+        if len(ids) == limit:  # the next page, behind rows that failed
+            after = ids[-1][0]
+            continue
         if not progress:
-            return published  # else: the rows the published ones held back are candidates now
+            return published
+        after, progress = 0, False  # a pass that published: the rows it held back are candidates now
 
 
 def _relay_session(session_id: str, limit: int) -> int:

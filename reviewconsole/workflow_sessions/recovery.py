@@ -32,12 +32,16 @@ import threading
 from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.db.models import Exists, OuterRef, Q
+from django.tasks import task_backends
 from django.utils import timezone
+from django_tasks_db import DatabaseBackend
+from django_tasks_db.models import DBTaskResult
 
 from engine import SessionStatus
 
 from .models import Answer, Interrupt, InterruptStatus, WorkflowSession
 from .outbox import outbox_sweep
+from .tasks import run_session
 
 logger = logging.getLogger("reviewconsole.recovery")
 
@@ -50,15 +54,6 @@ def _grace() -> float:
 
 def queued_session_ids() -> set[str]:
     """Sessions with a ``run_session`` task waiting in django-tasks-db's queue (empty for other backends)."""
-    from django.tasks import task_backends
-
-    from .tasks import run_session
-
-    try:
-        from django_tasks_db import DatabaseBackend
-        from django_tasks_db.models import DBTaskResult
-    except ImportError:  # pragma: no cover - the database backend is a dependency
-        return set()
     if not isinstance(task_backends["default"], DatabaseBackend):
         return set()
     rows = DBTaskResult.objects.filter(status="READY", task_path=run_session.module_path)
@@ -103,8 +98,6 @@ def sessions_to_recover(*, now: dt.datetime | None = None, grace: float | None =
 
 def recover(*, now: dt.datetime | None = None, grace: float | None = None) -> list[str]:
     """Schedule a run of every session :func:`sessions_to_recover` finds; returns their ids."""
-    from .tasks import run_session
-
     now = now or timezone.now()
     grace = _grace() if grace is None else grace
     scheduled: list[str] = []

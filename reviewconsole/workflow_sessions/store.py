@@ -66,6 +66,7 @@ from .models import (
     WorkflowSession,
 )
 from .outbox import outbox_write
+from .restore import restore_checkpoint
 from .store_rows import already_decided, interrupt_fields, interrupt_record, session_record
 
 __all__ = ["OrmStore"]
@@ -449,7 +450,6 @@ class OrmStore:
         decided_by: str | None = None,
     ) -> SessionRecord | None:
         """See :meth:`engine.Store.restore_checkpoint` (done in :mod:`.restore`, which states the rule)."""
-        from .restore import restore_checkpoint
 
         return await sync_to_async(restore_checkpoint)(
             session_id, checkpoint_id, lease_owner=lease_owner, decided_by=decided_by

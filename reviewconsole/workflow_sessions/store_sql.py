@@ -18,7 +18,7 @@ from django.db import connection
 import engine
 from engine import Commit, ConcurrencyError, SessionNotFoundError
 
-from .models import Event, WorkflowSession
+from .models import Answer, Event, Interrupt, SharedState, WorkflowSession
 
 __all__ = ["SessionUpdate", "column", "insert_events", "prep", "update_session"]
 
@@ -235,7 +235,6 @@ def _table(model: Any) -> str:
 
 def pending_interrupts(session_id: str) -> list[Any]:
     """The session's pending interrupt rows, oldest first (``Model.objects.raw``: no query building)."""
-    from .models import Interrupt
 
     sql = f"SELECT * FROM {_table(Interrupt)} WHERE session_id = %s AND status = 'pending' ORDER BY id"  # noqa: S608 (names from the model)
     return list(Interrupt.objects.raw(sql, [session_id]))
@@ -243,7 +242,6 @@ def pending_interrupts(session_id: str) -> list[Any]:
 
 def unapplied_answers(session_id: str) -> list[Any]:
     """The session's stored answer rows no run has applied yet, in order."""
-    from .models import Answer
 
     sql = f"SELECT * FROM {_table(Answer)} WHERE session_id = %s AND applied_at IS NULL ORDER BY id"  # noqa: S608 (names from the model)
     return list(Answer.objects.raw(sql, [session_id]))
@@ -251,7 +249,6 @@ def unapplied_answers(session_id: str) -> list[Any]:
 
 def has_unapplied_answers(session_id: str) -> bool:
     """True when some answer for the session waits for a run."""
-    from .models import Answer
 
     sql = f"SELECT 1 FROM {_table(Answer)} WHERE session_id = %s AND applied_at IS NULL LIMIT 1"  # noqa: S608 (names from the model)
     with connection.cursor() as cursor:
@@ -261,7 +258,6 @@ def has_unapplied_answers(session_id: str) -> bool:
 
 def shared_state(workflow: str, user_id: str) -> dict[str, Any]:
     """``app:`` then ``user:`` keys of this user's sessions of ``workflow``, merged."""
-    from .models import SharedState
 
     sql = f"SELECT * FROM {_table(SharedState)} WHERE workflow = %s AND user_id IN ('', %s) ORDER BY user_id"  # noqa: S608 (names from the model)
     merged: dict[str, Any] = {}

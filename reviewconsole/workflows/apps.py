@@ -10,12 +10,12 @@ from typing import Any
 from django.apps import AppConfig
 from django.core.signals import setting_changed
 
+from . import reload
+
 
 def _settings_changed(*, setting: str, **_: Any) -> None:
     """``override_settings(REVIEWCONSOLE=…)`` (tests) loads the registry again on next use."""
     if setting == "REVIEWCONSOLE":
-        from . import reload
-
         reload()
 
 

@@ -92,7 +92,7 @@ class Registry:
 def _django_settings() -> Any:
     """Django's settings when a settings module is configured, else None (a script)."""
     try:
-        from django.conf import settings
+        from django.conf import settings  # the package imports no Django itself (authors' scripts)
     except ImportError:
         return None
     if settings.configured or os.environ.get("DJANGO_SETTINGS_MODULE"):
@@ -105,7 +105,7 @@ def configured_modules() -> Any:
     str when well-formed: :func:`load` reports anything else); without Django, from the environment."""
     settings = _django_settings()
     if settings is None:
-        from reviewconsole.settings.env import DEMO_WORKFLOWS, workflow_modules
+        from reviewconsole.settings.env import DEMO_WORKFLOWS, workflow_modules  # imports Django: see above
 
         return workflow_modules([DEMO_WORKFLOWS])
     return getattr(settings, "REVIEWCONSOLE", {}).get("WORKFLOWS", [])

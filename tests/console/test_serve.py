@@ -30,9 +30,9 @@ class FakeServer:
 def serve(monkeypatch, settings, db):
     """``serve(*args)`` runs the command without Daphne; no BASE_URL set, environment restored after.
     (It reads the database: whether the demo's webhook endpoint is there to print how to send one.)"""
-    import daphne.server
+    from reviewconsole.console.management.commands import serve as command
 
-    monkeypatch.setattr(daphne.server, "Server", FakeServer)
+    monkeypatch.setattr(command, "Server", FakeServer)
     monkeypatch.setenv("REVIEWCONSOLE_BASE_URL", "")
     monkeypatch.delenv("REVIEWCONSOLE_BASE_URL")  # restored to unset afterwards
     settings.REVIEWCONSOLE = {k: v for k, v in settings.REVIEWCONSOLE.items() if k != "BASE_URL"}
@@ -92,15 +92,13 @@ def serve_output(serve, monkeypatch, tmp_path):
     directory whose interpreter is ``.venv/bin/python`` (as under ``./run``)."""
     import asyncio
 
-    import daphne.server
-
     from reviewconsole.console.management.commands import serve as command
 
     class ReadyServer(FakeServer):
         def run(self):
             self.kwargs["ready_callable"]()
 
-    monkeypatch.setattr(daphne.server, "Server", ReadyServer)
+    monkeypatch.setattr(command, "Server", ReadyServer)
     monkeypatch.setattr(command, "ThreadWorker", Idle)
     monkeypatch.setattr(command, "RecoveryLoop", Idle)
     monkeypatch.setattr(command, "bind_loop", lambda loop: None)

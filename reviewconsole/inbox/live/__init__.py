@@ -1,1 +1,1 @@
-"""The live channel: each queue's change log, its publisher, the group messages and the ``/ws/inbox/`` consumer."""
+"""The live channel: each queue's change log, the group messages and the ``/ws/inbox/`` consumer."""

@@ -35,6 +35,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.db.models import Q
 
+from reviewconsole.api.models import ApiClient
 from reviewconsole.hooks.demo_secrets import endpoint_secret
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
 from reviewconsole.workflows import all_specs
@@ -100,7 +101,6 @@ def _keep_password(user: Any, password: str) -> None:
 
 def _demo_api_client() -> None:
     """The ``demo`` API client (every workflow); its token is ``$DEMO_API_TOKEN`` when set."""
-    from reviewconsole.api.models import ApiClient
 
     token = os.environ.get("DEMO_API_TOKEN")
     client = ApiClient.objects.filter(name="demo").first() or ApiClient(name="demo")

@@ -15,14 +15,20 @@ import asyncio
 import os
 from typing import Any
 
+from daphne.endpoints import build_endpoint_description_strings
+from daphne.server import Server
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
+from reviewconsole.asgi import application
+from reviewconsole.console.reload import ChildFailedError, die_with_parent, serve_with_reload
+from reviewconsole.console.static_files import StaticFilesHandler
 from reviewconsole.console.worker import ThreadWorker
+from reviewconsole.group_sender import bind_loop
 from reviewconsole.hints import send_webhook_command
-from reviewconsole.inbox.live.messages import bind_loop
+from reviewconsole.hooks.models import WebhookEndpoint
 from reviewconsole.workflow_sessions.recovery import RecoveryLoop
 
 
@@ -37,7 +43,6 @@ def served_base_url(host: str, port: int) -> str:
 
 def _send_hint(url: str) -> str:
     """How to send the demo's first webhook to this console ("" when the demo has no endpoint)."""
-    from reviewconsole.hooks.models import WebhookEndpoint
 
     try:
         if not WebhookEndpoint.objects.filter(slug="email-review", enabled=True).exists():
@@ -59,32 +64,32 @@ class Command(BaseCommand):
         parser.add_argument(
             "--workers", type=int, default=2, help="Task worker threads (default 2: a mail task never delays a run)."
         )
+        parser.add_argument(
+            "--outbound-workers",
+            type=int,
+            default=1,
+            help="Threads delivering outbound events (default 1; a silent receiver never holds a run's thread).",
+        )
         parser.add_argument("--no-migrate", action="store_true", help="Skip migrations.")
         parser.add_argument(
             "--reload", action="store_true", help="Restart when the code of a registered workflow package changes."
         )
 
-    def handle(self, *args: Any, host: str, port: int, workers: int, no_migrate: bool, **options: Any) -> None:
-        from reviewconsole.console.reload import die_with_parent
-
+    def handle(
+        self, *args: Any, host: str, port: int, workers: int, outbound_workers: int, no_migrate: bool, **options: Any
+    ) -> None:
         die_with_parent()  # the child of --reload: it ends with its parent
         self.check()
         if not no_migrate:
             call_command("migrate", interactive=False, verbosity=0)
             self.stdout.write("Database migrated.")
         if options.get("reload"):
-            from reviewconsole.console.reload import ChildFailedError, serve_with_reload
-
             try:
-                serve_with_reload(["--host", host, "--port", str(port), "--workers", str(workers)], self.stdout)
+                child = ["--host", host, "--port", str(port), "--workers", str(workers)]
+                serve_with_reload([*child, "--outbound-workers", str(outbound_workers)], self.stdout)
             except ChildFailedError as exc:
                 raise CommandError(str(exc)) from None
             return
-        from daphne.endpoints import build_endpoint_description_strings
-        from daphne.server import Server
-
-        from reviewconsole.asgi import application
-        from reviewconsole.console.static_files import StaticFilesHandler
 
         if host in ("0.0.0.0", "::"):  # noqa: S104 (the user asked to listen on every interface)
             self.stdout.write("Listening on every interface: list the names clients use in DJANGO_ALLOWED_HOSTS.")
@@ -92,7 +97,7 @@ class Command(BaseCommand):
             settings.ALLOWED_HOSTS.append(host)
         if "BASE_URL" not in getattr(settings, "REVIEWCONSOLE", {}) and "REVIEWCONSOLE_BASE_URL" not in os.environ:
             os.environ["REVIEWCONSOLE_BASE_URL"] = served_base_url(host, port)  # read by inbox_setting
-        worker = ThreadWorker(count=workers)
+        worker = ThreadWorker(count=workers, outbound=outbound_workers)
         recovery = RecoveryLoop()  # runs left half-done by a crash are picked up again
         hint = _send_hint(served_base_url(host, port))
 

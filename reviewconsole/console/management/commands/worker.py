@@ -3,9 +3,11 @@
 Run as many as you like, on as many machines as you like, against one PostgreSQL database: each
 thread claims ``run_session`` tasks from django-tasks-db's table with ``SELECT … FOR UPDATE SKIP
 LOCKED`` (so no two workers take one task) and runs them; a session's lease keeps two runs of
-one session apart. The process also sweeps for sessions whose run died (``recovery.py``) every
-``--recover-every`` seconds. SIGTERM or Ctrl-C: stop claiming, let running tasks finish (up to
-``--grace`` seconds), exit; a task cut off then is recovered by another worker.
+one session apart; ``--outbound-threads`` more claim outbound deliveries from their own queue
+(``outbound``), so a receiver that never answers never holds a thread a run waits for. The
+process also sweeps for sessions whose run died (``recovery.py``) every ``--recover-every``
+seconds. SIGTERM or Ctrl-C: stop claiming, let running tasks finish (up to ``--grace`` seconds),
+exit; a task cut off then is recovered by another worker.
 
 Unlike ``db_worker`` it runs several threads and polls every 0.1 s by default, so a decision's
 resume starts within about that long of its commit.
@@ -30,7 +32,13 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--threads", type=int, default=2, help="Worker threads (default 2).")
+        parser.add_argument("--threads", type=int, default=2, help="Worker threads for --queue (default 2).")
+        parser.add_argument(
+            "--outbound-threads",
+            type=int,
+            default=1,
+            help="Threads delivering outbound events, on their own queue (default 1; 0: another worker does).",
+        )
         parser.add_argument("--interval", type=float, default=0.1, help="Seconds between polls (default 0.1).")
         parser.add_argument(
             "--recover-every", type=float, default=None, help="Seconds between recovery sweeps (default LEASE_TTL/2)."
@@ -39,17 +47,26 @@ class Command(BaseCommand):
         parser.add_argument("--queue", default="default", help="Task queue to take tasks from.")
 
     def handle(
-        self, *args: Any, threads: int, interval: float, recover_every: float | None, grace: float, queue: str, **_: Any
+        self,
+        *args: Any,
+        threads: int,
+        outbound_threads: int,
+        interval: float,
+        recover_every: float | None,
+        grace: float,
+        queue: str,
+        **_: Any,
     ) -> None:
         self.check()
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
-        worker = ThreadWorker(count=threads, interval=interval, queue=queue)
+        worker = ThreadWorker(count=threads, interval=interval, queue=queue, outbound=outbound_threads)
         recovery = RecoveryLoop(interval=recover_every)
         worker.start()
         recovery.start()
-        self.stdout.write(f"Worker ready: {threads} thread(s), polling every {interval} s", ending="\n")
+        ready = f"Worker ready: {threads} thread(s), {outbound_threads} outbound, polling every {interval} s"
+        self.stdout.write(ready, ending="\n")
         self.stdout.flush()
         while not stop.wait(1.0):  # a timed wait, so the signal handler runs promptly
             pass
