@@ -11,8 +11,9 @@ the format of every door) with a stable ``code``:
 | 400 | ``answer_missing`` | a free-text interrupt's payload is empty (``null``, ``{"result": null}``, blank text) |
 | 400 | ``answer_too_long`` | feedback, a reason or a draft over 5,000 / 2,000 / 20,000 characters (``field``) |
 | 400 | ``action_not_supported`` | the payload stands for a decision the request kind does not support (``actions``) |
-| 400 | ``schema_invalid`` / ``queue_unknown`` / ``callback_invalid`` / ``wait_invalid`` | a review's ``response_schema`` |
-|  |  | fails its metaschema (``errors``), its queue does not exist, its callback is refused, ``wait`` is out of range |
+| 400 | ``schema_invalid`` / ``queue_unknown`` | a review's ``response_schema`` fails its metaschema (``errors``); |
+|  |  | its queue does not exist |
+| 400 | ``callback_invalid`` / ``wait_invalid`` | a review's callback is refused; ``wait`` is out of range |
 | 401 | ``unauthorized`` | no bearer token, or an unknown or revoked one |
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
 | 403 | ``queue_forbidden`` | the client's token is not scoped to the review's queue |
