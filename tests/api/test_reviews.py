@@ -303,3 +303,10 @@ def test_the_review_workflow_is_not_started_through_the_sessions_api(client, tok
     response = post(client, "/api/v1/sessions", {"workflow": "review", "input": {}}, token)
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "workflow_unknown"
+
+
+def test_the_review_workflow_is_not_an_agui_workflow(client, token):
+    body = {"threadId": "t-1", "runId": "r-1", "messages": [], "state": {}}
+    response = client.post("/agui/review/", body, content_type="application/json", headers=auth(token))
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "unknown_workflow"
