@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import jsonschema
 from asgiref.sync import async_to_sync
@@ -55,6 +55,51 @@ def _check_schema(schema: Any) -> None:
             f"response_schema is not a valid JSON Schema at {where}: {exc.message}"[:500],
             errors=[{"path": path, "message": exc.message[:500]}],
         ) from None
+    remote = _bad_ref(schema, schema, [])
+    if remote is not None:  # the console never fetches a schema from elsewhere
+        message = "a $ref must name a part of this schema (#/…)"
+        raise ApiError(
+            400,
+            "schema_invalid",
+            f"response_schema is not usable at {'/'.join(remote)}: {message}.",
+            errors=[{"path": remote, "message": message}],
+        )
+
+
+def _points(root: Any, ref: str) -> bool:
+    """Whether the local reference ``ref`` (``#``, ``#/a/b``) names a part of ``root``."""
+    if ref == "#":
+        return True
+    if not ref.startswith("#/"):
+        return False
+    node = root
+    for raw in ref[2:].split("/"):
+        key = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return False
+    return True
+
+
+def _bad_ref(schema: Any, root: Any, path: list[str]) -> list[str] | None:
+    """The path of the first ``$ref`` that does not name a part of the schema itself, or None."""
+    if isinstance(schema, dict):
+        ref = schema.get("$ref")
+        if ref is not None and (not isinstance(ref, str) or not _points(root, ref)):
+            return [*path, "$ref"]
+        items: Any = schema.items()
+    elif isinstance(schema, list):
+        items = ((str(n), v) for n, v in enumerate(schema))
+    else:
+        return None
+    for key, value in items:
+        found = _bad_ref(value, root, [*path, str(key)])
+        if found is not None:
+            return found
+    return None
 
 
 def _check_queue(client: ApiClient, slug: str) -> None:
