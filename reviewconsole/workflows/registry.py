@@ -2,6 +2,8 @@
 
 Sources, in this order (a module named twice is loaded once):
 
+0. :data:`BUILTIN`, the console's own review-request workflow (``review.py``), always, first
+   (not listed in ``Registry.sources``: it is no setting's or distribution's).
 1. ``settings.REVIEWCONSOLE["WORKFLOWS"]``: a list of dotted module paths. The settings read it
    from ``$REVIEWCONSOLE_WORKFLOWS`` (comma-separated), which replaces the default list
    (``["reviewconsole.demo"]`` on the embedded and test settings, ``[]`` in production); see
@@ -109,6 +111,10 @@ def configured_modules() -> Any:
 
         return workflow_modules([DEMO_WORKFLOWS])
     return getattr(settings, "REVIEWCONSOLE", {}).get("WORKFLOWS", [])
+
+
+BUILTIN = "reviewconsole.workflows.review"
+"""The console's own workflows (the review request), registered first, whatever the settings say."""
 
 
 def _sources(problems: list[Problem]) -> list[Source]:
@@ -233,7 +239,8 @@ def load(*, log: bool = True) -> Registry:
     (and logged as errors when ``log``: a process that serves despite them says why a workflow
     is missing)."""
     registry = Registry()
-    seen: set[str] = set()
+    _load_module(Source(BUILTIN, "the console itself"), registry)
+    seen: set[str] = {BUILTIN}
     for source in _sources(registry.problems):
         if source.module in seen:
             continue
