@@ -1,5 +1,6 @@
-"""API clients in the admin: a new client's token is shown once (in the answer's body), then only
-its hash is kept; revoke."""
+"""API clients in the admin: a new client's token and webhook secret are shown once (in the
+answer's body), then only the token's hash is kept and the secret is never shown again (it stays
+stored: the console signs its reviews' callbacks with it); revoke. Reviews are listed read-only."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
+from ..inbox.models import Queue
+from ..read_only_admin import ReadOnlyAdmin
 from ..workflows import all_specs
-from .models import SCOPES, ApiClient, IdempotencyRecord
+from .models import SCOPES, ApiClient, IdempotencyRecord, Review
 
 
 class ApiClientForm(forms.ModelForm):
@@ -30,15 +33,23 @@ class ApiClientForm(forms.ModelForm):
         help_text="Limit the token to the sessions this client started; let it answer requests a reviewer claimed.",
     )
 
+    queues = forms.MultipleChoiceField(
+        choices=lambda: [("*", "Every queue"), *Queue.objects.values_list("slug", "name")],
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        initial=["*"],
+        help_text="The queues this client may ask reviews in (POST /api/v1/reviews).",
+    )
+
     class Meta:
         model = ApiClient
-        fields = ("name", "workflows", "scopes")
+        fields = ("name", "workflows", "scopes", "queues")
 
 
 @admin.register(ApiClient)
 class ApiClientAdmin(admin.ModelAdmin):
     form = ApiClientForm
-    list_display = ("name", "token_prefix", "workflows", "revoked_at", "last_used_at", "created_at")
+    list_display = ("name", "token_prefix", "workflows", "queues", "revoked_at", "last_used_at", "created_at")
     list_filter = ("revoked_at",)
     search_fields = ("name", "token_prefix")
     readonly_fields = ("token_prefix", "revoked_at", "last_used_at", "created_at")
@@ -52,8 +63,9 @@ class ApiClientAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
 
     def response_add(self, request: HttpRequest, obj: ApiClient, post_url_continue: str | None = None) -> HttpResponse:
-        """The new token in this response's body only (never a message: those travel in a cookie),
-        not cached; after it only the token's hash and prefix are kept."""
+        """The new token and webhook secret in this response's body only (never a message: those
+        travel in a cookie), not cached; after it only the token's hash and prefix are kept, and
+        the secret is not shown again."""
         token = getattr(request, "new_api_token", None)
         if token is None:
             return super().response_add(request, obj, post_url_continue)
@@ -63,6 +75,7 @@ class ApiClientAdmin(admin.ModelAdmin):
             "title": f"The token of {obj.name}",
             "client": obj,
             "token": token,
+            "webhook_secret": obj.webhook_secret,
         }
         response = TemplateResponse(request, "admin/api/apiclient/token.html", context)
         response["Cache-Control"] = "no-store"
@@ -93,3 +106,12 @@ class IdempotencyRecordAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+@admin.register(Review)
+class ReviewAdmin(ReadOnlyAdmin):
+    list_display = ("id", "title", "client", "queue", "kind", "created_at")
+    list_filter = ("client", "queue", "kind")
+    search_fields = ("id", "title")
+    date_hierarchy = "created_at"
+    readonly_fields = [f.name for f in Review._meta.fields]

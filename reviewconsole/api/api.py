@@ -6,6 +6,7 @@ from ninja import NinjaAPI
 
 from .auth import ClientBearer
 from .errors import install_handlers
+from .review_views import router as review_router
 from .views import router
 
 __all__ = ["api"]
@@ -14,7 +15,8 @@ api = NinjaAPI(
     title="reviewconsole API",
     version="1",
     description=(
-        "For outside systems that start sessions and resume them (long-running tool results, answers). "
+        "For outside systems that start sessions and resume them (long-running tool results, answers), "
+        "and ask people for reviews (`/reviews`). "
         "Authenticate with `Authorization: Bearer <token>` (a per-client token from the admin). Send an "
         "`Idempotency-Key` header with every write to make it safe to retry. Errors are "
         '`{"error": {"code", "message", ...}}`.'
@@ -24,3 +26,4 @@ api = NinjaAPI(
 )
 install_handlers(api)
 api.add_router("", router)
+api.add_router("", review_router)

@@ -18,6 +18,8 @@ __all__ = [
     "InterruptsOut",
     "ResumeIn",
     "ResumeOut",
+    "ReviewIn",
+    "ReviewOut",
     "SessionOut",
     "StartIn",
     "StartOut",
@@ -121,3 +123,56 @@ class ErrorOut(Schema):
 
 
 InterruptStatusParam = Literal["pending", "resolved", "cancelled"]
+
+
+class ReviewIn(_In):
+    """Ask a person for a review (docs/reviews.md)."""
+
+    title: str = Field(min_length=1, max_length=200, examples=["Refund A-1001"])
+    message: str = Field(min_length=1, max_length=10_000, examples=["Approve a $250 refund?"])
+    queue: str = Field(min_length=1, max_length=100, examples=["finance"])
+    payload: JsonValue = Field(default=None, examples=[{"order_id": "A-1001", "amount": 250}])
+    response_schema: JsonValue = Field(default=None, description="A JSON Schema object; the form is generated from it.")
+    kind: Literal["text", "confirm", "draft", "form"] | None = None
+    due_in_seconds: int | None = Field(default=None, gt=0, le=366 * 86_400)
+    on_expiry: Literal["", "escalate", "timeout"] = ""
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    revision_of: str | None = Field(default=None, min_length=1, max_length=64)
+    callback_url: str | None = Field(default=None, min_length=1, max_length=500)
+
+
+class ReviewDecisionOut(Schema):
+    action: str
+    answer: Any = None
+    reason: str | None = None
+    feedback: str | None = None
+    edits: dict[str, Any] | None = None
+    by: str | None = None
+    at: str | None = None
+
+
+class ReviewCancelledOut(Schema):
+    by: str
+    at: str | None = None
+    reason: str | None = None
+
+
+class ReviewOut(Schema):
+    id: str
+    status: Literal["pending", "decided", "cancelled", "expired", "superseded"]
+    title: str
+    message: str
+    queue: str
+    kind: str
+    payload: Any = None
+    response_schema: Any = None
+    metadata: dict[str, Any]
+    created_at: str
+    due_at: str | None = None
+    revision_of: str | None = None
+    superseded_by: str | None = None
+    url: str
+    inbox_url: str | None = None
+    session_id: str
+    decision: ReviewDecisionOut | None = None
+    cancelled: ReviewCancelledOut | None = None

@@ -41,9 +41,11 @@ def api_session_start(*, client: ApiClient, workflow: str, data: Any, request: H
     if not client.may_use(workflow):
         raise ApiError(403, "workflow_forbidden", "This token may not start that workflow.")
     try:
-        get(workflow)
+        spec = get(workflow)
     except UnknownWorkflowError:
         raise ApiError(404, "workflow_unknown", "No such workflow.") from None
+    if spec.builtin:  # the review request: started by POST /api/v1/reviews only
+        raise ApiError(404, "workflow_unknown", "No such workflow.")
     session = session_start(workflow=workflow, data=data, user_id=_actor(client), metadata={"api_client": client.name})
     audit_record(
         action="session.start", actor=_actor(client), target=session, request=request, detail={"workflow": workflow}

@@ -38,7 +38,8 @@ ERRORS: dict[int, Any] = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: Erro
 KEY = Header(default=None, alias="Idempotency-Key", description="Makes the write safe to retry (≤ 200 chars).")
 
 
-def _answer(response: HttpResponse, answer: tuple[int, dict[str, Any]]) -> Status[Any]:
+def replayable(response: HttpResponse, answer: tuple[int, dict[str, Any]]) -> Status[Any]:
+    """The ``(status, body)`` of ``idempotent`` as a response, ``Idempotent-Replayed`` when it was."""
     status, body = answer
     if body.pop("_replayed", False):
         response["Idempotent-Replayed"] = "true"
@@ -55,7 +56,7 @@ def start(request: HttpRequest, response: HttpResponse, body: StartIn, idempoten
         return 202, {"session_id": session.id, "status": session.status, "url": f"/api/v1/sessions/{session.id}"}
 
     digest = request_hash("POST", request.path, body.model_dump())
-    return _answer(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
+    return replayable(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
 
 
 @router.get(
@@ -102,7 +103,7 @@ def resume(
         return 202, {"session_id": session.id, "answered": answered, "status": "queued"}
 
     digest = request_hash("POST", request.path, body.model_dump())
-    return _answer(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
+    return replayable(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
 
 
 @router.post("/sessions/{session_id}/cancel", response={200: CancelOut, **ERRORS}, summary="Cancel a session")
@@ -118,4 +119,4 @@ def cancel(
         return 200, {"session_id": session.id, "status": status}
 
     digest = request_hash("POST", request.path, body.model_dump())
-    return _answer(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
+    return replayable(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))

@@ -69,7 +69,7 @@ class AttemptInline(admin.TabularInline):
 
 @admin.register(OutboundMessage)
 class OutboundMessageAdmin(ReadOnlyAdmin):
-    list_display = ("id", "event_type", "subscription", "status", "attempts", "next_attempt_at", "created_at")
+    list_display = ("id", "event_type", "subscription", "url", "status", "attempts", "next_attempt_at", "created_at")
     list_filter = ("status", "event_type", "subscription")
     search_fields = ("id", "payload")
     date_hierarchy = "created_at"

@@ -8,7 +8,7 @@ import uuid
 
 from django.db import models
 
-EVENT_TYPES = ("interrupt.created", "interrupt.resolved", "session.completed", "session.failed")
+EVENT_TYPES = ("interrupt.created", "interrupt.resolved", "session.completed", "session.failed", "review.decided")
 """The events a subscription may ask for."""
 
 
@@ -50,10 +50,17 @@ class MessageStatus(models.TextChoices):
 
 
 class OutboundMessage(models.Model):
-    """One event for one subscription; its id is the ``webhook-id`` of every attempt."""
+    """One event for one subscription, or for one callback URL (``url``, signed with the secret
+    ``signer`` names: ``services.register_signer``); its id is the ``webhook-id`` of every attempt."""
 
     id = models.CharField(primary_key=True, max_length=64, default=new_message_id, editable=False)
-    subscription = models.ForeignKey(Subscription, on_delete=models.PROTECT, related_name="messages")
+    subscription = models.ForeignKey(
+        Subscription, null=True, blank=True, on_delete=models.PROTECT, related_name="messages"
+    )
+    url = models.URLField(max_length=500, blank=True, help_text="A callback's URL (empty: the subscription's).")
+    signer = models.CharField(
+        max_length=100, blank=True, help_text="Whose secret signs a callback, e.g. api_client:3 (never the secret)."
+    )
     event_type = models.CharField(max_length=40, db_index=True)
     payload = models.JSONField()
     status = models.CharField(
@@ -75,11 +82,16 @@ class OutboundMessage(models.Model):
                 fields=["subscription", "outbox_id"],
                 condition=models.Q(outbox_id__isnull=False),
                 name="outbound_message_once_per_outbox_event",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["url", "outbox_id"],
+                condition=models.Q(subscription__isnull=True, outbox_id__isnull=False),
+                name="outbound_callback_once_per_outbox_event",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.event_type} → {self.subscription} ({self.status})"
+        return f"{self.event_type} → {self.subscription or self.url} ({self.status})"
 
 
 class Attempt(models.Model):

@@ -4,6 +4,11 @@ A message is delivered by the ``deliver_message`` task. A 2xx answer delivers it
 (another status, a timeout, a refused connection) is logged as an attempt and retried after
 ``OUTBOUND_BACKOFF * 2**(n-1)`` seconds (``run_after``) until ``attempt_limit`` attempts, then the
 message is failed (visible in the admin, where an admin may redeliver it).
+
+A message goes to its subscription (its URL, signed with its secret) or, for a callback
+(:func:`callback_emit`: a review's ``callback_url``), to its own ``url``, signed with the secret of
+its ``signer``: a downstream app registers where its signers' secrets are (:func:`register_signer`;
+the API's clients, ``api_client:<pk>``), so no secret is copied into a message.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -24,7 +30,15 @@ from .models import Attempt, MessageStatus, OutboundMessage, Subscription
 
 logger = logging.getLogger("reviewconsole.outbound")
 
-__all__ = ["backoff_seconds", "enabled_subscriptions", "event_emit", "message_deliver", "message_redeliver"]
+__all__ = [
+    "backoff_seconds",
+    "callback_emit",
+    "enabled_subscriptions",
+    "event_emit",
+    "message_deliver",
+    "message_redeliver",
+    "register_signer",
+]
 
 SUBSCRIPTIONS_TTL = 5.0
 """Seconds a process reuses its list of enabled subscriptions (every commit asks; they rarely change).
@@ -88,6 +102,53 @@ def event_emit(
     return messages
 
 
+SecretOf = Callable[[str], str | None]
+_signers: dict[str, SecretOf] = {}
+
+
+def register_signer(kind: str, secret_of: SecretOf) -> None:
+    """Sign callbacks whose ``signer`` is ``<kind>:<key>`` with ``secret_of(key)`` (None: the signer
+    is gone or revoked, and the attempt fails without sending). Called from an app's ``ready()``."""
+    _signers[kind] = secret_of
+
+
+def _callback_secret(signer: str) -> str | None:
+    kind, _, key = signer.partition(":")
+    secret_of = _signers.get(kind)
+    return secret_of(key) if secret_of is not None else None
+
+
+def callback_emit(
+    *, event_type: str, url: str, signer: str, data: dict[str, Any], outbox_id: int
+) -> OutboundMessage | None:
+    """One message of ``event_type`` to the callback ``url``, signed by ``signer``, queued after
+    commit; None when ``url`` already has one for the outbox row ``outbox_id`` (relayed again)."""
+    if OutboundMessage.objects.filter(subscription__isnull=True, url=url, outbox_id=outbox_id).exists():
+        return None
+    payload = {"type": event_type, "timestamp": timezone.now().isoformat(), "data": data}
+    message = OutboundMessage.objects.create(
+        url=url,
+        signer=signer,
+        event_type=event_type,
+        payload=payload,
+        attempt_limit=int(_conf("OUTBOUND_MAX_ATTEMPTS")),
+        next_attempt_at=timezone.now(),
+        outbox_id=outbox_id,
+    )
+    _enqueue(message.pk)
+    return message
+
+
+def _destination(message: OutboundMessage) -> tuple[str, str | None, str]:
+    """``(url, secret, why not)``: where the message goes, what signs it, and, when it may not be
+    sent now, why (a disabled subscription, a signer without a secret)."""
+    if message.subscription is not None:
+        sub = message.subscription
+        return sub.url, sub.secret, "" if sub.enabled else "subscription disabled"
+    secret = _callback_secret(message.signer)
+    return message.url, secret, "" if secret else "no signing secret (the client is revoked or gone)"
+
+
 def _enqueue(message_id: str, run_after: dt.datetime | None = None) -> None:
     from .tasks import deliver_message
 
@@ -103,7 +164,7 @@ def _enqueue(message_id: str, run_after: dt.datetime | None = None) -> None:
     transaction.on_commit(go, robust=True)
 
 
-def _post(message: OutboundMessage) -> tuple[int | None, str]:
+def _post(message: OutboundMessage, url: str, secret: str) -> tuple[int | None, str]:
     body = _body(message)
     now = timezone.now()
     headers = {
@@ -111,15 +172,15 @@ def _post(message: OutboundMessage) -> tuple[int | None, str]:
         "user-agent": "reviewconsole-webhooks/1",
         "webhook-id": message.pk,
         "webhook-timestamp": str(int(now.timestamp())),
-        "webhook-signature": Webhook(message.subscription.secret).sign(message.pk, now, body),
+        "webhook-signature": Webhook(secret).sign(message.pk, now, body),
     }
     try:
-        check_destination(message.subscription.url)
+        check_destination(url)
     except PrivateAddressError as exc:
         return None, f"Refused: {exc}"[:1000]
     try:
         response = httpx.post(
-            message.subscription.url,
+            url,
             content=body.encode(),
             headers=headers,
             timeout=float(_conf("OUTBOUND_TIMEOUT")),
@@ -162,7 +223,8 @@ def message_deliver(*, message_id: str, after_crash: bool = False) -> str:
     if after_crash:
         _record_interrupted(message, number - 1)
     started = time.monotonic()
-    status_code, error = _post(message) if message.subscription.enabled else (None, "subscription disabled")
+    url, secret, refused = _destination(message)
+    status_code, error = (None, refused) if refused or not secret else _post(message, url, secret)
     took = int((time.monotonic() - started) * 1000)
     with transaction.atomic():
         Attempt.objects.create(message=message, number=number, status_code=status_code, error=error, duration_ms=took)

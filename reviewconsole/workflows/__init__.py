@@ -145,6 +145,9 @@ class WorkflowSpec:
     """The name in ``REVIEWCONSOLE["MODELS"]`` of the model its agents use (``default``: ``REVIEWCONSOLE["MODEL"]``)."""
     agent_models: dict[str, str] = field(default_factory=dict)
     """Agent name → the name in ``MODELS`` of the model that agent uses instead."""
+    builtin: bool = False
+    """Registered by the console itself (the review request, ``review.py``) and started by its own
+    door only: not offered by the start form, the sessions API or webhooks."""
 
 
 def get(name: str) -> WorkflowSpec:

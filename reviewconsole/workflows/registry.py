@@ -2,6 +2,7 @@
 
 Sources, in this order (a module named twice is loaded once):
 
+0. :data:`BUILTIN`, the console's own review-request workflow (``review.py``), always.
 1. ``settings.REVIEWCONSOLE["WORKFLOWS"]``: a list of dotted module paths. The settings read it
    from ``$REVIEWCONSOLE_WORKFLOWS`` (comma-separated), which replaces the default list
    (``["reviewconsole.demo"]`` on the embedded and test settings, ``[]`` in production); see
@@ -111,11 +112,15 @@ def configured_modules() -> Any:
     return getattr(settings, "REVIEWCONSOLE", {}).get("WORKFLOWS", [])
 
 
+BUILTIN = "reviewconsole.workflows.review"
+"""The console's own workflows (the review request), registered first, whatever the settings say."""
+
+
 def _sources(problems: list[Problem]) -> list[Source]:
     configured = configured_modules()
-    sources: list[Source] = []
+    sources: list[Source] = [Source(BUILTIN, "the console itself")]
     if isinstance(configured, list | tuple) and all(isinstance(m, str) for m in configured):
-        sources = [Source(m, SETTING) for m in configured]
+        sources += [Source(m, SETTING) for m in configured]
     else:
         problems.append(
             Problem(

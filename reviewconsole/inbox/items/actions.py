@@ -10,6 +10,10 @@ AG-UI) reads as one of them. Outside code adds its own with :func:`register_requ
 | ``vip_discount`` (confirmation) | ``approve``, ``reject`` (decline, reason) | ``read_yes_no``: yes/no, a boolean |
 | ``refund``, ``support_case`` (tool calls) | ``approve``, ``reject`` | the engine's confirmation / status |
 | ``incident_triage`` (structured form) | ``answer`` (the generated form) | the form's value |
+| ``review_text`` (an API review, free text) | ``approve``, ``reject``, ``revise`` | ``read_review`` |
+| ``review_confirm`` (an API review, confirmation) | ``approve``, ``reject`` (reason) | ``read_yes_no`` |
+| ``review_draft`` (an API review of a draft) | ``approve`` (edited), ``reject``, ``revise`` | ``read_review`` |
+| ``review_form`` (an API review with a ``response_schema``) | ``answer`` (the generated form) | the form's value |
 | unregistered | by the interrupt: ``answer`` with a ``response_schema``, ``approve``/``reject`` for tool |
 |  | confirmations and long-running tools, ``approve``/``reject``/``revise`` for free text |
 
@@ -23,7 +27,7 @@ else is refused (:class:`ActionNotSupportedError`, ``400 action_not_supported`` 
 
 A rejection needs a reason unless ``metadata["reject_reason_required"]`` is false (default: the
 ``REJECT_REASON_REQUIRED`` setting). Bulk approval needs ``metadata["bulk_approve"]`` or the
-workflow's ``bulk_approve``. Drafts (request kind ``email_draft``) may be edited before approval.
+workflow's ``bulk_approve``. Drafts (request kinds in :data:`DRAFT_KINDS`) may be edited before approval.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from ..models import Item
 
 __all__ = [
     "ACTIONS",
+    "DRAFT_KINDS",
     "MAX_LENGTHS",
     "REQUEST_KINDS",
     "RequestKind",
@@ -56,6 +61,9 @@ __all__ = [
 ]
 
 ACTIONS = ("approve", "reject", "revise", "answer")
+
+DRAFT_KINDS = frozenset({"email_draft", "review_draft"})
+"""Request kinds whose draft (``pages/drafts.draft_of``) a reviewer may edit before approving."""
 
 MAX_LENGTHS = {"feedback": 5_000, "reason": 2_000, "draft": 20_000, "answer": 20_000}
 """Most characters of a reviewer's feedback, a rejection's reason and an edited draft, in every door
@@ -97,6 +105,10 @@ for _kind in (
     RequestKind("refund", ("approve", "reject"), read_yes_no),
     RequestKind("support_case", ("approve", "reject"), read_yes_no),
     RequestKind("incident_triage", ("answer",)),
+    RequestKind("review_text", ("approve", "reject", "revise")),
+    RequestKind("review_confirm", ("approve", "reject"), read_yes_no),
+    RequestKind("review_draft", ("approve", "reject", "revise")),
+    RequestKind("review_form", ("answer",)),
 ):
     register_request_kind(_kind)
 
@@ -174,4 +186,4 @@ def allows_bulk_approve(item: Item) -> bool:
 
 
 def can_edit_draft(item: Item) -> bool:
-    return request_kind(item) == "email_draft" and "approve" in allowed_actions(item)
+    return request_kind(item) in DRAFT_KINDS and "approve" in allowed_actions(item)

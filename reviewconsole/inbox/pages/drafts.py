@@ -20,8 +20,13 @@ _FENCE = "\n---\n"
 
 
 def draft_of(item: Item) -> str | None:
-    """The draft an email-draft item asks about (None for other kinds)."""
-    if request_kind(item) != "email_draft":
+    """The draft an email-draft item asks about (in its message), or an API review of a draft
+    (``payload["draft"]``); None for other kinds."""
+    kind = request_kind(item)
+    if kind == "review_draft":
+        draft = item.payload.get("draft") if isinstance(item.payload, dict) else None
+        return draft if isinstance(draft, str) else None
+    if kind != "email_draft":
         return None
     message = item.message or ""
     start = message.find(_FENCE)

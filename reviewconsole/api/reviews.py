@@ -1,0 +1,317 @@
+"""What API clients do to reviews: ask for one, cancel it; and a review as JSON (docs/reviews.md).
+
+A review is a session of the built-in ``review`` workflow (``workflows/review.py``) plus its
+:class:`~.models.Review` row, written in the caller's transaction (the idempotency record commits
+with them). Everything is checked before anything is stored: the JSON Schema against its
+metaschema (``jsonschema``), the queue (it exists, the token is scoped to it), the kind, the
+callback's address, the review revised. The decision is the session interrupt's, read by
+:func:`review_json` (who, when, action, answer, edits), so the inbox, the API's resume, expiry and
+this module's JSON agree.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+from urllib.parse import urlsplit
+
+import jsonschema
+from asgiref.sync import async_to_sync
+from django.conf import settings
+from django.db import transaction
+from django.http import HttpRequest
+from django.utils import timezone
+
+from ..audit.services import audit_record
+from ..inbox.models import Item, Queue
+from ..inbox.pages.drafts import edit_diff
+from ..outbound.addresses import PrivateAddressError, check_destination
+from ..workflow_sessions.models import Interrupt, InterruptStatus, WorkflowSession
+from ..workflow_sessions.services import session_cancel, session_start
+from ..workflows import review as review_workflow
+from .errors import ApiError
+from .models import ApiClient, Review
+
+__all__ = ["review_ask", "review_cancel", "review_for", "review_json", "review_refusal", "review_status"]
+
+
+def _actor(client: ApiClient) -> str:
+    return f"client:{client.name}"
+
+
+def _check_schema(schema: Any) -> None:
+    """Raise 400 ``schema_invalid`` naming the problem unless ``schema`` is a valid JSON Schema."""
+    if not isinstance(schema, dict):
+        raise ApiError(400, "schema_invalid", "response_schema must be a JSON Schema object.")
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        path = [str(p) for p in exc.absolute_path]
+        where = "/".join(path) or "(root)"
+        raise ApiError(
+            400,
+            "schema_invalid",
+            f"response_schema is not a valid JSON Schema at {where}: {exc.message}"[:500],
+            errors=[{"path": path, "message": exc.message[:500]}],
+        ) from None
+
+
+def _check_queue(client: ApiClient, slug: str) -> None:
+    if not client.may_ask(slug):
+        raise ApiError(403, "queue_forbidden", "This token may not ask reviews in that queue.", queue=slug)
+    if not Queue.objects.filter(slug=slug).exists():
+        raise ApiError(400, "queue_unknown", "No queue has that name.", queue=slug)
+
+
+def _check_callback(url: str) -> None:
+    allow_private = bool(settings.REVIEWCONSOLE.get("OUTBOUND_ALLOW_PRIVATE"))
+    if urlsplit(url).scheme != "https" and not allow_private:
+        raise ApiError(400, "callback_invalid", "callback_url must be an https URL.")
+    try:
+        check_destination(url)
+    except PrivateAddressError as exc:
+        raise ApiError(400, "callback_invalid", str(exc)) from None
+
+
+def _kind(body: dict[str, Any]) -> str:
+    kind = body.get("kind") or ("form" if body.get("response_schema") is not None else "confirm")
+    if kind == "form" and body.get("response_schema") is None:
+        raise ApiError(400, "schema_invalid", 'kind "form" needs a response_schema.')
+    if kind == "draft":
+        payload = body.get("payload")
+        if not isinstance(payload, dict) or not isinstance(payload.get("draft"), str):
+            raise ApiError(400, "invalid_request", 'kind "draft" needs a payload {"draft": "<text>"}.')
+    return str(kind)
+
+
+def review_for(client: ApiClient, review_id: str, *, lock: bool = False) -> Review:
+    """The client's own review ``review_id``.
+
+    Raises:
+        ApiError: 404 ``review_unknown`` (also another client's review: never say it exists).
+    """
+    rows = Review.objects.select_related("session", "client", "revision_of")
+    if lock:
+        rows = rows.select_for_update()
+    found = rows.filter(pk=review_id, client=client).first()
+    if found is None:
+        raise ApiError(404, "review_unknown", "No such review.")
+    return found
+
+
+def _interrupt(review: Review) -> Interrupt | None:
+    return Interrupt.objects.filter(session_id=review.session_id, interrupt_id=review.pk).order_by("-id").first()
+
+
+def review_refusal(review: Review) -> ApiError | None:
+    """The 409 for acting on ``review`` (cancel, revise) when it is no longer pending, or None."""
+    asked = _interrupt(review)
+    if asked is not None and asked.status == InterruptStatus.RESOLVED:
+        at = asked.decided_at.isoformat() if asked.decided_at else None
+        by = asked.decided_by_label or None
+        return ApiError(
+            409, "review_decided", f"This review was already decided by {by or 'someone'} at {at}.", by=by, at=at
+        )
+    newer = Review.objects.filter(revision_of=review).first()
+    if newer is not None:
+        at = newer.created_at.isoformat()
+        return ApiError(
+            409,
+            "review_superseded",
+            f"This review was superseded by {newer.pk} at {at}.",
+            by=_actor(review.client),
+            at=at,
+            superseded_by=newer.pk,
+        )
+    if review.cancelled_at is not None or review.session.status in ("cancelled", "failed"):
+        at = (review.cancelled_at or review.session.updated_at).isoformat()
+        by = review.cancelled_by or "system"
+        return ApiError(409, "review_cancelled", f"This review was already cancelled by {by} at {at}.", by=by, at=at)
+    return None
+
+
+def review_ask(*, client: ApiClient, body: dict[str, Any], request: HttpRequest, base_url: str = "") -> Review:
+    """Ask for a review: check ``body`` (``ReviewIn`` as a dict), start its session, store it.
+
+    Raises:
+        ApiError: 400 ``schema_invalid`` / ``queue_unknown`` / ``callback_invalid`` /
+            ``invalid_request``, 403 ``queue_forbidden``, 404 ``review_unknown`` (``revision_of``),
+            409 ``review_superseded`` (``revision_of`` was revised already).
+        engine.SessionBusyError: the review revised is being run right now (409, retry).
+    """
+    kind = _kind(body)
+    if body.get("response_schema") is not None:
+        _check_schema(body["response_schema"])
+    _check_queue(client, body["queue"])
+    if body.get("callback_url"):
+        _check_callback(body["callback_url"])
+    older = review_for(client, body["revision_of"], lock=True) if body.get("revision_of") else None
+    if older is not None and Review.objects.filter(revision_of=older).exists():
+        raise review_refusal(older) or ApiError(409, "review_superseded", "This review was revised already.")
+    review = Review(
+        client=client,
+        title=body["title"],
+        message=body["message"],
+        queue=body["queue"],
+        kind=kind,
+        payload=body.get("payload"),
+        response_schema=body.get("response_schema") if kind == "form" else None,
+        metadata=body.get("metadata") or {},
+        due_in_seconds=body.get("due_in_seconds"),
+        on_expiry=body.get("on_expiry") or "",
+        callback_url=body.get("callback_url") or "",
+        base_url=base_url,
+        revision_of=older,
+    )
+    data = {
+        "title": review.title,
+        "review_id": review.pk,
+        "message": review.message,
+        "queue": review.queue,
+        "kind": kind,
+        "payload": review.payload,
+        "response_schema": review.response_schema,
+        "due_in_seconds": review.due_in_seconds,
+        "on_expiry": review.on_expiry,
+        "revision_of": {"review": older.pk, "session": older.session_id} if older is not None else None,
+    }
+    older_pending = older is not None and review_refusal(older) is None
+    with transaction.atomic():
+        review.session = session_start(
+            workflow=review_workflow.NAME,
+            data=data,
+            user_id=_actor(client),
+            metadata={"api_client": client.name, "review_id": review.pk},
+        )
+        review.save(force_insert=True)
+        if older is not None and older_pending:
+            async_to_sync(session_cancel)(older.session_id, reason=f"Superseded by {review.pk}.")
+        audit_record(
+            action="review.ask",
+            actor=_actor(client),
+            target=review.session,
+            request=request,
+            detail={"review": review.pk, "queue": review.queue, "kind": kind, "revision_of": data["revision_of"]},
+        )
+    return review
+
+
+def review_cancel(*, client: ApiClient, review_id: str, reason: str, request: HttpRequest) -> Review:
+    """Cancel the client's pending review: its session is cancelled, its item leaves the inbox.
+
+    Raises:
+        ApiError: 404 ``review_unknown``; 409 ``review_decided`` / ``review_cancelled`` /
+            ``review_superseded`` naming who and when (``by``, ``at``).
+        engine.SessionBusyError: a run holds the session right now (409, retry).
+    """
+    with transaction.atomic():
+        review = review_for(client, review_id, lock=True)
+        WorkflowSession.objects.select_for_update().filter(pk=review.session_id).first()  # answers wait for us
+        refusal = review_refusal(review)
+        if refusal is not None:
+            raise refusal
+        async_to_sync(session_cancel)(review.session_id, reason=reason or f"Cancelled by {_actor(client)}.")
+        now = timezone.now()
+        Review.objects.filter(pk=review.pk).update(
+            cancelled_at=now, cancelled_by=_actor(client), cancel_reason=reason[:500]
+        )
+        audit_record(
+            action="review.cancel",
+            actor=_actor(client),
+            target=review.session,
+            request=request,
+            detail={"review": review.pk, "reason": reason},
+        )
+    review.refresh_from_db()
+    return review
+
+
+def review_status(review: Review, asked: Interrupt | None) -> str:
+    """``pending``, ``decided``, ``expired`` (timed out), ``cancelled`` or ``superseded``."""
+    if asked is not None and asked.status == InterruptStatus.RESOLVED:
+        return "expired" if asked.decision == "timeout" else "decided"
+    if Review.objects.filter(revision_of=review).exists():
+        return "superseded"
+    if review.cancelled_at is not None or review.session.status in ("cancelled", "failed"):
+        return "cancelled"
+    if asked is not None and asked.status == InterruptStatus.CANCELLED:
+        return "cancelled"
+    return "pending"
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _decision(review: Review, asked: Interrupt) -> dict[str, Any]:
+    """The stored decision in the review's terms (docs/reviews.md, "The review JSON")."""
+    response = asked.response
+    value = response.get("result") if isinstance(response, dict) and "result" in response else response
+    action = asked.decision or "answer"
+    answer: Any = None
+    feedback = None
+    edits = None
+    if action == "answer":
+        answer = value
+    elif action == "revise":
+        feedback = value if isinstance(value, str) else None
+    elif action == "approve" and review.kind == "draft":
+        original = review.payload.get("draft", "") if isinstance(review.payload, dict) else ""
+        edited = response.get("draft") if isinstance(response, dict) else None
+        answer = edited if isinstance(edited, str) else original
+        if isinstance(edited, str):
+            edits = {"draft": edited, "diff": edit_diff(original, edited)}
+    return {
+        "action": action,
+        "answer": answer,
+        "reason": asked.reason or None,
+        "feedback": feedback,
+        "edits": edits,
+        "by": asked.decided_by_label or None,
+        "at": _iso(asked.decided_at),
+    }
+
+
+def review_json(review: Review, base_url: str | None = None) -> dict[str, Any]:
+    """The review as the API and the ``review.decided`` event show it (docs/reviews.md).
+
+    ``base_url``: ``scheme://host`` for the absolute ``url`` and ``inbox_url`` (None: the one it
+    was asked on).
+    ``inbox_url`` is None until the reviewer's item exists (the run that asks follows the 201).
+    """
+    base_url = review.base_url if base_url is None else base_url
+    asked = _interrupt(review)
+    item = Item.objects.filter(session_id=review.session_id, interrupt_id=review.pk).order_by("-pk").first()
+    status = review_status(review, asked)
+    newer = Review.objects.filter(revision_of=review).values_list("pk", flat=True).first()
+    due_at = item.due_at if item is not None else None
+    if item is None and review.due_in_seconds:
+        due_at = review.created_at + dt.timedelta(seconds=review.due_in_seconds)
+    cancelled = None
+    if status == "cancelled":
+        cancelled = {
+            "by": review.cancelled_by or "system",
+            "at": _iso(review.cancelled_at or review.session.updated_at),
+            "reason": review.cancel_reason or None,
+        }
+    return {
+        "id": review.pk,
+        "status": status,
+        "title": review.title,
+        "message": review.message,
+        "queue": review.queue,
+        "kind": review.kind,
+        "payload": review.payload,
+        "response_schema": review.response_schema,
+        "metadata": review.metadata,
+        "created_at": _iso(review.created_at),
+        "due_at": _iso(due_at),
+        "revision_of": review.revision_of_id,
+        "superseded_by": newer,
+        "url": f"{base_url}/api/v1/reviews/{review.pk}",
+        "inbox_url": f"{base_url}/inbox/items/{item.pk}/" if item is not None else None,
+        "session_id": review.session_id,
+        "decision": _decision(review, asked) if asked is not None and status in ("decided", "expired") else None,
+        "cancelled": cancelled,
+    }
