@@ -14,8 +14,10 @@ from typing import Any
 
 import httpx
 
+from reviewconsole_client import Client
 from tests.conftest import DEMO_PASSWORD, DEMO_SECRET
 from tests.console.embedded import EmbeddedConsole
+from tests.scaleout.stack_parts import wait_for
 
 TOKEN = "rc_client-tests-token-0123456789abcdefghijklmnop"
 ENSURE_CLIENT = f"""
@@ -59,13 +61,20 @@ class Reviewer:
         )
         assert response.status_code == 302, f"login of {username} failed: {response.status_code}"
 
+        self.api = Client(base_url, TOKEN)
+
     def _csrf(self) -> str:
         return self.http.cookies["csrftoken"]
 
-    def decide(self, inbox_url: str, action: str, **fields: Any) -> httpx.Response:
-        """POST the item's decide form (``action`` approve / reject / revise / answer; ``reason``,
-        ``feedback`` or ``f.<field>`` form values as ``fields``); the JSON answer of the view."""
-        path = httpx.URL(inbox_url).path.rstrip("/") + "/decide/"
+    def item_page(self, review_id: str) -> str:
+        """The review's page in the inbox, once its item exists (the review's run asks right
+        after the 201, so ``inbox_url`` is null at first)."""
+        return wait_for(lambda: self.api.get(review_id).inbox_url, 30, f"the inbox item of {review_id}")
+
+    def decide(self, review_id: str, action: str, **fields: Any) -> httpx.Response:
+        """POST the review's item's decide form (``action`` approve / reject / revise / answer;
+        ``reason``, ``feedback`` or ``f.<field>`` form values as ``fields``); the view's JSON answer."""
+        path = httpx.URL(self.item_page(review_id)).path.rstrip("/") + "/decide/"
         data = {"action": action, "csrfmiddlewaretoken": self._csrf(), **{k: str(v) for k, v in fields.items()}}
         return self.http.post(
             path, data=data, headers={"Accept": "application/json", "Referer": f"{self.base_url}{path}"}
@@ -73,3 +82,4 @@ class Reviewer:
 
     def close(self) -> None:
         self.http.close()
+        self.api.close()

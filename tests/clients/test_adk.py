@@ -145,18 +145,18 @@ async def test_above_100_the_manager_approves_in_the_inbox_and_the_agent_calls_r
     assert "Reimburse $200 for conference travel?" in inbox.text  # where the manager sees it
 
     waiting = asyncio.create_task(wait_and_resume(agent.runner, aclient, review_id, timeout=120))
-    decided = await asyncio.to_thread(manager.decide, review.inbox_url, "approve")
+    decided = await asyncio.to_thread(manager.decide, review.id, "approve")
     assert decided.status_code == 200
     events = await waiting
 
     assert agent.reimbursed == [("conference travel", 200.0)]
     assert final_text(events) == "Reimbursed: ok."
-    answer = next(
-        c.parts[0].function_response
-        for c in agent.model.seen
-        if c.parts[0].function_response and c.parts[0].function_response.response.get("status") == "approved"
-    )
+    session = await agent.sessions.get_session(app_name=APP, user_id=USER, session_id=session_id)
+    [answer] = [
+        r for e in session.events if e.author == "user" for r in e.get_function_responses()
+    ]  # the message resume sent, as the session stored it
     assert (answer.id, answer.name) == (call.id, "ask_for_approval")  # the paused call's own id and name
+    assert answer.response["status"] == "approved"
     assert answer.response["by"] == "manager" and answer.response["review_id"] == review_id
 
 
@@ -165,9 +165,7 @@ async def test_a_rejection_reaches_the_agent_and_nothing_is_reimbursed(aclient, 
     _, events = await agent.ask("Please reimburse $450 for a first-class seat")
     [review_id] = pending_reviews(events)
     review = await aclient.get(review_id)
-    assert (
-        await asyncio.to_thread(manager.decide, review.inbox_url, "reject", reason="Book economy")
-    ).status_code == 200
+    assert (await asyncio.to_thread(manager.decide, review.id, "reject", reason="Book economy")).status_code == 200
     events = await resume(agent.runner, await aclient.wait(review, timeout=60))
     assert agent.reimbursed == []
     assert final_text(events) == "Not reimbursed: Book economy"

@@ -61,7 +61,7 @@ class ReviewTool(LongRunningFunctionTool):
     ``dict`` (any of ``title``, ``message``, ``payload``, ``response_schema``, ``kind``,
     ``due_in_seconds``, ``on_expiry``, ``metadata``, ``queue``) or ``None`` for the defaults
     (title: the call, message: the docstring, payload: the arguments). The tool's response to the
-    model is ``{"status": "pending", "review_id": …, "inbox_url": …}``; the final one comes from
+    model is ``{"status": "pending", "review_id": …}``; the final one comes from
     :func:`resume`. The review is filed with an idempotency key made of the session and call
     ids, so a retried tool call files it once.
     """
@@ -101,7 +101,7 @@ class ReviewTool(LongRunningFunctionTool):
         request["metadata"] = {**(request.get("metadata") or {}), "adk": call.__dict__}
         key = f"adk:{call.app_name}:{call.user_id}:{call.session_id}:{call.function_call_id}"
         review = await self.client.ask(**request, idempotency_key=key[:200])
-        return {"status": "pending", "review_id": review.id, "inbox_url": review.inbox_url}
+        return {"status": "pending", "review_id": review.id}
 
 
 def pending_reviews(events: Iterable[Event]) -> list[str]:
