@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
 from reviewconsole_client import Client
+
 from tests.conftest import DEMO_PASSWORD, DEMO_SECRET
 from tests.console.embedded import EmbeddedConsole
 from tests.scaleout.stack_parts import wait_for
