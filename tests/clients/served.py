@@ -83,3 +83,12 @@ class Reviewer:
     def close(self) -> None:
         self.http.close()
         self.api.close()
+
+
+def webhook_secret(console: EmbeddedConsole) -> str:
+    """The API client's webhook secret (``whsec_…``), which signs its reviews' callbacks."""
+    code = (
+        "from reviewconsole.api.models import ApiClient, hash_token\n"
+        f"print(ApiClient.objects.get(token_hash=hash_token({TOKEN!r})).webhook_secret)"
+    )
+    return console.shell(code).split()[-1]
