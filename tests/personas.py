@@ -10,8 +10,8 @@ Each persona is a name and a way to make a Django test client acting as it:
 | ``queue_manager`` | a manager of the ``support`` queue (its ``managers`` group) and a member |
 | ``auditor`` | the demo auditor: staff, view permissions only |
 | ``staff`` | staff (may open the admin) with no permissions and no queue |
-| ``client`` | an API client scoped to ``email-review`` (bearer token) |
-| ``client_unscoped`` | an API client scoped to ``vip-discount`` only |
+| ``client`` | an API client scoped to ``email-review`` and the ``support`` queue (bearer token) |
+| ``client_unscoped`` | an API client scoped to ``vip-discount`` and the ``finance`` queue only |
 | ``admin`` | a superuser |
 
 Use :func:`persona_client` (needs the ``demo`` fixture's data). Engineers adding doors add their
@@ -81,11 +81,12 @@ def persona_token(name: str) -> str | None:
     from reviewconsole.api.models import ApiClient
 
     scopes = {"client": ["email-review"], "client_unscoped": ["vip-discount"]}
+    queues = {"client": ["support"], "client_unscoped": ["finance"]}
     if name not in scopes:
         return None
     token = f"rc_persona_{name}_token_0000000000000000000000"
     if not ApiClient.objects.filter(name=f"p-{name}").exists():
-        client = ApiClient(name=f"p-{name}", workflows=scopes[name])
+        client = ApiClient(name=f"p-{name}", workflows=scopes[name], queues=queues[name])
         client.set_token(token)
         client.save()
     return token

@@ -4,7 +4,8 @@ A user may start a registered workflow when they manage its queue (a member of t
 ``managers`` group, see :func:`reviewconsole.inbox.items.selectors.is_queue_manager`), hold the
 permission ``workflow_sessions.start_<workflow>`` ("Can start <title>", one per workflow, created
 after ``migrate``; give it to a user or a group in the admin), or are a superuser. Chat
-workflows (``spec.chat``) are not offered: only an AG-UI client carries their conversation on.
+workflows (``spec.chat``) are not offered: only an AG-UI client carries their conversation on; nor is the
+built-in review request (``spec.builtin``), asked through ``POST /api/v1/reviews`` only.
 
 The start goes through :func:`reviewconsole.workflow_sessions.services.session_start`, as a
 webhook's and an API call's do, and is audited as ``session.start`` with the user.
@@ -66,7 +67,7 @@ def input_json_schema(spec: WorkflowSpec) -> dict[str, Any] | None:
 
 
 def _offered(spec: WorkflowSpec) -> bool:
-    return not spec.chat and spec.input_schema is not None
+    return not spec.chat and not spec.builtin and spec.input_schema is not None
 
 
 def _rights(user: User) -> tuple[set[str], set[str]]:
@@ -158,7 +159,7 @@ def sync_start_permissions(**kwargs: Any) -> None:
     (a ``post_migrate`` receiver: ``migrate``, ``./run`` and the tests' database set-up call it)."""
     content_type = ContentType.objects.get_for_model(WorkflowSession)
     for spec in all_specs():
-        if spec.chat:
+        if spec.chat or spec.builtin:
             continue
         Permission.objects.get_or_create(
             content_type=content_type,

@@ -248,6 +248,29 @@ EXPECTATIONS: dict[str, list[Check]] = {
             writes=True,
         ),
     ],
+    # Reviews (issue 14): the queue scope decides who may ask; a review is its own client's only.
+    "api/v1/reviews": [
+        Check(
+            "POST",
+            lambda w: "/api/v1/reviews",
+            api(201, client_unscoped=403),
+            data={"title": "Matrix", "message": "Check this", "queue": "support"},
+            json=True,
+            writes=True,
+        ),
+    ],
+    "api/v1/reviews/<review_id>": [
+        Check("GET", lambda w: f"/api/v1/reviews/{w['review']}", api(200, client_unscoped=404)),
+    ],
+    "api/v1/reviews/<review_id>/cancel": [
+        Check(
+            "POST",
+            lambda w: f"/api/v1/reviews/{w['review']}/cancel",
+            api(200, client_unscoped=404),
+            json=True,
+            writes=True,
+        ),
+    ],
     "accounts/login/": [Check("GET", lambda w: "/accounts/login/", every(200))],
     "accounts/logout/": [Check("POST", lambda w: "/accounts/logout/", every(302))],
 }
@@ -267,6 +290,7 @@ ADMIN_MODELS = {
     "hooks.webhookdelivery": "record",
     "api.apiclient": "config",
     "api.idempotencyrecord": "record",
+    "api.review": "record",
     "audit.auditentry": "record",
     "outbound.subscription": "config",
     "outbound.outboundmessage": "record",
@@ -328,13 +352,23 @@ def test_every_admin_model_has_an_expectation():
 
 
 @pytest.fixture
-def world(demo, client, on_commit):
-    """An email review waiting on its interrupt (in ``support``), started by a signed webhook."""
+def world(demo, client, on_commit, request):
+    """An email review waiting on its interrupt (in ``support``), started by a signed webhook; for
+    the reviews' own URLs also the ``client`` persona's review (in ``support``)."""
     with on_commit():
         response = post_webhook(client, {"complaint": COMPLAINT})
     session = WorkflowSession.objects.get(pk=response.json()["session_id"])
     item = Item.objects.get(session=session, status="pending")
-    return {"session": session.id, "item": item.pk}
+    found = {"session": session.id, "item": item.pk}
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and str(callspec.params.get("route", "")).startswith("api/v1/reviews/"):
+        import json
+
+        body = {"title": "Matrix", "message": "Check this", "queue": "support"}
+        with on_commit():
+            asked = persona_client("client").post("/api/v1/reviews", json.dumps(body), content_type="application/json")
+        found["review"] = asked.json()["id"]
+    return found
 
 
 def _snapshot(world):

@@ -72,10 +72,16 @@ def _node(path: str) -> str:
 
 def newer_request(row: Item) -> Item | None:
     """The newest request that replaced ``row``: a later interrupt of the same session asked by
-    the same function at the same node, in any run of it (the next draft of a review loop), or None."""
+    the same function at the same node, in any run of it (the next draft of a review loop), or
+    one of another session that declares it replaces ``row``'s (``metadata["supersedes_session"]``:
+    an API review's revision), or None."""
     later = Item.objects.filter(session_id=row.session_id, function_name=row.function_name, pk__gt=row.pk)
     node = _node(row.node_path)
-    return next((r for r in later.order_by("-pk")[:50] if _node(r.node_path) == node), None)
+    found = next((r for r in later.order_by("-pk")[:50] if _node(r.node_path) == node), None)
+    if found is None:
+        revisions = Item.objects.filter(workflow=row.workflow, pk__gt=row.pk)
+        found = revisions.filter(metadata__supersedes_session=row.session_id).order_by("-pk").first()
+    return found
 
 
 def retried_request(row: Item) -> Item | None:

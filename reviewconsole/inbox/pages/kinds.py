@@ -5,6 +5,7 @@
 | ``email_draft`` | complaint, draft (editable before approval), diff against the previous draft, revisions |
 | ``vip_discount`` | customer (id and name), tier, proposed discount (the interrupt's payload) |
 | ``refund`` | order, amount, reason, policy limit (the approval's ``args``/``interim``, or the ``tool_call``) |
+| ``review_*`` (an API review) | message, draft or payload; a revision's diff against the earlier request |
 | anything else | the message, the payload and the tool call, as text |
 
 Amounts are shown as money (``$250.00``, :func:`money`). Every value is data for templates, which
@@ -20,7 +21,7 @@ from typing import Any
 from ...demo import refund_approval, vip_discount
 from ..items.actions import request_kind
 from ..models import Item
-from .drafts import draft_of, revisions
+from .drafts import diff_lines, draft_of, revisions
 
 __all__ = ["detail_parts", "money", "session_input"]
 
@@ -109,6 +110,26 @@ def _pretty(value: Any) -> str:
     return "" if value is None else json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def _revision(item: Item) -> dict[str, Any] | None:
+    """What changed since the request ``item`` revises (``metadata["supersedes_session"]``: the
+    draft's lines when both have a draft, else the payload's as JSON), or None."""
+    older_session = item.metadata.get("supersedes_session") if isinstance(item.metadata, dict) else None
+    if not isinstance(older_session, str):
+        return None
+    older = Item.objects.filter(session_id=older_session).order_by("-pk").first()
+    if older is None:
+        return None
+    before, after = draft_of(older), draft_of(item)
+    if before is None or after is None:
+        before, after = _pretty(older.payload), _pretty(item.payload)
+    changes = diff_lines(before, after)
+    return {"url": f"/inbox/items/{older.pk}/", "changes": changes, "changed": any(c.op != " " for c in changes)}
+
+
+def _review(item: Item) -> dict[str, Any]:
+    return {"draft": draft_of(item), "revision": _revision(item)}
+
+
 def detail_parts(item: Item) -> dict[str, Any]:
     """``{"kind_template": …, "facts": {…}}`` for the detail page of ``item``."""
     kind = request_kind(item)
@@ -119,4 +140,6 @@ def detail_parts(item: Item) -> dict[str, Any]:
         return {"kind_template": "inbox/kinds/vip_discount.html", "facts": _vip(item), **generic}
     if kind == "refund":
         return {"kind_template": "inbox/kinds/refund.html", "facts": _refund(item), **generic}
+    if kind.startswith("review_"):
+        return {"kind_template": "inbox/kinds/review.html", "facts": _review(item), **generic}
     return {"kind_template": "inbox/kinds/generic.html", "facts": {}, **generic}
