@@ -71,6 +71,16 @@ class Reviewer:
         after the 201, so ``inbox_url`` is null at first)."""
         return wait_for(lambda: self.api.get(review_id).inbox_url, 30, f"the inbox item of {review_id}")
 
+    def find(self, text: str) -> str:
+        """The review id (the item's ``interrupt_id``) of the one pending item the inbox's search
+        finds for ``text``, once it is there."""
+
+        def found() -> str | None:
+            items = self.http.get("/inbox/items.json", params={"q": text}).json()["items"]
+            return items[0]["interrupt_id"] if len(items) == 1 else None
+
+        return wait_for(found, 30, f"an item matching {text!r} in the inbox")
+
     def decide(self, review_id: str, action: str, **fields: Any) -> httpx.Response:
         """POST the review's item's decide form (``action`` approve / reject / revise / answer;
         ``reason``, ``feedback`` or ``f.<field>`` form values as ``fields``); the view's JSON answer."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = ["docs/clients.md", "docs/adapters/adk.md", "docs/adapters/langgraph.md"]
+PAGES = ["docs/clients.md", "docs/adapters/adk.md", "docs/adapters/langgraph.md", "docs/adapters/openai-agents.md"]
 
 
 def blocks(page: str) -> list[str]:
