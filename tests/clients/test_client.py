@@ -104,6 +104,7 @@ def test_wait_raises_a_timeout_error_carrying_the_pending_review(client):
 
 def test_cancel_then_a_second_cancel_and_a_decision_are_refused(client, manager):
     review = ask_refund(client)
+    manager.item_page(review.id)  # the item is in the inbox, for the refused decision below
     cancelled = client.cancel(review, reason="The customer withdrew")
     assert cancelled.status == "cancelled" and cancelled.done
     assert cancelled.cancelled.reason == "The customer withdrew"
