@@ -38,6 +38,8 @@ async def run(request: HttpRequest, workflow: str) -> HttpResponseBase:
         spec = get(workflow)
     except UnknownWorkflowError:
         return error_response(404, "unknown_workflow", "No such workflow.")
+    if spec.builtin:  # the review request: asked through POST /api/v1/reviews only
+        return error_response(404, "unknown_workflow", "No such workflow.")
     if not client.may_use(spec.name):
         return error_response(403, "forbidden", "This token may not run this workflow.")
     try:  # Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE as it reads it (also a chunked one)

@@ -11,9 +11,13 @@ the format of every door) with a stable ``code``:
 | 400 | ``answer_missing`` | a free-text interrupt's payload is empty (``null``, ``{"result": null}``, blank text) |
 | 400 | ``answer_too_long`` | feedback, a reason or a draft over 5,000 / 2,000 / 20,000 characters (``field``) |
 | 400 | ``action_not_supported`` | the payload stands for a decision the request kind does not support (``actions``) |
+| 400 | ``schema_invalid`` / ``queue_unknown`` | a review's ``response_schema`` fails its metaschema (``errors``); |
+|  |  | its queue does not exist |
+| 400 | ``callback_invalid`` / ``wait_invalid`` | a review's callback is refused; ``wait`` is out of range |
 | 401 | ``unauthorized`` | no bearer token, or an unknown or revoked one |
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
-| 404 | ``not_found`` / ``session_not_found`` / ``workflow_unknown`` / ``interrupt_unknown`` | |
+| 403 | ``queue_forbidden`` | the client's token is not scoped to the review's queue |
+| 404 | ``not_found`` / ``session_not_found`` / ``workflow_unknown`` / ``interrupt_unknown`` / ``review_unknown`` | |
 | 409 | ``interrupt_decided`` | someone answered first (``decided_by``, ``decided_at``) |
 | 409 | ``interrupt_claimed`` | a reviewer holds the claim; tokens with the ``override_claims`` scope may answer |
 | 409 | ``interrupt_superseded`` | a newer request of the session replaced it ("superseded: a newer request exists"; |
@@ -21,6 +25,7 @@ the format of every door) with a stable ``code``:
 | 409 | ``session_closed`` / ``session_busy`` / ``interrupt_not_ready`` | the session cannot take it now |
 | 409 | ``workflow_unavailable`` / ``version_mismatch`` | the workflow cannot resume it |
 | 409 | ``idempotency_in_flight`` | the same key is being processed right now |
+| 409 | ``review_decided`` / ``review_cancelled`` / ``review_superseded`` | the review is not pending (``by``, ``at``) |
 | 413 | ``body_too_large`` | the body is over Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (2.5 MiB); nothing was read |
 | 422 | ``idempotency_key_reused`` | the key was used for a different request |
 | 409 | ``busy`` | a row lock or a deadlock made the write give up; nothing was stored (retry) |

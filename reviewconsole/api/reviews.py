@@ -13,76 +13,27 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any
-from urllib.parse import urlsplit
 
-import jsonschema
 from asgiref.sync import async_to_sync
-from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
 from ..audit.services import audit_record
-from ..inbox.models import Item, Queue
+from ..inbox.models import Item
 from ..inbox.pages.drafts import edit_diff
-from ..outbound.addresses import PrivateAddressError, check_destination
 from ..workflow_sessions.models import Interrupt, InterruptStatus, WorkflowSession
 from ..workflow_sessions.services import session_cancel, session_start
 from ..workflows import review as review_workflow
 from .errors import ApiError
 from .models import ApiClient, Review
+from .review_checks import check_callback, check_kind, check_queue, check_schema
 
 __all__ = ["review_ask", "review_cancel", "review_for", "review_json", "review_refusal", "review_status"]
 
 
 def _actor(client: ApiClient) -> str:
     return f"client:{client.name}"
-
-
-def _check_schema(schema: Any) -> None:
-    """Raise 400 ``schema_invalid`` naming the problem unless ``schema`` is a valid JSON Schema."""
-    if not isinstance(schema, dict):
-        raise ApiError(400, "schema_invalid", "response_schema must be a JSON Schema object.")
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        path = [str(p) for p in exc.absolute_path]
-        where = "/".join(path) or "(root)"
-        raise ApiError(
-            400,
-            "schema_invalid",
-            f"response_schema is not a valid JSON Schema at {where}: {exc.message}"[:500],
-            errors=[{"path": path, "message": exc.message[:500]}],
-        ) from None
-
-
-def _check_queue(client: ApiClient, slug: str) -> None:
-    if not client.may_ask(slug):
-        raise ApiError(403, "queue_forbidden", "This token may not ask reviews in that queue.", queue=slug)
-    if not Queue.objects.filter(slug=slug).exists():
-        raise ApiError(400, "queue_unknown", "No queue has that name.", queue=slug)
-
-
-def _check_callback(url: str) -> None:
-    allow_private = bool(settings.REVIEWCONSOLE.get("OUTBOUND_ALLOW_PRIVATE"))
-    if urlsplit(url).scheme != "https" and not allow_private:
-        raise ApiError(400, "callback_invalid", "callback_url must be an https URL.")
-    try:
-        check_destination(url)
-    except PrivateAddressError as exc:
-        raise ApiError(400, "callback_invalid", str(exc)) from None
-
-
-def _kind(body: dict[str, Any]) -> str:
-    kind = body.get("kind") or ("form" if body.get("response_schema") is not None else "confirm")
-    if kind == "form" and body.get("response_schema") is None:
-        raise ApiError(400, "schema_invalid", 'kind "form" needs a response_schema.')
-    if kind == "draft":
-        payload = body.get("payload")
-        if not isinstance(payload, dict) or not isinstance(payload.get("draft"), str):
-            raise ApiError(400, "invalid_request", 'kind "draft" needs a payload {"draft": "<text>"}.')
-    return str(kind)
 
 
 def review_for(client: ApiClient, review_id: str, *, lock: bool = False) -> Review:
@@ -140,12 +91,12 @@ def review_ask(*, client: ApiClient, body: dict[str, Any], request: HttpRequest,
             409 ``review_superseded`` (``revision_of`` was revised already).
         engine.SessionBusyError: the review revised is being run right now (409, retry).
     """
-    kind = _kind(body)
+    kind = check_kind(body)
     if body.get("response_schema") is not None:
-        _check_schema(body["response_schema"])
-    _check_queue(client, body["queue"])
+        check_schema(body["response_schema"])
+    check_queue(client, body["queue"])
     if body.get("callback_url"):
-        _check_callback(body["callback_url"])
+        check_callback(body["callback_url"])
     older = review_for(client, body["revision_of"], lock=True) if body.get("revision_of") else None
     if older is not None and Review.objects.filter(revision_of=older).exists():
         raise review_refusal(older) or ApiError(409, "review_superseded", "This review was revised already.")

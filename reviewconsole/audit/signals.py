@@ -24,7 +24,7 @@ from .services import audit_record
 
 logger = logging.getLogger("reviewconsole.audit")
 
-SECRET_FIELDS = {"password", "secret", "token_hash"}
+SECRET_FIELDS = {"password", "secret", "token_hash", "webhook_secret"}
 _ACTIONS = {ADDITION: "admin.add", CHANGE: "admin.change", DELETION: "admin.delete"}
 
 

@@ -159,7 +159,7 @@ def sync_start_permissions(**kwargs: Any) -> None:
     (a ``post_migrate`` receiver: ``migrate``, ``./run`` and the tests' database set-up call it)."""
     content_type = ContentType.objects.get_for_model(WorkflowSession)
     for spec in all_specs():
-        if spec.chat or spec.builtin:
+        if spec.chat:
             continue
         Permission.objects.get_or_create(
             content_type=content_type,

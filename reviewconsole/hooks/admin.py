@@ -44,7 +44,7 @@ class WebhookEndpointForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        choices = [("", "---------"), *((s.name, f"{s.title} ({s.name})") for s in all_specs() if not s.builtin)]
+        choices = [("", "---------"), *((s.name, f"{s.title} ({s.name})") for s in all_specs())]
         current = self.instance.workflow if self.instance.pk else ""
         if current and not _registered(current):
             choices.append((current, f"{current} (not registered)"))

@@ -162,10 +162,12 @@ def get(name: str) -> WorkflowSpec:
         raise UnknownWorkflowError(f"No workflow named {name!r} is registered.") from None
 
 
-def all_specs() -> list[WorkflowSpec]:
-    """Every registered workflow, by name."""
+def all_specs(*, builtin: bool = False) -> list[WorkflowSpec]:
+    """Every workflow registered by a module of the settings or an entry point, by name; with
+    ``builtin``, the console's own too (the review request, ``review.py``: :func:`get` finds it
+    either way; listings, admin choices and the demo leave it out)."""
     specs = _registry.current().specs
-    return [specs[name] for name in sorted(specs)]
+    return [specs[name] for name in sorted(specs) if builtin or not specs[name].builtin]
 
 
 def module_of(name: str) -> str:

@@ -2,7 +2,8 @@
 
 Sources, in this order (a module named twice is loaded once):
 
-0. :data:`BUILTIN`, the console's own review-request workflow (``review.py``), always.
+0. :data:`BUILTIN`, the console's own review-request workflow (``review.py``), always, first
+   (not listed in ``Registry.sources``: it is no setting's or distribution's).
 1. ``settings.REVIEWCONSOLE["WORKFLOWS"]``: a list of dotted module paths. The settings read it
    from ``$REVIEWCONSOLE_WORKFLOWS`` (comma-separated), which replaces the default list
    (``["reviewconsole.demo"]`` on the embedded and test settings, ``[]`` in production); see
@@ -118,9 +119,9 @@ BUILTIN = "reviewconsole.workflows.review"
 
 def _sources(problems: list[Problem]) -> list[Source]:
     configured = configured_modules()
-    sources: list[Source] = [Source(BUILTIN, "the console itself")]
+    sources: list[Source] = []
     if isinstance(configured, list | tuple) and all(isinstance(m, str) for m in configured):
-        sources += [Source(m, SETTING) for m in configured]
+        sources = [Source(m, SETTING) for m in configured]
     else:
         problems.append(
             Problem(
@@ -238,7 +239,8 @@ def load(*, log: bool = True) -> Registry:
     (and logged as errors when ``log``: a process that serves despite them says why a workflow
     is missing)."""
     registry = Registry()
-    seen: set[str] = set()
+    _load_module(Source(BUILTIN, "the console itself"), registry)
+    seen: set[str] = {BUILTIN}
     for source in _sources(registry.problems):
         if source.module in seen:
             continue

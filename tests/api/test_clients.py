@@ -55,3 +55,20 @@ def test_demo_makes_a_client_for_every_workflow_with_the_demo_token(db, monkeypa
     assert "DEMO_API_TOKEN" in out.getvalue()
     response = client.get("/api/v1/interrupts", headers=auth("rc_demo_token_for_the_tests_0000000000000000"))
     assert response.status_code == 200
+
+
+def test_the_admin_shows_a_new_clients_webhook_secret_once_and_its_queues(client, django_user_model, demo):
+    root = django_user_model.objects.create_superuser("root", "r@example.com", "root-pass-1234")
+    client.force_login(root)
+    form = {"name": "agent", "workflows": ["*"], "queues": ["support", "finance"]}
+    response = client.post("/admin/api/apiclient/add/", form)
+    assert response.status_code == 200, response.content.decode()[:2000]
+    agent = ApiClient.objects.get(name="agent")
+    assert agent.queues == ["support", "finance"]
+    assert agent.webhook_secret.startswith("whsec_")
+    assert agent.webhook_secret in response.content.decode()
+    assert agent.webhook_secret not in str(response.cookies) and agent.webhook_secret not in str(client.cookies)
+    assert agent.webhook_secret not in client.get(f"/admin/api/apiclient/{agent.pk}/change/").content.decode()
+    assert agent.webhook_secret not in client.get("/admin/api/apiclient/").content.decode()
+    other, _ = ApiClient.objects.get_or_create(name="other", defaults={"token_hash": "x" * 64})
+    assert other.webhook_secret != agent.webhook_secret

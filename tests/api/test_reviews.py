@@ -84,6 +84,8 @@ def counts():
         ({"response_schema": {"properties": {"a": {"minLength": -1}}}}, 400, "schema_invalid"),
         ({"response_schema": ["not", "an", "object"]}, 400, "schema_invalid"),
         ({"kind": "form"}, 400, "schema_invalid"),
+        ({"response_schema": {"properties": {"a": {"$ref": "https://example.com/s.json"}}}}, 400, "schema_invalid"),
+        ({"response_schema": {"properties": {"a": {"$ref": "#/$defs/missing"}}}}, 400, "schema_invalid"),
         ({"kind": "draft", "payload": {"text": "no draft key"}}, 400, "invalid_request"),
         ({"queue": "no-such-queue"}, 400, "queue_unknown"),
         ({"title": ""}, 400, "invalid_request"),
@@ -99,6 +101,11 @@ def test_bad_input_is_refused_and_stores_nothing(ask, changes, status, code):
     assert response.status_code == status, response.content
     assert response.json()["error"]["code"] == code
     assert counts() == before
+
+
+def test_a_schema_referring_to_its_own_parts_is_accepted(ask):
+    schema = {"$defs": {"level": {"enum": ["low", "high"]}}, "properties": {"a": {"$ref": "#/$defs/level"}}}
+    assert ask(response_schema=schema).status_code == 201
 
 
 def test_an_invalid_schema_is_named(ask):
@@ -303,3 +310,10 @@ def test_the_review_workflow_is_not_started_through_the_sessions_api(client, tok
     response = post(client, "/api/v1/sessions", {"workflow": "review", "input": {}}, token)
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "workflow_unknown"
+
+
+def test_the_review_workflow_is_not_an_agui_workflow(client, token):
+    body = {"threadId": "t-1", "runId": "r-1", "messages": [], "state": {}}
+    response = client.post("/agui/review/", body, content_type="application/json", headers=auth(token))
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "unknown_workflow"

@@ -55,6 +55,7 @@ def test_deleting_in_the_admin_keeps_the_row_before_with_secrets_masked(client, 
     entry = AuditEntry.objects.get(action="admin.delete", target_type="api.apiclient")
     assert entry.before["name"] == "demo"
     assert entry.before["token_hash"] == "***"
+    assert entry.before["webhook_secret"] == "***"
     assert entry.after is None
 
 

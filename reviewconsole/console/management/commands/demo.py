@@ -159,8 +159,6 @@ class Command(BaseCommand):
 
         secret = os.environ.get("DEMO_WEBHOOK_SECRET")
         for spec in all_specs():
-            if spec.builtin:  # the review request: asked through POST /api/v1/reviews only
-                continue
             if spec.chat:
                 # It waits for the user's next chat message, which only an AG-UI client sends: no
                 # webhook (one left by an older demo is disabled, its deliveries kept).
