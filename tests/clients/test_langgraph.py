@@ -131,16 +131,11 @@ async def test_the_async_twin_runs_the_graph_to_its_end(aclient, manager):
     graph = refund_graph(InMemorySaver(), runs)
     config = thread()
     reviews = AsyncReviewInterrupts(aclient, queue="finance")
-    running = asyncio.create_task(reviews.run(graph, {"order_id": "D-9", "amount": 300}, config, timeout=120))
-    [(_, review)] = await _asked(reviews, graph, config)
-    assert (await asyncio.to_thread(manager.decide, review.id, "approve")).status_code == 200
+    order = f"D-{uuid.uuid4().hex[:8]}"
+    running = asyncio.create_task(reviews.run(graph, {"order_id": order, "amount": 300}, config, timeout=120))
+    review_id = await asyncio.to_thread(manager.find, order)  # the manager finds it in the inbox
+    assert (await aclient.get(review_id)).title == f"Refund $300 for {order}?"
+    assert (await asyncio.to_thread(manager.decide, review_id, "approve")).status_code == 200
     final = await running
     assert final["sent"] is True
     assert runs["send"] == 1 and runs["approve (after interrupt)"] == 1
-
-
-async def _asked(reviews, graph, config):
-    """The thread's reviews once the run has paused (the state has its interrupt)."""
-    while not (await graph.aget_state(config)).interrupts:
-        await asyncio.sleep(0)  # the run goes on in its task until it interrupts
-    return await reviews.ask(graph, config)
