@@ -44,7 +44,7 @@ def review_for(client: ApiClient, review_id: str, *, lock: bool = False) -> Revi
     """
     rows = Review.objects.select_related("session", "client", "revision_of")
     if lock:
-        rows = rows.select_for_update()
+        rows = rows.select_for_update(of=("self",))  # not the joined rows (PostgreSQL refuses a nullable side)
     found = rows.filter(pk=review_id, client=client).first()
     if found is None:
         raise ApiError(404, "review_unknown", "No such review.")
