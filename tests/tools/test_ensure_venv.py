@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FAKE_PYTHON = """#!/usr/bin/env bash
 if [ "${1:-}" = "-m" ] && [ "${2:-}" = "pip" ]; then
   echo "${@: -1}" >>"$PIP_LOG"
+  echo "$*" >>"$PIP_LOG.args"
   [ -z "${PIP_FAILS:-}" ]
   exit
 fi
@@ -101,3 +102,19 @@ def test_another_python_installs_again(project):
     [line] = stamp.read_text(encoding="utf-8").splitlines()
     stamp.write_text("0" * 64 + line[64:] + "\n", encoding="utf-8")  # as if made by another Python
     assert ensure(project) == ["."]
+
+
+def test_the_test_extras_install_the_python_client_too(project):
+    """``clients/python`` (the API's client, its adapters tested in the suite) comes with the test
+    extras, editable; a change to its pyproject.toml installs again."""
+    client = project / "clients" / "python" / "pyproject.toml"
+    client.parent.mkdir(parents=True)
+    client.write_text("[project]\nname = 'reviewconsole-client'\n", encoding="utf-8")
+    assert ensure(project) == ["."]
+    assert ensure(project, "test") == [".[test]"]
+    args = (project / "pip.log.args").read_text(encoding="utf-8").splitlines()
+    assert "-e clients/python" not in args[0]
+    assert "-e clients/python -e .[test]" in args[1]
+    assert ensure(project, "test") == []
+    client.write_text(client.read_text(encoding="utf-8") + "dependencies = ['httpx']\n", encoding="utf-8")
+    assert ensure(project, "test") == [".[test]"]
