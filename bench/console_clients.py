@@ -65,11 +65,14 @@ def console_env(var: Path) -> dict[str, str]:
 
 
 class Console:
-    """``manage.py migrate``, ``demo``, then ``serve`` in a subprocess; output copied to a log."""
+    """``manage.py migrate``, ``demo``, then ``serve`` in a subprocess; output copied to a log.
 
-    def __init__(self, var: Path) -> None:
+    ``env`` adds to (or overrides) :func:`console_env`, e.g. ``DEMO_API_TOKEN`` for an API client.
+    """
+
+    def __init__(self, var: Path, env: dict[str, str] | None = None) -> None:
         self.var = var
-        self.env = console_env(var)
+        self.env = {**console_env(var), **(env or {})}
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = var / "console.log"
