@@ -1,7 +1,7 @@
 """``GET /api/v1/reviews/{id}?wait=N``: the long-poll, held on the event loop, not on a thread.
 
 The waiter joins the Channels group of the review's queue (``inbox.live.messages.group_name``:
-every change to the queue's items is published there after commit by the inbox's publisher), then
+every change to the queue's items is published there after commit through ``group_sender``), then
 reads the review, so a decision committed in between is either read or heard. It wakes on a
 message about its session's item (created, claimed, resolved, cancelled, escalated…), reads the
 review again, follows the item to another queue's group when it moved (escalation, reassignment),
@@ -10,8 +10,8 @@ database one last time: the stored review is the answer, the message only a wake
 at most once). No thread is held while it waits: only the reads run on Django's sync thread
 (``sync_to_async``).
 
-Under Daphne with the in-memory layer the publisher hands messages to Daphne's loop, where these
-waiters run (``inbox.live.messages.bind_loop``); with Redis any web process's waiter hears any
+Under Daphne with the in-memory layer the group sender hands messages to Daphne's loop, where these
+waiters run (``group_sender.bind_loop``); with Redis any web process's waiter hears any
 process's decision.
 """
 

@@ -1,4 +1,4 @@
-"""The long-poll's waiter (``api/review_wait.py``) on a loop the inbox's publisher hands messages
+"""The long-poll's waiter (``api/review_wait.py``) on a loop the group sender (``group_sender.py``) hands messages
 to, as Daphne's in ``serve``: woken by the queue's live messages, following an escalated item to
 its new queue's group, answering from the database."""
 
@@ -15,11 +15,12 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
+from reviewconsole import group_sender
 from reviewconsole.api.models import ApiClient
 from reviewconsole.api.review_wait import review_wait
 from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.items.expiry import interrupt_expire
-from reviewconsole.inbox.live import messages, publisher
+from reviewconsole.inbox.live import messages
 from reviewconsole.inbox.models import Item, Queue
 from tests.api.conftest import make_api_client
 
@@ -31,10 +32,10 @@ LIMIT = 20.0  # seconds after which the test gives up on the waiter (its own wai
 @pytest.fixture
 async def bound_loop():
     """Live messages handed to this test's loop, as ``serve`` hands them to Daphne's."""
-    messages.bind_loop(asyncio.get_running_loop())
+    group_sender.bind_loop(asyncio.get_running_loop())
     yield
-    await asyncio.to_thread(publisher.drain)
-    messages.bind_loop(None)
+    await asyncio.to_thread(group_sender.drain)
+    group_sender.bind_loop(None)
 
 
 def _ask(token: str, **changes):
