@@ -52,4 +52,6 @@ def test_the_bench_at_small_size(filled, capsys):
         print("\ninbox at 3,000 pending items, median server time:")
         for name, ms in figures.items():
             print(f"  {name:<28} {ms:7.1f} ms")
-    assert figures["inbox page, every queue"] < 1000
+    # A bench prints its figures; no timing is asserted (they move with the machine's load).
+    assert "inbox page, every queue" in figures
+    assert all(ms > 0 for ms in figures.values()), figures
