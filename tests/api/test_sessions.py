@@ -161,6 +161,23 @@ def test_it_404s_an_unknown_workflow(client, token):
 
 
 @pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", "/api/v1/nope"),
+        ("get", "/api/v1/sessions/x/events/more"),
+        ("post", "/api/v1/sessions/x/resum"),
+        ("get", "/api/v1/"),
+    ],
+)
+@pytest.mark.parametrize("authorized", [True, False])
+def test_an_unknown_api_path_is_a_json_404_in_the_error_format(client, token, method, path, authorized):
+    headers = auth(token) if authorized else {}
+    response = getattr(client, method)(path, headers=headers)
+    assert (response.status_code, response["Content-Type"]) == (404, "application/json")
+    assert response.json() == {"error": {"code": "not_found", "message": "No such API endpoint; see /api/v1/docs."}}
+
+
+@pytest.mark.parametrize(
     "header",
     [
         None,
