@@ -10,7 +10,7 @@ from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
 from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from tests.api.conftest import REFUND, auth, make_api_client, post
-from tests.conftest import COMPLAINT
+from tests.conftest import COMPLAINT, texts
 
 
 @pytest.fixture
@@ -219,3 +219,36 @@ def test_session_start_through_the_email_review(client, token, on_commit):
         )
     assert response.status_code == 202
     assert WorkflowSession.objects.get().state["complaint"] == COMPLAINT
+
+
+EDITED = "Hello,\n\nFixed."
+
+
+@pytest.mark.parametrize(
+    ("answer", "output", "message"),
+    [
+        ("approve", lambda draft: {"decision": "approved", "email": draft}, "Draft approved and sent successfully."),
+        (
+            {"result": "approve", "draft": EDITED},
+            lambda draft: {"decision": "approved", "email": EDITED},
+            "Draft approved and sent successfully.",
+        ),
+        ("reject", lambda draft: {"decision": "rejected", "email": None}, "Draft rejected."),
+    ],
+)
+def test_a_completed_email_review_reads_with_its_final_result_as_output(
+    client, token, on_commit, answer, output, message
+):
+    with on_commit():
+        started = post(
+            client, "/api/v1/sessions", {"workflow": "email-review", "input": {"complaint": COMPLAINT}}, token
+        )
+    session_id = started.json()["session_id"]
+    waiting = client.get(f"/api/v1/sessions/{session_id}", headers=auth(token)).json()
+    assert (waiting["status"], waiting["output"]) == ("waiting", None)
+    with on_commit():
+        response = post(client, f"/api/v1/sessions/{session_id}/resume", {"payload": answer}, token)
+    assert response.status_code == 202, response.content
+    body = client.get(f"/api/v1/sessions/{session_id}", headers=auth(token)).json()
+    assert (body["status"], body["output"]) == ("completed", output(waiting["state"]["draft"]))
+    assert texts(WorkflowSession.objects.get(pk=session_id))[-1] == message  # people still read the sentence
