@@ -133,12 +133,41 @@ def test_a_session_outside_the_scope_is_not_found(client, demo, refund):
     assert Item.objects.get(session=refund).status == "pending"
 
 
-def test_it_refuses_input_that_does_not_fit_with_field_errors(client, token):
-    response = post(client, "/api/v1/sessions", {"workflow": "email-review", "input": {"complaint": ""}}, token)
+@pytest.mark.parametrize(
+    ("workflow", "data", "message", "errors"),
+    [
+        (
+            "email-review",
+            {"complaint": ""},
+            "The input does not fit the workflow: complaint: String should have at least 1 character.",
+            [{"path": ["complaint"], "message": "String should have at least 1 character"}],
+        ),
+        (
+            "email-review",
+            {},
+            "The input does not fit the workflow: complaint: Field required.",
+            [{"path": ["complaint"], "message": "Field required"}],
+        ),
+        (
+            "email-review",
+            ["a complaint"],
+            "The input does not fit the workflow: the input should be a JSON object.",
+            [{"path": [], "message": "should be a JSON object"}],
+        ),
+        (
+            "incident-triage",
+            {"title": "Checkout down", "details": {"code": 502}},
+            "The input does not fit the workflow: details: Input should be a valid string.",
+            [{"path": ["details"], "message": "Input should be a valid string"}],
+        ),
+    ],
+)
+def test_input_that_does_not_fit_is_refused_in_the_workflows_words(client, token, workflow, data, message, errors):
+    response = post(client, "/api/v1/sessions", {"workflow": workflow, "input": data}, token)
     assert response.status_code == 400
-    error = response.json()["error"]
-    assert error["code"] == "data_invalid"
-    assert error["errors"][0]["path"] == ["complaint"]
+    assert response.json() == {"error": {"code": "data_invalid", "message": message, "errors": errors}}
+    for internal in ("Node", "node", "input_schema", "email_review", "incident_triage", "EmailReviewInput"):
+        assert internal not in response.json()["error"]["message"]
     assert WorkflowSession.objects.count() == 0
 
 
