@@ -2,9 +2,10 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from .api.api import api
+from .api.errors import unknown_path
 from .console import start_views
 from .console import views as console_views
 from .hooks import views as hook_views
@@ -20,7 +21,11 @@ urlpatterns = [
     path("sessions/<str:session_id>/retry/", start_views.session_retry_view, name="session_retry"),
     path("hooks/<slug:slug>/", hook_views.receive, name="webhook"),
     path("agui/", include("reviewconsole.agui.urls")),
+    # The API's root (django-ninja's own answers HTML 404 unless DEBUG), its operations, then a
+    # JSON 404 for every path it does not have.
+    path("api/v1/", unknown_path, {"path": ""}),
     path("api/v1/", api.urls),
+    re_path(r"^api/v1/(?P<path>.*)$", unknown_path),
     path("api/sessions/<str:session_id>/", console_views.session_json, name="session_json"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -17,8 +17,10 @@ api = NinjaAPI(
     description=(
         "For outside systems that start sessions and resume them (long-running tool results, answers), "
         "and ask people for reviews (`/reviews`). "
-        "Authenticate with `Authorization: Bearer <token>` (a per-client token from the admin). Send an "
-        "`Idempotency-Key` header with every write to make it safe to retry. Errors are "
+        "Authenticate with `Authorization: Bearer <token>` (a per-client token from the admin). An "
+        "`Idempotency-Key` header is optional on every write: a retry with the same key and body gets the first "
+        "answer again (`Idempotent-Replayed: true`) and does nothing twice; a write without one is not "
+        "deduplicated (sent twice, a start starts two sessions). Errors are "
         '`{"error": {"code", "message", ...}}`.'
     ),
     auth=ClientBearer(),

@@ -17,7 +17,9 @@ the format of every door) with a stable ``code``:
 | 401 | ``unauthorized`` | no bearer token, or an unknown or revoked one |
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
 | 403 | ``queue_forbidden`` | the client's token is not scoped to the review's queue |
-| 404 | ``not_found`` / ``session_not_found`` / ``workflow_unknown`` / ``interrupt_unknown`` / ``review_unknown`` | |
+| 404 | ``not_found`` | no such path under ``/api/v1/`` (:func:`unknown_path`) |
+| 404 | ``session_not_found`` / ``workflow_unknown`` / ``interrupt_unknown`` | none, or out of scope |
+| 404 | ``review_unknown`` | no such review, or another client's |
 | 409 | ``interrupt_decided`` | someone answered first (``decided_by``, ``decided_at``) |
 | 409 | ``interrupt_claimed`` | a reviewer holds the claim; tokens with the ``override_claims`` scope may answer |
 | 409 | ``interrupt_superseded`` | a newer request of the session replaced it ("superseded: a newer request exists"; |
@@ -43,20 +45,21 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from engine import EngineError
 
 from ..inbox.errors import DecisionError
-from ..json_errors import error_body
+from ..json_errors import error_body, error_response
 from ..unavailable import MESSAGES as DATABASE_REFUSALS
 from ..unavailable import classify
 from ..workflows import UnknownWorkflowError
 
 logger = logging.getLogger("reviewconsole.api")
 
-__all__ = ["ApiError", "install_handlers"]
+__all__ = ["ApiError", "install_handlers", "unknown_path"]
 
 _ENGINE_STATUS = {
     "interrupt_ambiguous": 400,
@@ -158,3 +161,13 @@ def install_handlers(api: NinjaAPI) -> None:
     api.add_exception_handler(AuthenticationError, auth)
     api.add_exception_handler(HttpError, http)
     api.add_exception_handler(Http404, not_found)
+
+
+@csrf_exempt  # nothing is done: a POST without a CSRF token gets the same 404 as any other
+def unknown_path(request: HttpRequest, path: str) -> HttpResponse:
+    """``404 not_found`` in the one error format for a URL under ``/api/v1/`` that no operation has.
+
+    Routed after the API's own URLs (``reviewconsole/urls.py``): django-ninja's ``Http404``
+    handler only sees a 404 raised inside an operation, never a URL Django could not resolve.
+    """
+    return error_response(404, "not_found", "No such API endpoint; see /api/v1/docs.")

@@ -1,5 +1,8 @@
 """Idempotency keys: the same ``Idempotency-Key`` and request get the first response again.
 
+The header is IETF draft-ietf-httpapi-idempotency-key-header's. Here it is optional: a write
+without one runs every time it is sent and is not deduplicated.
+
 A write runs in one transaction together with the :class:`IdempotencyRecord` of its answer, so the
 effect and the record commit together or not at all: across processes and restarts a repeat finds
 the record and gets the stored answer (with ``Idempotent-Replayed: true``) and changes nothing.

@@ -104,7 +104,10 @@ class SessionOut(Schema):
     status: str
     title: str
     state: dict[str, Any]
-    output: Any = None
+    output: Any = Field(
+        None,
+        description="The workflow's final result once the session completed (its terminal node's output), else null.",
+    )
     error: Any = None
     created_at: str
     updated_at: str

@@ -35,7 +35,12 @@ from .services import api_session_cancel, api_session_resume, api_session_start
 router = Router(tags=["sessions"])
 
 ERRORS: dict[int, Any] = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
-KEY = Header(default=None, alias="Idempotency-Key", description="Makes the write safe to retry (≤ 200 chars).")
+KEY = Header(
+    default=None,
+    alias="Idempotency-Key",
+    description="Optional (≤ 200 chars): a retry with the same key and body gets the first answer; "
+    "without it the write is not deduplicated.",
+)
 
 
 def replayable(response: HttpResponse, answer: tuple[int, dict[str, Any]]) -> Status[Any]:

@@ -36,6 +36,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: counts the requests being served, which `serve` lets finish before it stops.
+    "reviewconsole.console.in_flight.InFlightMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # A NUL in the URL or a header is a 400 here, not a 500 at the database (PostgreSQL).
     "reviewconsole.console.request_guard.RefuseNulMiddleware",

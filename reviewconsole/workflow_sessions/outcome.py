@@ -1,10 +1,12 @@
 """Where a session stands and, once it ended, what it ended with.
 
-A workflow may end with an output (the refund agent's reply) or only with a message (the email
-review's "Draft approved and sent successfully."), so the result people see is the output, else
-for a failed session :func:`.failure.failure_message` (a generic sentence and the error code, never
-the exception's text), else the session's last message that no user wrote. The text may come
-from an LLM or an outside caller: templates escape it, scripts set it with ``textContent``.
+A workflow may end with a text output (the refund agent's reply), with a structured output and a
+message for people (the email review's ``{"decision", "email"}`` and "Draft approved and sent
+successfully."), or only with a message (the incident triage), so the result people see is the
+output when it is text, else for a failed session :func:`.failure.failure_message` (a generic
+sentence and the error code, never the exception's text), else the session's last message that no
+user wrote, else the output as JSON. The text may come from an LLM or an outside caller:
+templates escape it, scripts set it with ``textContent``.
 """
 
 from __future__ import annotations
@@ -43,11 +45,14 @@ def session_result(session: WorkflowSession) -> str | None:
     """The session's final result once it ended (see the module docstring), else None."""
     if session.status not in ENDED:
         return None
-    if session.output is not None:
-        return _text(session.output)
+    if isinstance(session.output, str):
+        return session.output
     if session.status == SessionStatus.FAILED and session.error:
         return failure_message(session.error)  # never the exception's text (it may quote a key)
-    return last_message(session) or None
+    message = last_message(session)
+    if message:
+        return message
+    return None if session.output is None else _text(session.output)
 
 
 def session_outcome(session: WorkflowSession) -> dict[str, Any]:

@@ -24,9 +24,10 @@ def public_error(error: Any) -> dict[str, Any] | None:
 
 
 def session_json(session: WorkflowSession) -> dict[str, Any]:
-    """``{"id", "workflow", "status", "title", "state", "output", "error": public_error, "result":
-    str | None (once it ended: the output, else the failure's or the last message), "created_at",
-    "updated_at" (ISO 8601), "events": [ADK session JSON, by seq]}``."""
+    """``{"id", "workflow", "status", "title", "state", "output" (the workflow's final result once it
+    completed, else None), "error": public_error, "result": str | None (for people, once it ended:
+    :func:`.outcome.session_result`), "created_at", "updated_at" (ISO 8601), "events": [ADK
+    session JSON, by seq]}``."""
     return {
         "id": session.id,
         "workflow": session.workflow,

@@ -25,11 +25,13 @@ from engine import (
     Runner,
     SessionRecord,
     UnknownInterruptError,
+    WorkflowDataError,
 )
 
 from ..audit.services import audit_record
 from . import store_sql
 from .failure import failure_code, failure_message
+from .input_check import check_input, input_refusal
 from .models import Answer, Interrupt, InterruptStatus, WorkflowSession
 from .runners import runner_for, runner_for_session
 from .store import OrmStore
@@ -90,7 +92,7 @@ def session_start(
             (``details["errors"]`` lists the fields); nothing is stored.
     """
     runner = runner_for(workflow)
-    runner.app.validate_input(data)
+    check_input(runner, data)
     record = async_to_sync(runner.create_session)(user_id=user_id, metadata=metadata)
     async_to_sync(runner.start)(record.id, data)
     WorkflowSession.objects.filter(pk=record.id).update(title=_title(data))
@@ -311,7 +313,11 @@ async def session_message(session_id: str, message: Any) -> SessionRecord:
         engine.SessionClosedError: the session was cancelled.
         UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
     """
-    return await (await _runner_of(session_id)).start(session_id, message)
+    runner = await _runner_of(session_id)
+    try:
+        return await runner.start(session_id, message)
+    except WorkflowDataError as exc:  # the engine's, naming the root node: in the workflow's words
+        raise input_refusal(exc) from exc
 
 
 async def session_restore(session_id: str, checkpoint_id: str, *, decided_by: str | None) -> SessionRecord:

@@ -1,4 +1,5 @@
-"""Idempotency keys on every write: the same key and request get the first answer, and nothing runs twice."""
+"""Idempotency keys, optional on every write: the same key and request get the first answer, and nothing runs
+twice; a write without a key is not deduplicated."""
 
 from __future__ import annotations
 
@@ -23,6 +24,18 @@ def test_the_same_key_and_body_get_the_first_answer(client, token, on_commit):
     assert second.json() == first.json()
     assert second["Idempotent-Replayed"] == "true"
     assert WorkflowSession.objects.count() == 1
+
+
+def test_without_a_key_a_write_is_not_deduplicated(client, token, on_commit):
+    """The key is optional: a POST without one is a new request each time (two sessions)."""
+    with on_commit():
+        first = post(client, "/api/v1/sessions", START, token)
+        second = post(client, "/api/v1/sessions", START, token)
+    assert (first.status_code, second.status_code) == (202, 202)
+    assert first.json()["session_id"] != second.json()["session_id"]
+    assert not second.has_header("Idempotent-Replayed")
+    assert WorkflowSession.objects.count() == 2
+    assert not IdempotencyRecord.objects.exists()
 
 
 def test_key_order_in_the_body_does_not_matter(client, token, on_commit):

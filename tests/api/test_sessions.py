@@ -10,7 +10,7 @@ from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
 from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
 from tests.api.conftest import REFUND, auth, make_api_client, post
-from tests.conftest import COMPLAINT
+from tests.conftest import COMPLAINT, texts
 
 
 @pytest.fixture
@@ -133,12 +133,41 @@ def test_a_session_outside_the_scope_is_not_found(client, demo, refund):
     assert Item.objects.get(session=refund).status == "pending"
 
 
-def test_it_refuses_input_that_does_not_fit_with_field_errors(client, token):
-    response = post(client, "/api/v1/sessions", {"workflow": "email-review", "input": {"complaint": ""}}, token)
+@pytest.mark.parametrize(
+    ("workflow", "data", "message", "errors"),
+    [
+        (
+            "email-review",
+            {"complaint": ""},
+            "The input does not fit the workflow: complaint: String should have at least 1 character.",
+            [{"path": ["complaint"], "message": "String should have at least 1 character"}],
+        ),
+        (
+            "email-review",
+            {},
+            "The input does not fit the workflow: complaint: Field required.",
+            [{"path": ["complaint"], "message": "Field required"}],
+        ),
+        (
+            "email-review",
+            ["a complaint"],
+            "The input does not fit the workflow: the input should be a JSON object.",
+            [{"path": [], "message": "should be a JSON object"}],
+        ),
+        (
+            "incident-triage",
+            {"title": "Checkout down", "details": {"code": 502}},
+            "The input does not fit the workflow: details: Input should be a valid string.",
+            [{"path": ["details"], "message": "Input should be a valid string"}],
+        ),
+    ],
+)
+def test_input_that_does_not_fit_is_refused_in_the_workflows_words(client, token, workflow, data, message, errors):
+    response = post(client, "/api/v1/sessions", {"workflow": workflow, "input": data}, token)
     assert response.status_code == 400
-    error = response.json()["error"]
-    assert error["code"] == "data_invalid"
-    assert error["errors"][0]["path"] == ["complaint"]
+    assert response.json() == {"error": {"code": "data_invalid", "message": message, "errors": errors}}
+    for internal in ("Node", "node", "input_schema", "email_review", "incident_triage", "EmailReviewInput"):
+        assert internal not in response.json()["error"]["message"]
     assert WorkflowSession.objects.count() == 0
 
 
@@ -158,6 +187,23 @@ def test_it_404s_an_unknown_workflow(client, token):
     response = post(client, "/api/v1/sessions", {"workflow": "nope", "input": {}}, token)
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "workflow_unknown"
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("get", "/api/v1/nope"),
+        ("get", "/api/v1/sessions/x/events/more"),
+        ("post", "/api/v1/sessions/x/resum"),
+        ("get", "/api/v1/"),
+    ],
+)
+@pytest.mark.parametrize("authorized", [True, False])
+def test_an_unknown_api_path_is_a_json_404_in_the_error_format(client, token, method, path, authorized):
+    headers = auth(token) if authorized else {}
+    response = getattr(client, method)(path, headers=headers)
+    assert (response.status_code, response["Content-Type"]) == (404, "application/json")
+    assert response.json() == {"error": {"code": "not_found", "message": "No such API endpoint; see /api/v1/docs."}}
 
 
 @pytest.mark.parametrize(
@@ -202,3 +248,36 @@ def test_session_start_through_the_email_review(client, token, on_commit):
         )
     assert response.status_code == 202
     assert WorkflowSession.objects.get().state["complaint"] == COMPLAINT
+
+
+EDITED = "Hello,\n\nFixed."
+
+
+@pytest.mark.parametrize(
+    ("answer", "output", "message"),
+    [
+        ("approve", lambda draft: {"decision": "approved", "email": draft}, "Draft approved and sent successfully."),
+        (
+            {"result": "approve", "draft": EDITED},
+            lambda draft: {"decision": "approved", "email": EDITED},
+            "Draft approved and sent successfully.",
+        ),
+        ("reject", lambda draft: {"decision": "rejected", "email": None}, "Draft rejected."),
+    ],
+)
+def test_a_completed_email_review_reads_with_its_final_result_as_output(
+    client, token, on_commit, answer, output, message
+):
+    with on_commit():
+        started = post(
+            client, "/api/v1/sessions", {"workflow": "email-review", "input": {"complaint": COMPLAINT}}, token
+        )
+    session_id = started.json()["session_id"]
+    waiting = client.get(f"/api/v1/sessions/{session_id}", headers=auth(token)).json()
+    assert (waiting["status"], waiting["output"]) == ("waiting", None)
+    with on_commit():
+        response = post(client, f"/api/v1/sessions/{session_id}/resume", {"payload": answer}, token)
+    assert response.status_code == 202, response.content
+    body = client.get(f"/api/v1/sessions/{session_id}", headers=auth(token)).json()
+    assert (body["status"], body["output"]) == ("completed", output(waiting["state"]["draft"]))
+    assert texts(WorkflowSession.objects.get(pk=session_id))[-1] == message  # people still read the sentence

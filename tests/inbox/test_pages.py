@@ -117,11 +117,28 @@ def test_the_list_page_renders_filters_counts_and_the_next_page(client, manager,
 
 
 @pytest.mark.parametrize("ids", [["\u00b2"], ["1", "x"], ["\u0661"]])  # ², a digit int() reads but not ASCII
-def test_bulk_with_ids_that_are_not_numbers_is_a_400_and_does_nothing(client, manager, start_review, ids):
+def test_bulk_with_ids_that_are_not_numbers_does_nothing_and_says_why(client, manager, start_review, ids):
     _, email = start_review()
     client.force_login(manager)
-    response = client.post("/inbox/bulk/", {"action": "claim", "ids": [*ids, email.pk]})
-    assert (response.status_code, response.content) == (400, b"Item ids are whole numbers; nothing was done.")
+    data = {"action": "claim", "ids": [*ids, email.pk], "query": "queue=support"}
+    response = client.post("/inbox/bulk/", data, headers={"Accept": "application/json"})
+    assert (response.status_code, response.json()) == (
+        400,
+        {"error": {"code": "invalid_request", "message": "Item ids are whole numbers; nothing was done."}},
+    )
+    response = client.post("/inbox/bulk/", data)
+    assert (response.status_code, response["Location"]) == (302, "/inbox/?queue=support")
+    notes = [(m.level_tag, str(m)) for m in client.get(response["Location"]).context["messages"]]
+    assert notes == [("error", "Item ids are whole numbers; nothing was done.")]
+    assert not Item.objects.filter(claimed_by__isnull=False).exists()
+
+
+def test_bulk_without_items_or_action_is_a_json_400_for_json_callers(client, manager, start_review):
+    _, email = start_review()
+    client.force_login(manager)
+    for data in ({"action": "claim"}, {"action": "shred", "ids": [email.pk]}):
+        response = client.post("/inbox/bulk/", data, headers={"Accept": "application/json"})
+        assert (response.status_code, response.json()["error"]["code"]) == (400, "invalid_request")
     assert not Item.objects.filter(claimed_by__isnull=False).exists()
 
 

@@ -1,5 +1,6 @@
 """A decided item's page says how its session went on: its status, and once it ended, its result
-(the output, else the session's last message), escaped; status.json and the session JSON too."""
+(a text output, else the session's last message, else the output as JSON), escaped; status.json
+and the session JSON too."""
 
 from __future__ import annotations
 
@@ -100,7 +101,7 @@ def test_status_json_carries_the_session_for_a_page_left_open(client, manager, s
     }
 
 
-def test_the_session_json_has_the_result_when_the_workflow_gives_no_output(
+def test_the_session_json_has_the_structured_output_and_the_sentence_for_people(
     client, auditor, manager, start_review, on_commit
 ):
     session, item = start_review()
@@ -109,9 +110,17 @@ def test_the_session_json_has_the_result_when_the_workflow_gives_no_output(
     data = client.get(f"/api/sessions/{session.id}/").json()
     assert (data["status"], data["output"], data["result"]) == (
         "completed",
-        None,
+        {"decision": "approved", "email": session.state["draft"]},
         "Draft approved and sent successfully.",
     )
+
+
+def test_a_structured_output_without_a_message_is_the_result_as_json(start_review):
+    session, _ = start_review()
+    session.events.exclude(author="user").delete()
+    session.status, session.output = "completed", {"decision": "rejected", "email": None}
+    session.save(update_fields=["status", "output"])
+    assert session_outcome(session)["result"] == '{\n  "decision": "rejected",\n  "email": null\n}'
 
 
 def test_a_failed_session_shows_a_generic_failure_sentence_not_the_exception(start_review):

@@ -84,6 +84,23 @@ def test_a_reviewer_of_other_queues_gets_404_for_the_item(client, outsider, revi
     assert Answer.objects.count() == 0
 
 
+@pytest.mark.parametrize("action", ["decide", "claim", "unclaim", "take-over", "reassign", "retry", "status.json"])
+def test_a_json_caller_gets_the_json_404_for_a_missing_or_hidden_item(client, outsider, review, action):
+    _, interrupt = review
+    client.force_login(outsider)
+    send = client.get if action == "status.json" else client.post
+    for pk in (interrupt.pk, interrupt.pk + 1000):  # outside the user's queues; no such item
+        url = f"/inbox/items/{pk}/{action}" + ("" if action == "status.json" else "/")
+        data = {"action": "approve"} if send is client.post else None
+        response = send(url, data, headers={"Accept": "application/json"})
+        assert (response.status_code, response["Content-Type"]) == (404, "application/json"), url
+        assert response.json() == {"error": {"code": "item_unknown", "message": "No such item in your queues."}}
+    assert client.post(f"/inbox/items/{interrupt.pk + 1000}/decide/", {"action": "approve"}).status_code == 404
+    interrupt.refresh_from_db()
+    assert interrupt.status == "pending"
+    assert Answer.objects.count() == 0
+
+
 def test_the_detail_page_shows_the_complaint_and_the_labelled_offline_draft(client, manager, review):
     session, interrupt = review
     client.force_login(manager)

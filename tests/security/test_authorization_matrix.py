@@ -215,6 +215,10 @@ EXPECTATIONS: dict[str, list[Check]] = {
     "api/v1/": [Check("GET", lambda w: "/api/v1/", every(404))],
     "api/v1/openapi.json": [Check("GET", lambda w: "/api/v1/openapi.json", every(200))],
     "api/v1/docs": [Check("GET", lambda w: "/api/v1/docs", every(200))],
+    "^api/v1/(?P<path>.*)$": [  # what the API does not have: JSON 404, with or without a token
+        Check("GET", lambda w: "/api/v1/nope", every(404)),
+        Check("POST", lambda w: "/api/v1/sessions/x/nope", every(404), writes=True),
+    ],
     "api/v1/sessions": [
         Check(
             "POST",

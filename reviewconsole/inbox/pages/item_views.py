@@ -1,7 +1,8 @@
 """One item's pages: detail, status JSON, revision history, and the POSTs that act on it.
 
 Every view fetches the item through :func:`selectors.item_for` first (404 outside the user's
-queues, the same answer as for a missing item). Nothing changes on GET; every action is a POST
+queues, the same answer as for a missing item; ``404 item_unknown`` JSON to a JSON caller of
+the status JSON and the actions). Nothing changes on GET; every action is a POST
 with the CSRF token, answered with a redirect or the detail page and the status code of
 its refusal (``view_helpers.refusal``).
 """
@@ -35,7 +36,7 @@ from ..items.serializers import list_entry
 from ..models import Queue
 from ..pictures.serving import allow_picture_styles
 from .drafts import revisions
-from .view_helpers import detail_context, refusal, wants_json
+from .view_helpers import detail_context, json_404, refusal, wants_json
 
 REFUSALS = (
     AlreadyDecidedError,
@@ -60,6 +61,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@json_404
 @require_GET
 def status_json(request: HttpRequest, pk: int) -> JsonResponse:
     """The item's summary now (a detail page left open catches up with it after a reconnect),
@@ -93,6 +95,7 @@ def _check_posted(request: HttpRequest) -> None:
 
 
 @login_required
+@json_404
 @require_POST
 @allow_picture_styles
 def decide(request: HttpRequest, pk: int) -> HttpResponse:
@@ -148,6 +151,7 @@ def _claim_action(request: HttpRequest, pk: int, act: str) -> HttpResponse:
 
 
 @login_required
+@json_404
 @require_POST
 @allow_picture_styles
 def claim(request: HttpRequest, pk: int) -> HttpResponse:
@@ -155,6 +159,7 @@ def claim(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@json_404
 @require_POST
 @allow_picture_styles
 def unclaim(request: HttpRequest, pk: int) -> HttpResponse:
@@ -162,6 +167,7 @@ def unclaim(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@json_404
 @require_POST
 @allow_picture_styles
 def take_over(request: HttpRequest, pk: int) -> HttpResponse:
@@ -169,6 +175,7 @@ def take_over(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@json_404
 @require_POST
 @allow_picture_styles
 def reassign(request: HttpRequest, pk: int) -> HttpResponse:
@@ -194,6 +201,7 @@ def reassign(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@json_404
 @require_POST
 @allow_picture_styles
 def retry(request: HttpRequest, pk: int) -> HttpResponse:

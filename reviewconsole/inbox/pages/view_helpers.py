@@ -7,17 +7,22 @@ expired, superseded, moved, workflow gone). JSON callers (``Accept: application/
 ``{"error": {"code", "message", …}}`` (:mod:`reviewconsole.json_errors`) with the same
 code. An item moved to a queue the user is not in is
 not shown again: the page goes back to the inbox with the reason.
+
+A missing item (or one outside the user's queues: the same answer) is Django's 404 page for a
+browser and ``404 {"error": {"code": "item_unknown", …}}`` for a JSON caller (``json_404``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
@@ -41,11 +46,28 @@ from .drafts import parse_unified
 from .kinds import detail_parts
 from .schema_form import form_fields
 
-__all__ = ["detail_context", "refusal", "wants_json"]
+__all__ = ["detail_context", "json_404", "refusal", "wants_json"]
 
 
 def wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
+
+
+def json_404[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
+    """``view``'s ``Http404`` (no such item in the user's queues) as ``404 item_unknown`` JSON for
+    a caller that accepts JSON; a browser still gets Django's 404 page."""
+
+    @wraps(view)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> HttpResponse:
+        try:
+            return view(*args, **kwargs)
+        except Http404:
+            request = args[0]
+            if isinstance(request, HttpRequest) and wants_json(request):
+                return error_response(404, "item_unknown", "No such item in your queues.")
+            raise
+
+    return wrapped
 
 
 def _reviewers(queue: Queue) -> list[Any]:

@@ -12,12 +12,13 @@ from urllib.parse import quote
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from engine import InterruptKind
 
+from ...json_errors import error_response
 from ...workflows import all_specs
 from ..conf import inbox_setting
 from ..items.actions import allows_bulk_approve
@@ -31,6 +32,7 @@ from ..live.messages import change_message
 from ..models import Item
 from .failed import failed_sessions
 from .item_views import REFUSALS
+from .view_helpers import wants_json
 
 BULK_LIMIT = 200
 """Most items one bulk action takes."""
@@ -152,15 +154,17 @@ def bulk(request: HttpRequest) -> HttpResponse:
 
     Approval takes only items whose interrupt allows bulk approval; every other refusal (claimed
     by someone else, decided meanwhile…) is listed and the rest still happen.
+
+    Ids that are not whole numbers, no ids or an unknown action do nothing: the list again with
+    the reason for a browser, ``400 invalid_request`` JSON for a caller that accepts JSON.
     """
     action = request.POST.get("action", "")
     raw_ids = request.POST.getlist("ids")
     if not all(_number(i) for i in raw_ids):
-        return HttpResponseBadRequest("Item ids are whole numbers; nothing was done.", content_type="text/plain")
+        return _bulk_refused(request, "Item ids are whole numbers; nothing was done.")
     ids = [int(i) for i in raw_ids][:BULK_LIMIT]
     if action not in ("claim", "unclaim", "approve") or not ids:
-        messages.error(request, "Select items and an action.")
-        return redirect(_back(request))
+        return _bulk_refused(request, "Select items and an action; nothing was done.")
     done, refused, missing = 0, [], 0
     for pk in ids:
         try:
@@ -189,6 +193,13 @@ def bulk(request: HttpRequest) -> HttpResponse:
     messages.success(request, f"{verb} {done} item{'s' if done != 1 else ''}.")
     if refused:
         messages.warning(request, "Not done: " + "; ".join(refused))
+    return redirect(_back(request))
+
+
+def _bulk_refused(request: HttpRequest, message: str) -> HttpResponse:
+    if wants_json(request):
+        return error_response(400, "invalid_request", message)
+    messages.error(request, message)
     return redirect(_back(request))
 
 

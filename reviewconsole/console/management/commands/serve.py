@@ -3,7 +3,8 @@
 One process: Daphne serves the ASGI app on the main thread; worker threads run sessions. The
 in-memory channel layer is shared because everything is in this process. Static files (the inbox's
 CSS and JS) are served by the same process, as nothing else serves them on the embedded default.
-Ctrl-C stops it all; an address it cannot listen on (e.g. a port in use) exits 1. Links in
+Ctrl-C or SIGTERM stops it all (the requests being served finish first, up to 10 s; exit 0); an
+address it cannot listen on (e.g. a port in use) exits 1. Links in
 notification emails use the served address (``--host``, ``--port``) unless ``BASE_URL`` is set
 (``REVIEWCONSOLE_BASE_URL``). ``--reload`` serves from a child process restarted whenever the code
 of a registered workflow package changes (:mod:`reviewconsole.console.reload`).
@@ -23,6 +24,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
 from reviewconsole.asgi import application
+from reviewconsole.console.in_flight import wait_idle
 from reviewconsole.console.reload import ChildFailedError, die_with_parent, serve_with_reload
 from reviewconsole.console.static_files import StaticFilesHandler
 from reviewconsole.console.worker import ThreadWorker
@@ -102,6 +104,11 @@ class Command(BaseCommand):
         hint = _send_hint(served_base_url(host, port))
 
         def ready() -> None:
+            from twisted.internet import reactor, threads
+
+            # SIGTERM / Ctrl-C: before the reactor shuts down (its loop still running), let the
+            # requests being served finish (reviewconsole/console/in_flight.py).
+            reactor.addSystemEventTrigger("before", "shutdown", threads.deferToThread, wait_idle)  # type: ignore[attr-defined]
             bind_loop(asyncio.get_event_loop())
             worker.start()
             recovery.start()

@@ -1,0 +1,82 @@
+"""SIGTERM to ``manage.py serve`` while API requests start sessions: it lets them finish and exits
+0, without a traceback.
+
+Before, Daphne stopped its event loop under a request thread waiting in ``async_to_sync``
+(``session_start`` runs the engine's coroutines on that loop): the thread waited for ever with
+its SQLite transaction open, the task workers logged "database is locked" and the process never
+exited (or printed "CurrentThreadExecutor already quit"). Now ``serve`` waits for the requests
+being served before the reactor shuts down (``reviewconsole/console/in_flight.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tests.console.embedded import EmbeddedConsole
+from tests.scaleout.stack_parts import wait_for
+
+TOKEN = "rc_" + "s" * 43
+EXIT_DEADLINE = 45.0  # seconds serve may take to stop (it waits at most 10 s for requests)
+SENDERS = 4
+
+
+def _start_sessions(url: str, stop: threading.Event, answers: list[int]) -> None:
+    while not stop.is_set():
+        body = json.dumps({"workflow": "email-review", "input": {"complaint": "The lid is cracked"}}).encode()
+        request = urllib.request.Request(
+            f"{url}/api/v1/sessions",
+            data=body,
+            headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                answers.append(response.status)
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            return  # the server is going away
+
+
+@pytest.fixture
+def console(tmp_path):
+    console = EmbeddedConsole(tmp_path, env={"DEMO_API_TOKEN": TOKEN, "DEMO_PASSWORD": "shutdown-pass-123"})
+    console.manage("migrate", "--no-input", "--verbosity", "0")
+    console.manage("demo")
+    yield console
+    console.stop()
+
+
+def _sessions(console: EmbeddedConsole) -> int:
+    return console.sql("SELECT COUNT(*) AS n FROM workflow_sessions_workflowsession")[0]["n"]
+
+
+def test_sigterm_while_requests_start_sessions_exits_0_without_a_traceback(console):
+    console.start(migrate=False)
+    wait_for(lambda: socket.create_connection(("127.0.0.1", console.port), timeout=1).close() or True, 30, "port")
+    stop, answers = threading.Event(), []
+    senders = [threading.Thread(target=_start_sessions, args=(console.url, stop, answers)) for _ in range(SENDERS)]
+    for sender in senders:
+        sender.start()
+    try:
+        wait_for(lambda: _sessions(console) >= 10, 60, "sessions started through the API")
+        before = len(console.log.read_text())  # the storm's own lock waits are not the shutdown's
+        console.process.send_signal(signal.SIGTERM)
+        try:
+            code = console.process.wait(timeout=EXIT_DEADLINE)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"serve did not exit after SIGTERM:\n{console.log.read_text()[-3000:]}")
+    finally:
+        stop.set()
+        for sender in senders:
+            sender.join(timeout=60)
+    log = console.log.read_text()[before:]
+    assert code == 0, log[-3000:]
+    assert "Traceback" not in log and "database is locked" not in log, log[-3000:]
+    assert log.rstrip().endswith("Stopped.")
+    assert answers and set(answers) == {202}
