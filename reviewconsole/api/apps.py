@@ -7,6 +7,7 @@ class ApiConfig(AppConfig):
     verbose_name = "API clients"
 
     def ready(self) -> None:
+        # In ready(): these modules import models, which Django loads only once the app registry is ready.
         from ..outbound.services import register_signer
         from ..workflow_sessions.outbox import register_consumer
         from .review_events import SIGNER, client_secret, review_consume, review_wants

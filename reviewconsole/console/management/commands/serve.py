@@ -104,6 +104,7 @@ class Command(BaseCommand):
         hint = _send_hint(served_base_url(host, port))
 
         def ready() -> None:
+            # Here, not at the top: the reactor is the one Daphne's server installed when it started.
             from twisted.internet import reactor, threads
 
             # SIGTERM / Ctrl-C: before the reactor shuts down (its loop still running), let the
