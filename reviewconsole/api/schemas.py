@@ -109,6 +109,13 @@ class SessionOut(Schema):
         description="The workflow's final result once the session completed (its terminal node's output), else null.",
     )
     error: Any = None
+    result: str | None = Field(
+        None,
+        description=(
+            "For people, once the session ended: a text output, else the failure's sentence, else the"
+            " session's last message (the email review's \"Draft approved and sent successfully.\")."
+        ),
+    )
     created_at: str
     updated_at: str
     interrupts: list[InterruptOut]

@@ -3,8 +3,9 @@
 START → process_input → draft_email (LLM) → request_human_review → handle_human_review, then
 ``revise`` → draft_email, ``approved`` → send_email, ``rejected`` → reject_email. The reviewer
 answers with free text: ``approve``, ``reject``, or feedback that the next draft applies.
-The session's output (ADK: the terminal node's) is ``{"decision": "approved" | "rejected",
-"email": the email sent | None}``.
+As in ADK's ``request_input`` sample, the terminal nodes give only a message and no output, so the
+session's ``output`` stays null: its ``result`` is the sentence, and ``state["draft"]`` the email
+sent (edits included).
 """
 
 from __future__ import annotations
@@ -76,16 +77,14 @@ def handle_human_review(node_input: Any) -> Event:
     return Event(state={"feedback": decision.text}, route="revise")
 
 
-def send_email(draft: str) -> Event:
-    """Send the approved draft: the workflow's output is ``{"decision": "approved", "email": str}``
-    (the draft as sent, edits included), its last message :data:`SENT`."""
-    return Event(message=SENT, output={"decision": "approved", "email": draft})
+def send_email() -> Event:
+    """Send the approved draft (``state["draft"]``, edits included); the last message is :data:`SENT`."""
+    return Event(message=SENT)
 
 
 def reject_email() -> Event:
-    """Drop the rejected draft: the workflow's output is ``{"decision": "rejected", "email": None}``,
-    its last message :data:`REJECTED`."""
-    return Event(message=REJECTED, output={"decision": "rejected", "email": None})
+    """Drop the rejected draft; the last message is :data:`REJECTED`."""
+    return Event(message=REJECTED)
 
 
 def build(model: Model | None = None, *, name: str = "email_review") -> Workflow:
