@@ -109,6 +109,10 @@ def database(default: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
+REDIS_SOCKET_TIMEOUT = 15.0
+"""Seconds a read from Redis may take: longer than channels_redis's blocking pop (5 s)."""
+
+
 def channel_layers(default: dict[str, Any]) -> dict[str, Any]:
     """``CHANNEL_LAYERS`` on Redis when ``REDIS_URL`` is set, else ``default``."""
     url = os.environ.get("REDIS_URL")
@@ -118,7 +122,15 @@ def channel_layers(default: dict[str, Any]) -> dict[str, Any]:
     # fresh connection keeps the restart from reaching a reviewer's websocket as an error.
     from redis.exceptions import ConnectionError as RedisConnectionError  # redis takes 0.4 s: Redis setups only
 
-    host = {"address": url, "retry_on_error": [RedisConnectionError], "health_check_interval": 10}
+    host = {
+        "address": url,
+        "retry_on_error": [RedisConnectionError],
+        "health_check_interval": 10,
+        # redis-py 8 reads with a 5 s socket timeout by default, and channels_redis's receive blocks
+        # in BZPOPMIN for 5 s: an idle websocket or progress stream then failed with "Timeout reading
+        # from …" (django/channels_redis#422). The read must outlast the blocking pop.
+        "socket_timeout": REDIS_SOCKET_TIMEOUT,
+    }
     config: dict[str, Any] = {"hosts": [host]}
     if os.environ.get("REVIEWCONSOLE_CHANNELS_PREFIX"):
         # Keeps deployments (or test stacks) that share one Redis apart: their group names would clash.

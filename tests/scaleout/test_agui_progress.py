@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from reviewconsole.settings.env import channel_layers
 from tests.scaleout.conftest import _missing
 
 pytestmark = pytest.mark.scaleout
@@ -18,8 +19,7 @@ def redis_layer(settings):
     url = os.environ.get("REDIS_URL")
     if not url:
         _missing("REDIS_URL names no Redis server")
-    backend = "channels_redis.core.RedisChannelLayer"
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": backend, "CONFIG": {"hosts": [url]}}}
+    settings.CHANNEL_LAYERS = channel_layers({})  # the production settings' layer on REDIS_URL
 
 
 async def test_a_runs_progress_arrives_in_order_over_redis(redis_layer):
