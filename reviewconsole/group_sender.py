@@ -136,8 +136,17 @@ def _work() -> None:
     _thread_loop = asyncio.new_event_loop()
     while True:
         job = _jobs.get()
+        _recycle_connections()
         try:
-            close_old_connections()
             job()
         except Exception:  # a lost live message is caught up by its readers; keep sending
             logger.exception("A group message could not be sent")
+
+
+def _recycle_connections() -> None:
+    """Drop this thread's stale database connections before a job, as a request would; a failure
+    here (the database unreachable) must not cost the job, which may not need the database."""
+    try:
+        close_old_connections()
+    except Exception:
+        logger.warning("The sender thread could not check its database connection", exc_info=True)
