@@ -41,6 +41,7 @@ __all__ = [
     "call_of",
     "client_gate",
     "record_refused",
+    "standing_offered",
 ]
 
 POLICY_LABEL = "policy: "
@@ -93,6 +94,12 @@ def approvals_of(item: Item) -> dict[str, object] | None:
         "first_at": first.at if first else None,
         "rule": verdict.rule,
     }
+
+
+def standing_offered(item: Item) -> bool:
+    """Whether the item's page offers a standing approval: a policy governs it, one approval suffices."""
+    verdict = _verdict(item)
+    return verdict is not None and verdict.approvals_required == 1 and call_of(item) is not None
 
 
 def approval_gate(*, item: Item, user: AbstractBaseUser, action: str, request: HttpRequest | None = None) -> bool:
@@ -154,13 +161,14 @@ def record_refused(
     session_id: str,
     interrupt_id: str | None,
     *,
-    decision: str,
+    decision: str = "",
+    answer: Any = None,
     user: AbstractBaseUser | AnonymousUser | None = None,
     actor: str | None = None,
     request: HttpRequest | None = None,
 ) -> bool:
-    """Audit ``interrupt.decide_refused`` when a person or client tried to decide the session's
-    interrupt ``interrupt_id`` after a policy or a standing approval decided it; True when it was
+    """Audit ``interrupt.decide_refused`` when a person or client tried to decide (``decision``, or
+    the raw ``answer`` a client sent) the session's interrupt ``interrupt_id`` after a policy or a standing approval decided it; True when it was
     one. Read from the session's interrupt (the item may lag it by the relay); written in a
     transaction of its own (the refused decision's rolled back)."""
     if not interrupt_id:
@@ -183,7 +191,7 @@ def record_refused(
             target_type="" if item is not None else "workflow_sessions.interrupt",
             target_id="" if item is not None else str(asked[0]),
             request=request,
-            after={"decision": decision},
+            after={"decision": decision, **({"answer": answer} if answer is not None else {})},
             detail={"decided_by": asked[1], "decision": asked[2], "why": "decided by policy"},
         )
     return True
