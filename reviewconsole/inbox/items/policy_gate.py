@@ -167,10 +167,11 @@ def record_refused(
     actor: str | None = None,
     request: HttpRequest | None = None,
 ) -> bool:
-    """Audit ``interrupt.decide_refused`` when a person or client tried to decide (``decision``, or
-    the raw ``answer`` a client sent) the session's interrupt ``interrupt_id`` after a policy or a standing approval decided it; True when it was
-    one. Read from the session's interrupt (the item may lag it by the relay); written in a
-    transaction of its own (the refused decision's rolled back)."""
+    """Audit ``interrupt.decide_refused`` when a person or client tried to decide (``decision``,
+    or the raw ``answer`` a client sent) the session's interrupt ``interrupt_id`` after a policy or
+    a standing approval decided it; True when it was one. Read from the session's interrupt (the
+    item may lag it by the relay); written in a transaction of its own (the refused decision's
+    rolled back)."""
     if not interrupt_id:
         return False
     asked = (

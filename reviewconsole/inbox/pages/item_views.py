@@ -32,8 +32,8 @@ from ..items.decisions import interrupt_decide
 from ..items.permissions import require_retry_permission
 from ..items.refusals import retried_request
 from ..items.selectors import item_for
-from ..items.standing_grants import standing_from_post
 from ..items.serializers import list_entry
+from ..items.standing_grants import standing_from_post
 from ..models import Queue
 from ..pictures.serving import allow_picture_styles
 from .drafts import revisions
@@ -107,8 +107,8 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     404 outside the user's queues; 400 for an incomplete decision, an answer that fails the
     schema (the form comes back with its errors) or a field holding a NUL character; 403 when the
     requester approves a policy-governed request; 409 when someone decided first (a policy too:
-    the attempt is recorded), the same person approves a four-eyes request twice, someone else holds the claim, the item expired or was superseded, or
-    the workflow is gone. Nothing is stored on any refusal.
+    the attempt is recorded), the same person approves a four-eyes request twice, someone else
+    holds the claim, the item expired or was superseded, or the workflow is gone. Nothing is stored on any refusal.
     """
     item = item_for(request.user, pk)
     action = request.POST.get("action", "")

@@ -37,8 +37,8 @@ from ..conf import inbox_setting
 from ..errors import DecisionError, InboxConflict, MovedError
 from ..items.actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
 from ..items.permissions import can_retry
-from ..items.refusals import retried_request
 from ..items.policy_gate import approvals_of, standing_offered
+from ..items.refusals import retried_request
 from ..items.selectors import is_queue_manager, neighbours, queues_for
 from ..items.serializers import status_sentence
 from ..models import Item, Queue
