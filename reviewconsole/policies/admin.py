@@ -48,7 +48,9 @@ class PolicyRuleForm(forms.ModelForm):
             four_eyes_over=data.get("four_eyes_over") or None,
         )
         if error is not None:
-            field = next((f for f in ("four_eyes_over", "when", "decide", "tool") if f in error), None)
+            named = f"Approval policy {data.get('name')!r}"
+            fields = ("four_eyes_over", "when", "decide", "tool")
+            field = next((f for f in fields if error.startswith((f"{named}, {f}:", f"{named}: {f} "))), None)
             raise forms.ValidationError({field: error} if field else error)
         return data
 

@@ -107,7 +107,7 @@ def rule_error(*, name: str, tool: str, when: str, decide: str | None, four_eyes
     if not isinstance(name, str) or not name.strip():
         return "An approval policy has no name: give each rule a name, e.g. 'small-refunds'."
     if not isinstance(tool, str) or not tool.strip():
-        return f"Approval policy {name!r}: its tool is empty; name the tool (or '*' for every tool)."
+        return f"Approval policy {name!r}: tool is empty; name the tool (or '*' for every tool)."
     if decide not in (None, "", "approve", "reject"):
         return f"Approval policy {name!r}: decide must be 'approve', 'reject' or None, not {decide!r}."
     for field, text in (("when", when), ("four_eyes_over", four_eyes_over)):
