@@ -157,7 +157,7 @@ def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: b
             read[row.interrupt_id] = read_answer(row, answers[row.interrupt_id])
         except DecisionError as exc:
             raise Refusal(exc.code, exc.message) from None
-        if client_gate(item=row, decision=read[row.interrupt_id].decision, actor="") == "four_eyes":
+        if client_gate(item=row, decision=read[row.interrupt_id].decision) == "four_eyes":
             raise Refusal("four_eyes_required")
     return read
 

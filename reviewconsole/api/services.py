@@ -72,8 +72,7 @@ def api_session_resume(
         engine.AlreadyDecidedError: someone answered first (409, who and when).
         ApiError: 409 ``interrupt_claimed``: a reviewer holds the interrupt's claim and the token
             lacks the ``override_claims`` scope (``claimed_by``, ``claim_expires_at``).
-        ApiError: 403 ``requester_refused``: the client started the session and approves a request an
-            approval policy governs; 409 ``four_eyes_required``: two people must approve it in the inbox.
+        ApiError: 409 ``four_eyes_required``: an approval policy leaves it to two people in the inbox.
         engine.AlreadyDecidedError: also when an approval policy decided it (the view records the attempt).
         ApiError: 409 ``interrupt_superseded``: the interrupt was answered or cancelled and a newer
             request of the session replaced it (``newer_interrupt_id``, the session's ``url``).
@@ -87,7 +86,7 @@ def api_session_resume(
     """
     row, answer = _read_answer(client, session, interrupt_id, payload)
     if row is not None and answer is not None:
-        _check_policy(client, row, answer.decision)
+        _check_policy(row, answer.decision)
     stored = answer.payload if answer is not None else payload
     decision = answer.decision if answer is not None else "answer"
     recorded = Decision(kind=decision)
@@ -139,17 +138,9 @@ def _read_answer(
     return row, read_answer(row, payload)
 
 
-def _check_policy(client: ApiClient, row: Item, decision: str) -> None:
-    """Refuse an approval an approval policy does not let this client give (``inbox.policy_gate``)."""
-    refused = client_gate(item=row, decision=decision, actor=_actor(client))
-    if refused == "requester":
-        raise ApiError(
-            403,
-            "requester_refused",
-            "This client asked for this request: someone else must approve it. Nothing was recorded.",
-            interrupt_id=row.interrupt_id,
-        )
-    if refused == "four_eyes":
+def _check_policy(row: Item, decision: str) -> None:
+    """Refuse an approval an approval policy leaves to two people in the inbox (``inbox.policy_gate``)."""
+    if client_gate(item=row, decision=decision) == "four_eyes":
         raise ApiError(
             409,
             "four_eyes_required",

@@ -100,8 +100,8 @@ def resume(
     Without ``interrupt_id`` the only pending interrupt is answered; with several pending the
     answer is refused (400 ``interrupt_ambiguous`` listing ``pending``). The first answer wins:
     a later one gets 409 ``interrupt_decided`` naming who answered and when (an approval policy
-    too: the attempt is recorded, ``interrupt.decide_refused``). An approval policy may refuse it:
-    403 ``requester_refused`` (the client started the session), 409 ``four_eyes_required``.
+    too: the attempt is recorded, ``interrupt.decide_refused``). An approval policy under four eyes
+    refuses an approval: 409 ``four_eyes_required`` (two people approve in the inbox).
     """
     client = request.auth  # type: ignore[attr-defined]
     session = session_for(client, session_id)

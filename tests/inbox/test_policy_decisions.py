@@ -66,7 +66,7 @@ def test_the_automatic_decision_is_audited_and_in_the_timeline_as_a_persons(star
 
 
 def test_a_refund_between_the_limits_waits_for_one_person(start_session, personas, on_commit):
-    session, [approval] = start_session("refund-approval", {"order_id": "A-2", "amount": 250, "reason": "broken"})
+    _, [approval] = start_session("refund-approval", {"order_id": "A-2", "amount": 250, "reason": "broken"})
     assert approval.function_name == "ask_for_approval"
     assert PolicyVerdict.objects.get(session_interrupt=approval.session_interrupt).outcome == "person"
     with on_commit():

@@ -63,7 +63,7 @@ def test_an_exact_standing_approval_decides_the_next_identical_call(start_sessio
 def test_exact_arguments_cover_no_other_call_and_the_tool_covers_any(start_session, personas, client, on_commit):
     _, [first] = start_session("refund-approval", MID)
     _grant(client, personas.other_reviewer, first, on_commit, standing="exact", standing_scope="queue")
-    other, [waiting] = start_session("refund-approval", {**MID, "amount": 260})
+    _, [waiting] = start_session("refund-approval", {**MID, "amount": 260})
     assert waiting.function_name == "ask_for_approval", "other arguments: a person decides"
     _grant(client, personas.other_reviewer, waiting, on_commit, standing="tool", standing_scope="queue")
     third, _ = start_session("refund-approval", {"order_id": "D-4", "amount": 400, "reason": "lost"})
@@ -74,7 +74,7 @@ def test_an_expired_standing_approval_decides_nothing(start_session, personas, c
     _, [first] = start_session("refund-approval", MID)
     _grant(client, personas.other_reviewer, first, on_commit, standing="tool", standing_scope="user")
     StandingApproval.objects.update(expires_at=timezone.now() - dt.timedelta(seconds=1))
-    later, [waiting] = start_session("refund-approval", MID)
+    _, [waiting] = start_session("refund-approval", MID)
     assert waiting.function_name == "ask_for_approval"
     assert StandingApproval.objects.get().uses == 0
 
@@ -92,7 +92,7 @@ def test_a_revoked_standing_approval_decides_nothing(start_session, personas, cl
     standing.refresh_from_db()
     assert standing.revoked_at is not None and standing.revoked_by == personas.admin
     assert AuditEntry.objects.filter(action="policy.standing_revoke", target_id=str(standing.pk)).count() == 1
-    later, [waiting] = start_session("refund-approval", MID)
+    _, [waiting] = start_session("refund-approval", MID)
     assert waiting.function_name == "ask_for_approval"
 
 

@@ -254,7 +254,8 @@ def test_an_unusable_approval_policy_is_an_error_naming_the_rule(write_module, r
     errors = _errors(write_module, register, ("paid_flows", textwrap.dedent(BAD_POLICY)))
     assert [e[0] for e in errors] == ["reviewconsole.workflows.E011"] * 2
     assert errors[0][1].startswith(
-        "Workflow 'paid' in 'paid_flows': Approval policy 'small', when: The condition 'args.amount <= ' is not valid CEL"
+        "Workflow 'paid' in 'paid_flows': Approval policy 'small', when: "
+        "The condition 'args.amount <= ' is not valid CEL"
     )
     assert errors[1][1] == "Workflow 'paid' in 'paid_flows': approval policy 'small' is declared twice."
     assert "CEL over args and state" in errors[0][2]

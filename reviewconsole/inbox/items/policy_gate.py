@@ -1,8 +1,8 @@
 """Who may approve a policy-governed item, and the record of refused decisions.
 
-- **The requester never approves their own**: on an item a rule governs, the session's starter
-  (``WorkflowSession.user_id``: ``user:<username>`` for a console user, ``client:<name>`` for an
-  API client) may not approve it (403; rejecting stays open to them).
+- **The requester never approves their own**: on an item a rule governs, the person who started
+  the session (``WorkflowSession.user_id`` ``user:<username>``: a console user, from ``/new/``)
+  may not approve it (403; rejecting stays open to them).
 - **Four eyes**: when the governing rule's ``four_eyes_over`` held, an approval is the first of
   two: it is stored (``policies.FirstApproval``, one per request: the database's unique
   constraint settles two first approvals at the same moment, the later one becoming the second),
@@ -143,17 +143,16 @@ def approval_gate(*, item: Item, user: AbstractBaseUser, action: str, request: H
     return False
 
 
-def client_gate(*, item: Item, decision: str, actor: str) -> str | None:
-    """Why an API client's ``decision`` on ``item`` is refused, or None: ``"requester"`` (403:
-    the client started the session and approves it) or ``"four_eyes"`` (409: two people must
-    approve in the inbox)."""
+def client_gate(*, item: Item, decision: str) -> str | None:
+    """Why an API or AG-UI client's ``decision`` on ``item`` is refused, or None: ``"four_eyes"``
+    (409: two people must approve it in the inbox). A client that started the session may give
+    its one approval: it is the outside system whose late result a long-running tool waits for
+    (the README's refund through the API), not a person approving their own request."""
     if decision != "approve":
         return None
     verdict = _verdict(item)
     if verdict is None:
         return None
-    if item.session.user_id == actor:
-        return "requester"
     return "four_eyes" if verdict.approvals_required >= 2 else None
 
 
