@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.items.policy_gate import FourEyesError, approvals_of
+from reviewconsole.inbox.models import Item
 from reviewconsole.policies.models import FirstApproval, PolicyVerdict
 from reviewconsole.workflow_sessions.models import Answer
 from reviewconsole.workflow_sessions.services import session_start
@@ -22,7 +23,6 @@ LARGE = {"order_id": "B-9", "amount": 1500, "reason": "never arrived"}
 @pytest.fixture
 def large(demo, on_commit):
     """A $1,500 refund waiting for its approval; ``start(user_id=...)`` names its requester."""
-    from reviewconsole.inbox.models import Item
 
     def start(user_id="webhook:refund-approval"):
         with on_commit():
@@ -133,8 +133,6 @@ def test_the_api_client_that_asked_gives_a_one_approval_result(start_session, cl
             client, "/api/v1/sessions", {"workflow": "refund-approval", "input": LARGE | {"amount": 250}}, token
         )
     session_id = started.json()["session_id"]
-    from reviewconsole.inbox.models import Item
-
     item = Item.objects.get(session_id=session_id, status="pending")
     assert item.session.user_id == "client:partner"
     body = {"interrupt_id": item.interrupt_id, "payload": {"status": "approved"}}
