@@ -20,6 +20,7 @@ LAYERS = [
     "workflows",
     "audit",
     "workflow_sessions",
+    "policies",
     "demo",
     "inbox",
     "outbound",
@@ -30,11 +31,12 @@ LAYERS = [
     "testing",
 ]
 """Upstream first: the registry, the audit log, sessions (the engine's store and the session
-service), the demo workflows and the fault tests' probes (one consumes the sessions' outbox), then
+service), approval policies (rules, four eyes, standing approvals: data the inbox reads), the demo
+workflows and the fault tests' probes (one consumes the sessions' outbox), then
 the consumers of the outbox (inbox, outbound), the outside doors, and the console that serves
 them all."""
 
-DOWNSTREAM_OF_SESSIONS = {"inbox", "outbound", "hooks", "api", "agui", "console", "testing"}
+DOWNSTREAM_OF_SESSIONS = {"policies", "inbox", "outbound", "hooks", "api", "agui", "console", "testing"}
 
 
 def _apps() -> set[str]:

@@ -12,6 +12,7 @@ or tracebacks; the details go to the server log.
 | ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` |
 | ``interrupt_claimed`` | a ``resolved`` entry answers an interrupt a reviewer has claimed, and the token |
 |  | lacks the ``override_claims`` scope (the message names the holder) |
+| ``four_eyes_required`` | a ``resolved`` entry approves a request an approval policy leaves to two people |
 | ``interrupt_superseded`` | ``resume`` answers an interrupt a newer one of the thread replaced ("superseded: a |
 |  | newer request exists", naming its id) and not that newer one |
 | ``resume_incomplete`` | ``resume`` leaves a pending interrupt of the thread unanswered |
@@ -47,6 +48,7 @@ MESSAGES = {
     "input_invalid": "The user message does not fit the workflow's input.",
     "interrupts_pending": "The thread is waiting on interrupts; resume them first.",
     "interrupt_claimed": "A reviewer has claimed this interrupt.",
+    "four_eyes_required": "This request needs the approvals of two different people in the inbox.",
     "interrupt_superseded": "superseded: a newer request exists.",
     "resume_incomplete": "Answer every pending interrupt of the thread.",
     "interrupt_unknown": "Unknown interrupt.",

@@ -20,6 +20,7 @@ from engine import InterruptRecord, SessionRecord, SessionStatus
 from ..api.models import ApiClient
 from ..inbox.errors import DecisionError
 from ..inbox.items.answers import Answer, read_answer
+from ..inbox.items.policy_gate import client_gate
 from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
 from ..workflow_sessions.models import Answer as StoredAnswer
@@ -140,11 +141,12 @@ def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: b
     normalised payload to store, by interrupt id (answers to no pending item are left out: the
     engine refuses them). Refuses an answer to an interrupt a reviewer has claimed (unless
     ``override_claims``), one its request kind does not support or cannot read, an empty
-    free-text one or one over its maximum length.
+    free-text one or one over its maximum length, or an approval an approval policy's four eyes
+    leave to two people in the inbox.
 
     Raises:
         Refusal: ``interrupt_claimed``, ``action_not_supported``, ``answer_invalid``,
-            ``answer_too_long`` or ``answer_missing``; nothing was stored.
+            ``answer_too_long``, ``answer_missing`` or ``four_eyes_required``; nothing was stored.
     """
     rows = Item.objects.filter(session_id=session_id, status=ItemStatus.PENDING, interrupt_id__in=list(answers))
     read: dict[str, Answer] = {}
@@ -155,6 +157,8 @@ def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: b
             read[row.interrupt_id] = read_answer(row, answers[row.interrupt_id])
         except DecisionError as exc:
             raise Refusal(exc.code, exc.message) from None
+        if client_gate(item=row, decision=read[row.interrupt_id].decision) == "four_eyes":
+            raise Refusal("four_eyes_required")
     return read
 
 

@@ -16,6 +16,7 @@ from engine import AlreadyDecidedError, Decision
 
 from ..audit.services import audit_record
 from ..inbox.items.answers import Answer, read_answer
+from ..inbox.items.policy_gate import client_gate
 from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
 from ..workflow_sessions.models import WorkflowSession
@@ -71,6 +72,8 @@ def api_session_resume(
         engine.AlreadyDecidedError: someone answered first (409, who and when).
         ApiError: 409 ``interrupt_claimed``: a reviewer holds the interrupt's claim and the token
             lacks the ``override_claims`` scope (``claimed_by``, ``claim_expires_at``).
+        ApiError: 409 ``four_eyes_required``: an approval policy leaves it to two people in the inbox.
+        engine.AlreadyDecidedError: also when an approval policy decided it (the view records the attempt).
         ApiError: 409 ``interrupt_superseded``: the interrupt was answered or cancelled and a newer
             request of the session replaced it (``newer_interrupt_id``, the session's ``url``).
         engine.AnswerInvalidError: the payload fails the interrupt's schema (400).
@@ -82,6 +85,8 @@ def api_session_resume(
         UnknownWorkflowError: the workflow is no longer registered (409); nothing is stored.
     """
     row, answer = _read_answer(client, session, interrupt_id, payload)
+    if row is not None and answer is not None:
+        _check_policy(row, answer.decision)
     stored = answer.payload if answer is not None else payload
     decision = answer.decision if answer is not None else "answer"
     recorded = Decision(kind=decision)
@@ -131,6 +136,17 @@ def _read_answer(
         conflict = claimed_conflict(row)
         raise ApiError(409, "interrupt_claimed", conflict.message, interrupt_id=row.interrupt_id, **conflict.details)
     return row, read_answer(row, payload)
+
+
+def _check_policy(row: Item, decision: str) -> None:
+    """Refuse an approval an approval policy leaves to two people in the inbox (``inbox.policy_gate``)."""
+    if client_gate(item=row, decision=decision) == "four_eyes":
+        raise ApiError(
+            409,
+            "four_eyes_required",
+            "This request needs the approvals of two different people in the inbox; nothing was recorded.",
+            interrupt_id=row.interrupt_id,
+        )
 
 
 def _superseded(session: WorkflowSession, interrupt_id: str) -> ApiError | None:

@@ -15,6 +15,9 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Field as NinjaField
 from ninja import Header, Query, Router, Schema, Status
 
+from engine import AlreadyDecidedError
+
+from ..inbox.items.policy_gate import record_refused
 from ..inbox.items.serializers import item_json, session_with_items
 from .idempotency import idempotent, request_hash
 from .schemas import (
@@ -96,7 +99,9 @@ def resume(
 
     Without ``interrupt_id`` the only pending interrupt is answered; with several pending the
     answer is refused (400 ``interrupt_ambiguous`` listing ``pending``). The first answer wins:
-    a later one gets 409 ``interrupt_decided`` naming who answered and when.
+    a later one gets 409 ``interrupt_decided`` naming who answered and when (an approval policy
+    too: the attempt is recorded, ``interrupt.decide_refused``). An approval policy under four eyes
+    refuses an approval: 409 ``four_eyes_required`` (two people approve in the inbox).
     """
     client = request.auth  # type: ignore[attr-defined]
     session = session_for(client, session_id)
@@ -108,7 +113,12 @@ def resume(
         return 202, {"session_id": session.id, "answered": answered, "status": "queued"}
 
     digest = request_hash("POST", request.path, body.model_dump())
-    return replayable(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
+    try:
+        return replayable(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
+    except AlreadyDecidedError as exc:  # after its transaction rolled back: a policy's decision stands, recorded
+        wire = body.interrupt_id or exc.details.get("interrupt_id")
+        record_refused(session.id, wire, answer=body.payload, actor=f"client:{client.name}", request=request)
+        raise
 
 
 @router.post("/sessions/{session_id}/cancel", response={200: CancelOut, **ERRORS}, summary="Cancel a session")

@@ -5,7 +5,7 @@ the embedded and test settings (``REVIEWCONSOLE["WORKFLOWS"] = ["reviewconsole.d
 |---|---|---|
 | ``email-review`` | :mod:`.email_review` | approves, rejects or revises an AI-drafted reply |
 | ``vip-discount`` | :mod:`.vip_discount` | confirms a discount an agent proposes |
-| ``refund-approval`` | :mod:`.refund_approval` | approves a refund above the limit, confirms its submission |
+| ``refund-approval`` | :mod:`.refund_approval` | approves a refund above $100 (two above $1,000), confirms it |
 | ``incident-triage`` | :mod:`.incident_triage` | triages an incident in a generated form |
 | ``support-handoff`` | :mod:`.support_handoff` | approves refunds and replacements of agents handing a chat on |
 
@@ -54,8 +54,10 @@ WORKFLOWS = [
         queue="finance",
         build=refund_approval.build,
         input_schema=refund_approval.RefundInput,
-        description="Refunds above the policy limit need an approval; every refund needs a confirmation.",
+        description="Refunds up to $100 are approved by policy, above $1,000 by two people; every refund "
+        "needs a confirmation.",
         offline_policies={"refund_agent": refund_approval.offline_agent},
+        policies=refund_approval.POLICIES,
         due_in_seconds=24 * 3600,
         on_expiry="escalate",
         escalate_to="triage",

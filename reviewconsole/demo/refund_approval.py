@@ -1,8 +1,11 @@
 """The refund approval workflow: ADK's ``human_in_loop`` and ``tool_confirmation`` samples as a product.
 
-A refund agent handles a refund request. Above the policy limit it first calls the long-running
-``ask_for_approval`` tool: the call stays pending until a person (in the inbox) or an outside
-system (through the API) posts the late result, without the tool running again. Then it calls
+A refund agent handles a refund request. It first calls the long-running ``ask_for_approval``
+tool: the call stays pending until its late result is posted, without the tool running again.
+In the console the workflow's approval policies (:data:`POLICIES`, registered in
+``demo/__init__.py``) decide it first: up to :data:`POLICY_LIMIT` the policy approves it itself,
+with its reason; above :data:`FOUR_EYES_LIMIT` two different people must approve it in the inbox;
+in between one person does (or an outside system, through the API). Then it calls
 ``submit_refund``, which requires a person's confirmation before it runs; a decline is enforced
 by the engine and the refund is never submitted.
 """
@@ -14,13 +17,50 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from reviewconsole.workflows import FunctionCall, FunctionTool, LlmAgent, LlmRequest, LongRunningFunctionTool, Model
+from reviewconsole.workflows import (
+    ApprovalPolicy,
+    FunctionCall,
+    FunctionTool,
+    LlmAgent,
+    LlmRequest,
+    LongRunningFunctionTool,
+    Model,
+)
 
-__all__ = ["KIND", "POLICY_LIMIT", "RefundInput", "build", "offline_agent", "submitted_refunds"]
+__all__ = [
+    "FOUR_EYES_LIMIT",
+    "KIND",
+    "POLICIES",
+    "POLICY_LIMIT",
+    "RefundInput",
+    "build",
+    "offline_agent",
+    "submitted_refunds",
+]
 
 KIND = "refund"
 POLICY_LIMIT = 100.0
-"""Refunds above this amount (in dollars) need an approval before they are submitted."""
+"""Refunds above this amount (in dollars) need a person's approval; up to it the policy approves."""
+FOUR_EYES_LIMIT = 1000.0
+"""Refunds above this amount (in dollars) need the approvals of two different people."""
+
+POLICIES = (
+    ApprovalPolicy(
+        name="small-refunds",
+        tool="ask_for_approval",
+        when=f"double(args.amount) <= {POLICY_LIMIT}",
+        decide="approve",
+        reason=f"Refunds up to ${POLICY_LIMIT:.0f} are approved by policy.",
+    ),
+    ApprovalPolicy(
+        name="refund-approval",
+        tool="ask_for_approval",
+        when="true",
+        four_eyes_over=f"double(args.amount) > {FOUR_EYES_LIMIT}",
+    ),
+)
+"""The refund's approval policies (``WorkflowSpec.policies``): small refunds approved by policy,
+the rest by a person, above the four-eyes limit by two."""
 
 submitted_refunds: list[dict[str, Any]] = []
 """Refunds submitted in this process (a stand-in for the payment system; tests read it)."""
@@ -35,7 +75,7 @@ class RefundInput(BaseModel):
 
 
 def ask_for_approval(order_id: str, amount: float, reason: str) -> dict[str, Any]:
-    """Ask a manager to approve a refund above the policy limit. The decision arrives later.
+    """Ask for a refund's approval (by policy up to the limit, else by a manager). The decision arrives later.
 
     Args:
         order_id: the order to refund.
@@ -69,7 +109,7 @@ def build(model: Model | None = None, *, name: str = "refund_agent") -> LlmAgent
         name,
         model=model,
         instruction=(
-            f"Handle refund requests. Refunds above ${POLICY_LIMIT:.0f} need ask_for_approval first; "
+            "Handle refund requests. Every refund needs ask_for_approval first; "
             "submit approved refunds with submit_refund; tell the customer the outcome."
         ),
         tools=[
@@ -86,7 +126,7 @@ def build(model: Model | None = None, *, name: str = "refund_agent") -> LlmAgent
 
 
 def offline_agent(request: LlmRequest) -> Any:
-    """The offline model's turns: approval above the limit, then submission, then a summary."""
+    """The offline model's turns: the approval, then submission, then a summary."""
     first = next((c.text for c in request.contents if c.role == "user" and c.text), "{}")
     try:
         data = json.loads(first)
@@ -98,10 +138,8 @@ def offline_agent(request: LlmRequest) -> Any:
     responses = [r for c in request.contents for r in c.function_responses()]
     last = responses[-1] if responses else None
     if last is None:
-        if amount > POLICY_LIMIT:
-            args = {"order_id": order_id, "amount": amount, "reason": reason}
-            return FunctionCall(name="ask_for_approval", args=args)
-        return FunctionCall(name="submit_refund", args={"order_id": order_id, "amount": amount})
+        args = {"order_id": order_id, "amount": amount, "reason": reason}
+        return FunctionCall(name="ask_for_approval", args=args)
     if last.name == "ask_for_approval":
         status = str(last.response.get("status", "")).lower()
         if status == "pending":

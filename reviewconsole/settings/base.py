@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "reviewconsole.console",
     "reviewconsole.workflows",
     "reviewconsole.workflow_sessions",
+    "reviewconsole.policies",
     "reviewconsole.inbox",
     "reviewconsole.hooks",
     "reviewconsole.api",

@@ -57,8 +57,10 @@ from engine import (
 )
 
 __all__ = [
+    "DECISIONS",
     "DEFAULT_ROUTE",
     "START",
+    "ApprovalPolicy",
     "BaseNode",
     "BaseTool",
     "Compaction",
@@ -104,6 +106,39 @@ class UnknownWorkflowError(LookupError):
     """No workflow is registered under that name."""
 
 
+DECISIONS = ("approve", "reject")
+"""What a policy may decide by itself (``ApprovalPolicy.decide``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalPolicy:
+    """A rule for a tool's approval requests (a tool confirmation, ``adk_request_confirmation``,
+    or a long-running tool's call such as ``ask_for_approval``), declared in ``WorkflowSpec.policies``.
+
+    ``name``: the rule's name, unique within its workflow (a slug; an admin's rule of the same name
+    replaces it, ``reviewconsole/policies``). ``tool``: the tool's name (``"*"``: every tool).
+    ``when``: a CEL condition over ``args`` (the call's arguments) and ``state`` (the session's
+    state), e.g. ``"args.amount <= 100"`` (``"true"``: always; ``workflows/conditions.py``).
+    ``decide``: when the condition holds, the decision the policy takes itself (``"approve"``: no
+    person needed; ``"reject"``: the call never runs) with ``reason`` recorded as a person's
+    reason would be; ``None``: a person decides, in ``queue`` (a queue slug; ``""``: the
+    workflow's). ``four_eyes_over``: a CEL condition under which two different people must
+    approve (``None``: one). ``shadow``: the rule decides nothing; it records what it would have
+    decided beside the person's decision (the admin shows how often they agreed).
+
+    Rules are tried in order; the first whose ``when`` holds governs the request.
+    """
+
+    name: str
+    tool: str = "*"
+    when: str = "true"
+    decide: str | None = None
+    reason: str = ""
+    four_eyes_over: str | None = None
+    queue: str = ""
+    shadow: bool = False
+
+
 @dataclass(frozen=True, kw_only=True)
 class WorkflowSpec:
     """A registered workflow (keywords only).
@@ -145,6 +180,9 @@ class WorkflowSpec:
     """The name in ``REVIEWCONSOLE["MODELS"]`` of the model its agents use (``default``: ``REVIEWCONSOLE["MODEL"]``)."""
     agent_models: dict[str, str] = field(default_factory=dict)
     """Agent name → the name in ``MODELS`` of the model that agent uses instead."""
+    policies: tuple[ApprovalPolicy, ...] = ()
+    """Approval policies of its tools (:class:`ApprovalPolicy`), tried in order; admins add or
+    replace rules by name in the admin (``reviewconsole/policies``)."""
     builtin: bool = False
     """Registered by the console itself (the review request, ``review.py``) and started by its own
     door only: not offered by the start form, the sessions API or webhooks."""

@@ -36,7 +36,8 @@ from typing import Any
 
 from engine import BaseNode, GraphError
 
-from . import WorkflowSpec
+from . import ApprovalPolicy, WorkflowSpec
+from .conditions import rule_error
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -275,10 +276,38 @@ def _built(spec: WorkflowSpec, module: str, which: str, build: Any) -> Problem |
     return None
 
 
+def _policy_problems(spec: WorkflowSpec, module: str) -> list[Problem]:
+    """E011: an approval policy of ``spec`` that is not an ``ApprovalPolicy``, repeats a name, or
+    whose condition or decision is not usable (``conditions.rule_error`` names the rule)."""
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    hint = "Fix the rule in WorkflowSpec.policies; conditions are CEL over args and state, e.g. args.amount > 100."
+    for index, policy in enumerate(spec.policies):
+        if not isinstance(policy, ApprovalPolicy):
+            message = f"policies[{index}] is a {type(policy).__name__}, not an ApprovalPolicy."
+        elif policy.name in seen:
+            message = f"approval policy {policy.name!r} is declared twice."
+        else:
+            seen.add(policy.name)
+            error = rule_error(
+                name=policy.name,
+                tool=policy.tool,
+                when=policy.when,
+                decide=policy.decide,
+                four_eyes_over=policy.four_eyes_over,
+            )
+            if error is None:
+                continue
+            message = error
+        problems.append(Problem("E011", module, spec.name, f"Workflow {spec.name!r} in {module!r}: {message}", hint))
+    return problems
+
+
 def build_problems(registry: Registry) -> list[Problem]:
     """Each spec's builders (``build`` and every ``previous`` one) run with ``model=None``: those
     that raise (E006), return no node (E006) or give a graph that does not validate (E007, the
-    engine's ``GraphError`` message), and specs without an ``input_schema`` (E008)."""
+    engine's ``GraphError`` message), specs without an ``input_schema`` (E008), and approval
+    policies that are not usable (E011: the rule's name and what is wrong)."""
     problems: list[Problem] = []
     for name, spec in sorted(registry.specs.items()):
         module = registry.modules[name]
@@ -293,6 +322,7 @@ def build_problems(registry: Registry) -> list[Problem]:
                     "webhooks, the API and the start form validate against it.",
                 )
             )
+        problems.extend(_policy_problems(spec, module))
         builders = [("build()", spec.build)] + [(f"previous[{i}]()", b) for i, b in enumerate(spec.previous)]
         problems.extend(p for which, b in builders if (p := _built(spec, module, which, b)) is not None)
     return problems

@@ -228,3 +228,34 @@ def test_worker_refuses_to_start(broken, monkeypatch):
     monkeypatch.setattr(ThreadWorker, "start", lambda self: pytest.fail("started despite a broken registry"))
     with pytest.raises(SystemCheckError, match="missing_at_startup"):
         call_command("worker")
+
+
+BAD_POLICY = """
+from pydantic import BaseModel
+from reviewconsole.workflows import ApprovalPolicy, Event, Workflow, WorkflowSpec
+
+class Start(BaseModel):
+    text: str = ""
+
+def hello(node_input):
+    return Event(message="hello")
+
+def build(model=None):
+    return Workflow("paid", edges=[("START", hello)], input_schema=Start)
+
+WORKFLOWS = [WorkflowSpec(name="paid", title="Paid", queue="hello", build=build, input_schema=Start, policies=(
+    ApprovalPolicy(name="small", tool="pay", when="args.amount <= ", decide="approve"),
+    ApprovalPolicy(name="small", tool="pay", when="true"),
+))]
+"""
+
+
+def test_an_unusable_approval_policy_is_an_error_naming_the_rule(write_module, register):
+    errors = _errors(write_module, register, ("paid_flows", textwrap.dedent(BAD_POLICY)))
+    assert [e[0] for e in errors] == ["reviewconsole.workflows.E011"] * 2
+    assert errors[0][1].startswith(
+        "Workflow 'paid' in 'paid_flows': Approval policy 'small', when: "
+        "The condition 'args.amount <= ' is not valid CEL"
+    )
+    assert errors[1][1] == "Workflow 'paid' in 'paid_flows': approval policy 'small' is declared twice."
+    assert "CEL over args and state" in errors[0][2]

@@ -1,4 +1,5 @@
-"""The refund sample: approval above the policy limit (long-running), a confirmed submission, an enforced decline."""
+"""The refund sample: an approval (long-running; on the engine alone nothing decides it by policy), a
+confirmed submission, an enforced decline."""
 
 import pytest
 
@@ -47,6 +48,9 @@ async def test_an_interim_update_keeps_the_approval_pending(runner_for):
 
 async def test_a_declined_submission_never_runs_the_tool(runner_for, ledger):
     runner, session, result = await _start(runner_for, 40)
+    (approval,) = result.interrupts
+    assert approval.function_name == "ask_for_approval", "every refund asks; the console's policy decides small ones"
+    result = await runner.resume(session.id, {approval.id: {"status": "approved"}})
     (confirmation,) = result.interrupts
     done = await runner.resume(session.id, {confirmation.id: {"confirmed": False}})
     assert done.status == "completed"

@@ -30,8 +30,10 @@ from ..pages.drafts import draft_of, edit_diff
 from ..pages.schema_form import validate_value
 from .actions import ACTIONS, check_action, check_lengths, reject_reason_required
 from .answer_guard import InboxGuard
+from .policy_gate import approval_gate, record_refused
 from .refusals import claimed_conflict, expired_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
+from .standing_grants import StandingRequest
 
 __all__ = [
     "ACTIONS",
@@ -111,24 +113,41 @@ def interrupt_decide(
     draft: str | None = None,
     form: dict[str, Any] | None = None,
     request: HttpRequest | None = None,
+    standing: StandingRequest | None = None,
 ) -> Item:
     """Store ``user``'s decision on ``interrupt``, audit it, and queue the resume run.
 
     ``draft``: the draft as the reviewer approves it (edit before approve); when it differs
     from the agent's, the workflow receives it and the diff is stored with the decision.
     ``form``: the generated form's raw fields for ``answer`` (see ``schema_form``).
+    ``standing``: a standing approval to grant with this approval, in its transaction
+    (``standing_grants.StandingRequest``). On an item an approval policy governs the requester may
+    not approve, and under four eyes the first approval is stored and resumes nothing
+    (``policy_gate.approval_gate``). A decision on an item a policy decided is refused and
+    recorded (``interrupt.decide_refused``).
 
     Raises:
-        PermissionDenied: the user is not a reviewer or manager of the interrupt's queue.
+        PermissionDenied: the user is not a reviewer or manager of the interrupt's queue, or
+            asked for this policy-governed request and approves it.
+        FourEyesError: under four eyes, the user gave the first approval already (409).
         DecisionError: the decision is incomplete or not allowed here (``errors`` for forms).
         engine.AlreadyDecidedError: someone decided first; the message says who, what and when.
         ClaimConflictError / ExpiredError / SupersededError: the item's state refuses it (409).
         engine.AnswerInvalidError: the answer fails the interrupt's schema.
     """
     text, reason = text.replace("\r\n", "\n"), reason.replace("\r\n", "\n")  # a line break counts once
-    override = _check_may_decide(interrupt, user)
+    try:
+        override = _check_may_decide(interrupt, user)
+    except AlreadyDecidedError:
+        record_refused(interrupt.session_id, interrupt.interrupt_id, decision=action, user=user, request=request)
+        raise
     _check_action(interrupt, action, reason)
     check_lengths(feedback=text if action == "revise" else None, reason=reason, draft=draft)
+    if standing is not None:
+        standing.check(interrupt, action)
+    if approval_gate(item=interrupt, user=user, action=action, request=request):
+        interrupt.refresh_from_db()
+        return interrupt  # the first of two approvals: recorded, nothing answered yet
     value = None
     if action == "answer":
         value = validate_value(interrupt.response_schema or {}, form or {})
@@ -158,8 +177,11 @@ def interrupt_decide(
                 after={"decision": action, "response": payload},
                 detail={"reason": reason.strip(), "edit_diff": diff, "queue": interrupt.queue.slug},
             )
+            if standing is not None:
+                standing.grant(interrupt, user, request)
             enqueue_run(interrupt.session_id)
     except AlreadyDecidedError:
+        record_refused(interrupt.session_id, interrupt.interrupt_id, decision=action, user=user, request=request)
         # The engine's message depends on where the race was lost (its pending check or the
         # store's conditional update); say it the same way every time, from the stored row.
         raise _conflict_now(interrupt) from None

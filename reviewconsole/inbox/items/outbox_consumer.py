@@ -5,12 +5,15 @@ writes commits with the row's claim, exactly once; each handler is idempotent an
 relayed again after a crash finds its work done):
 
 - ``interrupt.opened``: build and save the item (``assignment.item_row``: queue, due time,
-  search text), unless the session interrupt already has one; a checkpoint restore's re-opened
+  search text), unless the session interrupt already has one; an approval request is put to the
+  approval policies (``policy_decisions.py``: the rule's queue, four eyes, an automatic decision
+  through the session service in this transaction); a checkpoint restore's re-opened
   interrupt keeps the queue of its earlier item (unless that one had escalated away). Log
   ``interrupt.created`` in the queue's change log; after the commit schedule the expiry of a due
   item and mail its queue (``notify_new_item`` records each mail, so a repeat sends none twice).
 - ``interrupt.answered``: mark the pending item resolved with the decision, decider, reason, edit
-  diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout).
+  diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout); a person's
+  decision is compared with a shadow rule's verdict (``policies/shadow.py``).
 - ``interrupt.cancelled``: mark it cancelled (decision ``session_failed`` when its session
   failed); log ``interrupt.cancelled``.
 
@@ -25,11 +28,13 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from ...policies.shadow import shadow_compare
 from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
 from ..live.changes import queue_changes_record
 from ..models import SESSION_FAILED, Item, ItemStatus
 from ..tasks import notify_new_item, schedule_expiry
 from .assignment import item_row
+from .policy_decisions import policy_apply, policy_verdict
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -55,6 +60,7 @@ def _opened(event: InterruptOpened) -> None:
     if _has_item(event.interrupt_pk):
         return  # relayed again: the item is there
     row = item_row(event)
+    verdict = policy_verdict(row)  # an approval policy may name the queue
     if event.restored:
         earlier = (
             Item.objects.filter(session_id=event.session_id, interrupt_id=row.interrupt_id)
@@ -66,6 +72,8 @@ def _opened(event: InterruptOpened) -> None:
             row.queue_id = earlier[0]  # a manager's reassignment holds; an escalation does not
     row.save()
     queue_changes_record(changes=[(row.queue_id, "interrupt.created", row.pk)])
+    if verdict is not None:
+        policy_apply(row, verdict)  # an automatic decision is an answer in this transaction
     pk, due_at = row.pk, row.due_at
     transaction.on_commit(lambda: _after_open(pk, due_at), robust=True)
 
@@ -94,6 +102,8 @@ def _answered(event: InterruptAnswered) -> None:
         "decided_at": dt.datetime.fromisoformat(event.decided_at),
     }
     item = _close_pending(event.interrupt_pk, fields)
+    if event.decided_by_id is not None:
+        shadow_compare(event.interrupt_pk, event.decision)  # a person's decision beside a shadow rule's
     if item is not None:
         change = "interrupt.expired" if event.timeout else "interrupt.resolved"
         queue_changes_record(changes=[(item[1], change, item[0])])

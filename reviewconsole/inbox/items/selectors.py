@@ -28,6 +28,7 @@ from django.utils.dateparse import parse_datetime
 
 from ..live.changes import current_versions
 from ..models import Item, ItemStatus, Queue
+from .policy_gate import by_policy
 
 __all__ = [
     "STATUSES",
@@ -113,12 +114,17 @@ class InboxFilters:
     overdue: bool = False
     status: str = "pending"
     q: str = ""
+    by_policy: bool = False
+    """Decided by an approval policy or a standing approval (``policy_gate.by_policy``): decided items only."""
 
     @classmethod
     def from_query(cls, query: QueryDict) -> InboxFilters:
         """Read filters leniently: unknown values fall back to the defaults, texts are cut."""
         status = query.get("status", "pending")
         flag = {"1", "on", "true", "yes"}
+        by_policy = query.get("by_policy", "") in flag
+        if by_policy and status == "pending":
+            status = "resolved"  # what a policy decided is decided
         return cls(
             queue=query.get("queue", "")[:50],
             workflow=query.get("workflow", "")[:100],
@@ -128,6 +134,7 @@ class InboxFilters:
             overdue=query.get("overdue", "") in flag,
             status=status if status in STATUSES else "pending",
             q=" ".join(query.get("q", "").split())[:200],
+            by_policy=by_policy,
         )
 
     def to_query(self, **changes: Any) -> str:
@@ -183,6 +190,8 @@ def _base(scope: list[int], filters: InboxFilters, user: User, now: dt.datetime)
         rows = rows.filter(Q(claimed_by__isnull=True) | Q(claim_expires_at__lte=now))
     if filters.q:
         rows = rows.filter(search_text__contains=filters.q.lower())
+    if filters.by_policy:
+        rows = rows.filter(by_policy())
     return rows
 
 

@@ -33,6 +33,7 @@ from ..items.permissions import require_retry_permission
 from ..items.refusals import retried_request
 from ..items.selectors import item_for
 from ..items.serializers import list_entry
+from ..items.standing_grants import standing_from_post
 from ..models import Queue
 from ..pictures.serving import allow_picture_styles
 from .drafts import revisions
@@ -99,18 +100,22 @@ def _check_posted(request: HttpRequest) -> None:
 @require_POST
 @allow_picture_styles
 def decide(request: HttpRequest, pk: int) -> HttpResponse:
-    """Approve, reject (with a reason), send feedback, or answer the generated form.
+    """Approve, reject (with a reason), send feedback, or answer the generated form; an approval
+    may grant a standing approval (``standing``, ``standing_scope``, ``standing_hours``) and, under
+    four eyes, be the first of two (recorded; the item stays pending).
 
     404 outside the user's queues; 400 for an incomplete decision, an answer that fails the
-    schema (the form comes back with its errors) or a field holding a NUL character; 409 when
-    someone decided first, someone else holds the claim, the item expired or was superseded, or
-    the workflow is gone. Nothing is stored on any refusal.
+    schema (the form comes back with its errors) or a field holding a NUL character; 403 when the
+    requester approves a policy-governed request; 409 when someone decided first (a policy too:
+    the attempt is recorded), the same person approves a four-eyes request twice, someone else
+    holds the claim, the item expired or was superseded, or the workflow is gone. Nothing is stored on any refusal.
     """
     item = item_for(request.user, pk)
     action = request.POST.get("action", "")
     edited = request.POST.get("draft") if request.POST.get("edit_draft") else None
     try:
         _check_posted(request)
+        standing = standing_from_post(request.POST) if action == "approve" else None
         interrupt_decide(
             interrupt=item,
             user=request.user,
@@ -120,12 +125,17 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
             draft=edited,
             form=_form_data(request),
             request=request,
+            standing=standing,
         )
     except REFUSALS as exc:
         return refusal(request, item, exc, form_data=_form_data(request))
+    item.refresh_from_db()
+    first = item.is_pending and action == "approve"  # four eyes: the first of two approvals
     if wants_json(request):
-        item.refresh_from_db()
-        return JsonResponse({"item": list_entry(item)})
+        return JsonResponse({"item": list_entry(item), **({"approvals": {"given": 1, "required": 2}} if first else {})})
+    if first:
+        messages.success(request, "First approval recorded (1 of 2): a second, different person must approve.")
+        return redirect("inbox:index")
     messages.success(request, f"Decision recorded: {action}.")
     return redirect("inbox:index")
 

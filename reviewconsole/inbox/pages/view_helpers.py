@@ -37,6 +37,7 @@ from ..conf import inbox_setting
 from ..errors import DecisionError, InboxConflict, MovedError
 from ..items.actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
 from ..items.permissions import can_retry
+from ..items.policy_gate import approvals_of, standing_offered
 from ..items.refusals import retried_request
 from ..items.selectors import is_queue_manager, neighbours, queues_for
 from ..items.serializers import status_sentence
@@ -126,6 +127,9 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "outcome": None if item.is_pending else session_outcome(session),
         "can_retry": member and can_retry(user, session),
         "stored_diff": parse_unified(item.edit_diff) if item.edit_diff else [],
+        # Approval policies: four eyes ("1 of 2 approvals, by X") and the standing approval offer.
+        "approvals": approvals_of(item),
+        "standing_offer": pending and "approve" in actions and standing_offered(item),
         "prev_pk": prev_pk,
         "next_pk": next_pk,
         "live": {

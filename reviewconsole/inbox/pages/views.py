@@ -2,7 +2,7 @@
 
 Everything is limited to the user's queues (``selectors.queues_for``). The page and
 ``items.json`` take the same filters (``?queue=&workflow=&kind=&mine=1&unclaimed=1&overdue=1&
-status=&q=``) and cursor (``after=``), so a page that refreshes itself from the snapshot shows
+status=&q=&by_policy=1``) and cursor (``after=``), so a page that refreshes itself from the snapshot shows
 exactly what a fresh load shows.
 """
 
@@ -42,7 +42,15 @@ def _filters_on(filters: InboxFilters) -> int:
     """How many filters besides the text search are set (the search has its own box)."""
     return sum(
         1
-        for value in (filters.queue, filters.workflow, filters.kind, filters.mine, filters.unclaimed, filters.overdue)
+        for value in (
+            filters.queue,
+            filters.workflow,
+            filters.kind,
+            filters.mine,
+            filters.unclaimed,
+            filters.overdue,
+            filters.by_policy,
+        )
         if value
     ) + (filters.status != "pending")
 

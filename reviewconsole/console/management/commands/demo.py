@@ -44,6 +44,7 @@ AUDITORS = "auditors"
 REVIEWERS = "reviewers"
 AUDITED_APPS = (
     "workflow_sessions",
+    "policies",
     "inbox",
     "hooks",
     "auth",

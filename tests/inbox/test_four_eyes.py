@@ -1,0 +1,141 @@
+"""Four eyes (``inbox/items/policy_gate.py``): above the demo refund's limit two different people
+approve; the first approval is recorded and resumes nothing, the same person twice and the
+requester are refused, in the inbox and the API."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import PermissionDenied
+
+from reviewconsole.audit.models import AuditEntry
+from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.items.policy_gate import FourEyesError, approvals_of
+from reviewconsole.inbox.models import Item
+from reviewconsole.policies.models import FirstApproval, PolicyVerdict
+from reviewconsole.workflow_sessions.models import Answer
+from reviewconsole.workflow_sessions.services import session_start
+from tests.api.conftest import make_api_client, post
+from tests.conftest import _user
+
+LARGE = {"order_id": "B-9", "amount": 1500, "reason": "never arrived"}
+
+
+@pytest.fixture
+def large(demo, on_commit):
+    """A $1,500 refund waiting for its approval; ``start(user_id=...)`` names its requester."""
+
+    def start(user_id="webhook:refund-approval"):
+        with on_commit():
+            session = session_start(workflow="refund-approval", data=LARGE, user_id=user_id)
+        return Item.objects.get(session=session, status="pending")
+
+    return start
+
+
+def test_the_first_approval_is_recorded_and_resumes_nothing(large, personas, on_commit):
+    item = large()
+    assert PolicyVerdict.objects.get(session_interrupt=item.session_interrupt).approvals_required == 2
+    assert approvals_of(item)["given"] == 0
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve")
+    item.refresh_from_db()
+    assert item.is_pending
+    assert not Answer.objects.filter(session=item.session).exclude(interrupt_id="").exists()
+    shown = approvals_of(item)
+    assert (shown["given"], shown["required"], shown["first_by"]) == (1, 2, "p-other")
+    [entry] = AuditEntry.objects.filter(action="interrupt.approve_first")
+    assert (entry.actor, entry.target_id, entry.detail["policy"]) == ("user:p-other", str(item.pk), "refund-approval")
+
+
+def test_the_page_shows_one_of_two_approvals_and_by_whom(large, personas, client, on_commit):
+    item = large()
+    client.force_login(personas.other_reviewer)
+    with on_commit():
+        response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"})
+    assert response.status_code == 302
+    page = client.get(f"/inbox/items/{item.pk}/").content.decode()
+    assert "Four eyes: 1 of 2 approvals, by p-other" in page
+
+
+def test_the_same_person_twice_is_refused(large, personas, client, on_commit):
+    item = large()
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve")
+    with pytest.raises(FourEyesError, match="a second, different person must approve"):
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve")
+    client.force_login(personas.other_reviewer)
+    response = client.post(
+        f"/inbox/items/{item.pk}/decide/", {"action": "approve"}, headers={"accept": "application/json"}
+    )
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "four_eyes"
+    item.refresh_from_db()
+    assert item.is_pending
+    assert FirstApproval.objects.count() == 1
+
+
+def test_the_requester_never_approves_their_own(large, personas, client):
+    item = large(user_id=f"user:{personas.other_reviewer.get_username()}")
+    with pytest.raises(PermissionDenied, match="someone else must approve it"):
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve")
+    client.force_login(personas.other_reviewer)
+    response = client.post(
+        f"/inbox/items/{item.pk}/decide/", {"action": "approve"}, headers={"accept": "application/json"}
+    )
+    assert response.status_code == 403
+    assert "someone else must approve it" in response.json()["error"]["message"]
+    assert not FirstApproval.objects.exists()
+
+
+def test_two_people_resume_the_session_once(large, personas, on_commit):
+    item = large()
+    second = _user("manager")
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve")
+    with on_commit():
+        interrupt_decide(interrupt=item, user=second, action="approve")
+    item.refresh_from_db()
+    assert (item.status, item.decision, item.decided_by_label) == ("resolved", "approve", "manager")
+    answers = Answer.objects.filter(session=item.session, interrupt_id=item.interrupt_id)
+    assert answers.count() == 1
+    session = item.session
+    session.refresh_from_db()
+    pending = list(session.items.filter(status="pending"))
+    assert [p.function_name for p in pending] == ["adk_request_confirmation"], "the workflow went on once"
+    with pytest.raises(Exception, match="already approved by manager"):
+        interrupt_decide(interrupt=item, user=personas.admin, action="approve")
+
+
+def test_one_person_may_reject_alone(large, personas, on_commit):
+    item = large()
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="reject", reason="Fraud suspected")
+    item.refresh_from_db()
+    assert (item.decision, item.response) == ("reject", {"status": "rejected", "reason": "Fraud suspected"})
+
+
+def test_the_api_cannot_give_a_four_eyes_approval(large, client):
+    item = large()
+    _, token = make_api_client()
+    body = {"interrupt_id": item.interrupt_id, "payload": {"status": "approved"}}
+    response = post(client, f"/api/v1/sessions/{item.session_id}/resume", body, token)
+    assert response.status_code == 409, response.content
+    assert response.json()["error"]["code"] == "four_eyes_required"
+    item.refresh_from_db()
+    assert item.is_pending
+
+
+def test_the_api_client_that_asked_gives_a_one_approval_result(start_session, client, on_commit):
+    """As the README's refund through the API: the outside system's late result is no person's own approval."""
+    _, token = make_api_client()
+    with on_commit():
+        started = post(
+            client, "/api/v1/sessions", {"workflow": "refund-approval", "input": LARGE | {"amount": 250}}, token
+        )
+    session_id = started.json()["session_id"]
+    item = Item.objects.get(session_id=session_id, status="pending")
+    assert item.session.user_id == "client:partner"
+    body = {"interrupt_id": item.interrupt_id, "payload": {"status": "approved"}}
+    with on_commit():
+        response = post(client, f"/api/v1/sessions/{session_id}/resume", body, token)
+    assert response.status_code == 202, response.content
