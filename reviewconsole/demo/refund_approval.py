@@ -16,11 +16,14 @@ from pydantic import BaseModel, Field
 
 from reviewconsole.workflows import FunctionCall, FunctionTool, LlmAgent, LlmRequest, LongRunningFunctionTool, Model
 
-__all__ = ["KIND", "POLICY_LIMIT", "RefundInput", "build", "offline_agent", "submitted_refunds"]
+__all__ = ["KIND", "POLICY_LIMIT", "REASON_LIMIT", "RefundInput", "build", "offline_agent", "submitted_refunds"]
 
 KIND = "refund"
 POLICY_LIMIT = 100.0
 """Refunds above this amount (in dollars) need an approval before they are submitted."""
+REASON_LIMIT = 500.0
+"""Approving a refund above this amount (in dollars) needs the reviewer's reason (the workflow's
+``before_decision`` check in ``demo/__init__.py``)."""
 
 submitted_refunds: list[dict[str, Any]] = []
 """Refunds submitted in this process (a stand-in for the payment system; tests read it)."""

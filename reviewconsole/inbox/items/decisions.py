@@ -24,12 +24,13 @@ from engine import AlreadyDecidedError, Decision, InterruptKind
 
 from ...audit.services import audit_record
 from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync
-from ..errors import DecisionError
+from ..errors import DecisionError, DecisionRefusedError
 from ..models import Item
 from ..pages.drafts import draft_of, edit_diff
 from ..pages.schema_form import validate_value
 from .actions import ACTIONS, check_action, check_lengths, reject_reason_required
 from .answer_guard import InboxGuard
+from .decision_checks import audit_refusal, check_before_decision
 from .refusals import claimed_conflict, expired_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
 
@@ -111,16 +112,21 @@ def interrupt_decide(
     draft: str | None = None,
     form: dict[str, Any] | None = None,
     request: HttpRequest | None = None,
+    door: str = "inbox",
 ) -> Item:
     """Store ``user``'s decision on ``interrupt``, audit it, and queue the resume run.
 
     ``draft``: the draft as the reviewer approves it (edit before approve); when it differs
     from the agent's, the workflow receives it and the diff is stored with the decision.
-    ``form``: the generated form's raw fields for ``answer`` (see ``schema_form``).
+    ``form``: the generated form's raw fields for ``answer`` (see ``schema_form``). ``door``:
+    ``inbox`` or ``bulk``, for the workflow's checks (``decision_checks``), which run last before
+    anything is stored.
 
     Raises:
         PermissionDenied: the user is not a reviewer or manager of the interrupt's queue.
         DecisionError: the decision is incomplete or not allowed here (``errors`` for forms).
+        DecisionRefusedError: a check of the workflow refused it (400 ``decision_refused``;
+            audited as ``interrupt.decide_refused``).
         engine.AlreadyDecidedError: someone decided first; the message says who, what and when.
         ClaimConflictError / ExpiredError / SupersededError: the item's state refuses it (409).
         engine.AnswerInvalidError: the answer fails the interrupt's schema.
@@ -140,6 +146,13 @@ def interrupt_decide(
         if candidate.strip() and candidate != original.strip("\n"):
             edited, diff = candidate, edit_diff(original, candidate)
     payload = resume_payload(interrupt, action, text, reason=reason.strip(), draft=edited, value=value)
+    try:
+        check_before_decision(
+            interrupt, decision=action, reason=reason, response=payload, decided_by=user.get_username(), door=door
+        )
+    except DecisionRefusedError as exc:
+        audit_refusal(exc, user=user, request=request)
+        raise
     decision = Decision(kind=action, reason=reason.strip(), edit_diff=diff, user_id=user.pk)
     try:
         with transaction.atomic():
