@@ -36,7 +36,7 @@ def test_an_approval_above_500_without_a_reason_is_refused_and_audited(client, t
 
 
 def test_a_rejection_and_a_small_approval_pass_the_check(client, token, start_session, on_commit):
-    session, [item] = start_session("refund-approval", BIG)
+    session, [_] = start_session("refund-approval", BIG)
     response = _resume(client, token, session, {"status": "rejected", "reason": "No"}, on_commit)
     assert response.status_code == 202, response.content
     small, [other] = start_session("refund-approval", {**BIG, "amount": 300.0})
