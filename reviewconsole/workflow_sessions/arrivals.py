@@ -213,6 +213,9 @@ def arrivals_release(session_id: str) -> Arrival | None:
     (see the module docstring); returns the arrival handled, or None (nothing queued, still
     waiting, another session of the key is open, or another release took it). An arrival that
     cannot start is kept as ``refused`` with its error's code, and the next one is tried."""
+    row = WorkflowSession.objects.only("id", "workflow", "correlation_key").filter(pk=session_id).first()
+    if row is None or _next(row) is None:  # the common case, one indexed query: nothing queued
+        return None
     while True:
         with transaction.atomic():
             session = WorkflowSession.objects.select_for_update().filter(pk=session_id).first()
