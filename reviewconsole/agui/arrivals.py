@@ -10,7 +10,7 @@ from typing import Any
 from ag_ui.core import RunAgentInput
 from asgiref.sync import sync_to_async
 
-from engine import SessionBusyError, SessionClosedError, WorkflowDataError
+from engine import InterruptRecord, SessionBusyError, SessionClosedError, WorkflowDataError
 
 from ..api.models import ApiClient
 from ..workflow_sessions.services import pending_interrupts
@@ -18,7 +18,7 @@ from . import services
 from .errors import Refusal
 from .models import AguiThread
 
-__all__ = ["arrives", "supersede"]
+__all__ = ["arrives", "supersede", "while_waiting"]
 
 
 async def arrives(thread: AguiThread, run: RunAgentInput, message: tuple[str, Any] | None, checkpoint_id: Any) -> bool:
@@ -42,3 +42,31 @@ async def supersede(client: ApiClient, thread: AguiThread, message: tuple[str, A
         raise Refusal("session_busy") from None
     except SessionClosedError:  # cancelled meanwhile: nothing runs again
         raise Refusal("session_closed") from None
+
+
+async def while_waiting(
+    client: ApiClient,
+    thread: AguiThread,
+    message: tuple[str, Any] | None,
+    pending: list[InterruptRecord],
+    on_arrival: str,
+) -> bool:
+    """A request with no ``resume`` to a thread waiting on ``pending``: ``queue`` keeps a new
+    message as the thread's next (``services.thread_queue``) and returns True; anything else is
+    refused (``interrupts_pending``, naming the session and interrupt; a new message's refusal
+    audited as ``session.arrival``).
+
+    Raises:
+        Refusal: ``interrupts_pending``.
+    """
+    if message is not None and message[0] != thread.last_message_id:
+        if on_arrival == "queue":
+            await sync_to_async(services.thread_queue)(
+                thread=thread, client=client, data=message[1], message_id=message[0]
+            )
+            return True
+        await sync_to_async(services.arrival_refused)(thread=thread, client=client, pending=pending)
+    raise Refusal(
+        "interrupts_pending",
+        f"The thread's session {thread.session_id} is waiting on interrupt {pending[0].id[:200]}; resume it first.",
+    )

@@ -67,7 +67,7 @@ from ..api.models import ApiClient
 from ..workflow_sessions.services import pending_interrupts, session_message, session_record, session_restore
 from ..workflows import WorkflowSpec
 from . import services
-from .arrivals import arrives, supersede
+from .arrivals import arrives, supersede, while_waiting
 from .errors import Refusal
 from .interrupts import to_agui
 from .mapping import EventMapper
@@ -294,14 +294,9 @@ async def _continue_thread(
             override_claims=client.may_override_claims,
             committed=committed,
         )
-    elif pending and on_arrival == "queue" and message is not None and message[0] != thread.last_message_id:
-        await sync_to_async(services.thread_queue)(thread=thread, client=client, data=message[1], message_id=message[0])
-        return caught, state, False
     elif pending:
-        raise Refusal(
-            "interrupts_pending",
-            f"The thread's session {session_id} is waiting on interrupt {pending[0].id[:200]}; resume it first.",
-        )
+        if await while_waiting(client, thread, message, pending, on_arrival):  # else it raised
+            return caught, state, False
     elif message is not None and message[0] != thread.last_message_id and checkpoint_id is None:
         try:
             await session_message(session_id, message[1])

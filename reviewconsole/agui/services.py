@@ -40,6 +40,7 @@ from .models import AguiThread
 
 __all__ = [
     "Outcome",
+    "arrival_refused",
     "due_times",
     "lease_free",
     "run_enqueue",
@@ -132,6 +133,22 @@ def thread_queue(*, thread: AguiThread, client: ApiClient, data: Any, message_id
         )
         thread_update(thread, message_id=message_id)
     return arrival.pk
+
+
+def arrival_refused(*, thread: AguiThread, client: ApiClient, pending: list[InterruptRecord]) -> None:
+    """Audit a new message refused because the thread waits on a review (``on_arrival="reject"``)."""
+    audit_record(
+        action="session.arrival",
+        actor=f"agui:{client.name}",
+        target_type="workflow_sessions.workflowsession",
+        target_id=thread.session_id,
+        detail={
+            "policy": "reject",
+            "outcome": "rejected",
+            "pending": [r.id for r in pending],
+            "thread_id": thread.thread_id,
+        },
+    )
 
 
 def run_enqueue(session_id: str, metadata: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ from ninja import Header, Query, Router, Schema, Status
 from ..inbox.errors import DecisionRefusedError
 from ..inbox.items.decision_checks import audit_refusal
 from ..inbox.items.serializers import item_json, session_with_items
+from ..workflow_sessions.arrivals import SessionWaitingError, arrival_rejected
 from .idempotency import idempotent, request_hash
 from .schemas import (
     CancelIn,
@@ -83,7 +84,12 @@ def start(request: HttpRequest, response: HttpResponse, body: StartIn, idempoten
         return 202, answer
 
     digest = request_hash("POST", request.path, body.model_dump())
-    return replayable(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
+    try:
+        answer = idempotent(client=client, key=idempotency_key, digest=digest, action=action)
+    except SessionWaitingError as exc:
+        arrival_rejected(exc, actor=f"client:{client.name}", request=request)
+        raise
+    return replayable(response, answer)
 
 
 @router.get(

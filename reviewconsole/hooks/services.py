@@ -22,7 +22,7 @@ from engine import SessionBusyError, WorkflowDataError
 from .. import json_input
 from ..audit.services import audit_record
 from ..json_errors import error_body
-from ..workflow_sessions.arrivals import ArrivalResult, SessionWaitingError, session_arrive
+from ..workflow_sessions.arrivals import ArrivalResult, SessionWaitingError, arrival_rejected, session_arrive
 from ..workflows import UnknownWorkflowError
 from ..workflows import get as get_workflow
 from .mapping import map_input, thread_key_of
@@ -229,6 +229,7 @@ def webhook_receive(
     except SessionWaitingError as exc:
         result = WebhookResult(409, error_body(exc.code, exc.message, **exc.details))
         _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
+        arrival_rejected(exc, actor=f"webhook:{endpoint.slug}", request=request)
         return result
     except UnknownWorkflowError:  # unregistered since the check above (a registry reload)
         return _unknown_workflow(endpoint)

@@ -39,6 +39,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.db.models import Q
+from django.http import HttpRequest
 from django.utils import timezone
 
 from engine import EngineError, SessionStatus
@@ -105,6 +106,19 @@ def _audit(actor: str, session: WorkflowSession, policy: str, outcome: str, **de
         actor=actor,
         target=session,
         detail={"policy": policy, "outcome": outcome, "correlation_key": session.correlation_key, **detail},
+    )
+
+
+def arrival_rejected(exc: SessionWaitingError, *, actor: str, request: HttpRequest | None = None) -> None:
+    """Audit a refused arrival (``session.arrival``, outcome ``rejected``, on the open session);
+    the door calls it once its transaction rolled back."""
+    audit_record(
+        action="session.arrival",
+        actor=actor,
+        target_type="workflow_sessions.workflowsession",
+        target_id=exc.details["session_id"],
+        request=request,
+        detail={"policy": "reject", "outcome": "rejected", **exc.details},
     )
 
 

@@ -9,6 +9,7 @@ import dataclasses
 import pytest
 
 from reviewconsole.agui.models import AguiThread
+from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Arrival, WorkflowSession
 from reviewconsole.workflows import registry
@@ -41,6 +42,8 @@ async def test_reject_refuses_the_message_naming_the_session_and_interrupt(agui,
     assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "interrupts_pending"
     assert session_id in refused.last["message"] and interrupt["id"] in refused.last["message"]
     assert not await Arrival.objects.aexists()
+    entry = await AuditEntry.objects.aget(action="session.arrival")
+    assert (entry.actor, entry.target_id, entry.detail["outcome"]) == ("agui:agui-tests", session_id, "rejected")
 
 
 async def test_queue_keeps_the_message_and_feeds_it_once_the_review_is_decided(agui, scripted, policy):

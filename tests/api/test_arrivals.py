@@ -39,6 +39,8 @@ def test_reject_is_409_session_waiting_with_the_session_and_its_interrupt(client
         "case-7",
     )
     assert WorkflowSession.objects.count() == 1
+    [entry] = AuditEntry.objects.filter(action="session.arrival")
+    assert (entry.actor, entry.target_id, entry.detail["outcome"]) == ("client:partner", session_id, "rejected")
 
 
 def test_queue_answers_queued_and_starts_the_input_once_the_session_is_decided(

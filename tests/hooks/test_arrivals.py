@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from reviewconsole.audit.models import AuditEntry
 from reviewconsole.hooks.models import WebhookDelivery, WebhookEndpoint, WebhookSecret
 from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Arrival, WorkflowSession
@@ -51,6 +52,8 @@ def test_reject_answers_409_naming_the_waiting_session_and_records_the_delivery(
     refused = WebhookDelivery.objects.get(status_code=409)
     assert refused.outcome == "rejected" and refused.body_kept
     assert WorkflowSession.objects.get(pk=session_id).correlation_key == "c123"
+    [entry] = AuditEntry.objects.filter(action="session.arrival")
+    assert (entry.actor, entry.target_id, entry.detail["outcome"]) == ("webhook:vip-discount", session_id, "rejected")
 
 
 def test_queue_answers_202_queued_and_keeps_the_input(client, keyed, on_commit, monkeypatch):
