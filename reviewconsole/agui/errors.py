@@ -9,7 +9,8 @@ or tracebacks; the details go to the server log.
 | ``input_missing`` | a new thread's request has no user message to start the workflow with |
 | ``input_invalid`` | the user message does not fit the workflow's input, the input holds a NUL or a non-finite |
 |  | number, or ``resume`` has two entries for one interrupt id (the message names it) |
-| ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` |
+| ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` (a new message |
+|  | there follows the workflow's ``on_arrival``: this is ``reject``; the message names the session, interrupt) |
 | ``interrupt_claimed`` | a ``resolved`` entry answers an interrupt a reviewer has claimed, and the token |
 |  | lacks the ``override_claims`` scope (the message names the holder) |
 | ``interrupt_superseded`` | ``resume`` answers an interrupt a newer one of the thread replaced ("superseded: a |
