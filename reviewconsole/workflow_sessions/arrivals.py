@@ -26,7 +26,9 @@ each arrival is claimed by a conditional UPDATE, so it starts once. One that can
 (its thread's session was cancelled, its input no longer fits a new version) is kept as
 ``refused`` with the error's code. Every outcome is audited (``session.arrival``).
 
-Arrivals of one key are serialised by locking the key's open sessions (``SELECT … FOR UPDATE``;
+Input queued behind a session that ended without its release running (the release failed) is
+started by the next arrival of the key, before it: the order holds. Arrivals of one key are
+serialised by locking the key's open sessions (``SELECT … FOR UPDATE``;
 SQLite's ``IMMEDIATE`` transactions serialise every write), so two at once are both kept, in order.
 """
 
@@ -145,6 +147,11 @@ def session_arrive(
         .filter(workflow=workflow, correlation_key=key, status__in=OPEN)
         .order_by("created_at", "id")
     )
+    behind = Arrival.objects.filter(
+        workflow=workflow, correlation_key=key, target=ArrivalTarget.NEW_SESSION, status=ArrivalStatus.QUEUED
+    )
+    if not open_ and (older := behind.order_by("id").first()) is not None:
+        open_ = [_start_queued(older)]  # a release left undone (it failed): the older input goes first
     if not open_:
         session = session_start(workflow=workflow, data=data, user_id=user_id, metadata=metadata, correlation_key=key)
         return ArrivalResult("started", session)
@@ -170,6 +177,19 @@ def session_arrive(
         _audit(user_id, session, policy, "superseded", superseded=superseded)
         return ArrivalResult("superseded", session, superseded=superseded)
     raise SessionWaitingError(waiting, _pending(waiting.id))
+
+
+def _start_queued(arrival: Arrival) -> WorkflowSession:
+    """Start ``arrival`` (queued for a new session of its key) now, in the caller's transaction;
+    the session another arrival's transaction started for it, when that one claimed it first."""
+    claimed = Arrival.objects.filter(pk=arrival.pk, status=ArrivalStatus.QUEUED)
+    if not claimed.update(status=ArrivalStatus.STARTED, started_at=timezone.now()):
+        arrival.refresh_from_db()
+        return arrival.started_session or arrival.session
+    started = _start(arrival, arrival.session)
+    Arrival.objects.filter(pk=arrival.pk).update(started_session=started)
+    _audit(arrival.user_id, started, "queue", "started", arrival=arrival.pk, waited_behind=arrival.session_id)
+    return started
 
 
 def arrival_queue_message(*, session: WorkflowSession, data: Any, user_id: str, metadata: dict[str, Any]) -> Arrival:

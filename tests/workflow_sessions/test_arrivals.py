@@ -88,6 +88,20 @@ def test_queue_keeps_each_input_and_starts_them_in_order_once_the_session_ends(d
     assert outcomes() == ["queued", "queued", "started", "started"]
 
 
+def test_input_queued_behind_a_session_that_ended_unreleased_goes_before_newer_input(demo, monkeypatch, on_commit):
+    with_policy(monkeypatch, "queue")
+    with on_commit():
+        first = arrive()
+        older = arrive({"customer_id": "c123", "message": "older"})
+    WorkflowSession.objects.filter(pk=first.session.id).update(status="completed")  # its release never ran
+    with on_commit():
+        newer = arrive({"customer_id": "c123", "message": "newer"})
+    started = Arrival.objects.get(pk=older.arrival.pk)
+    assert started.status == "started" and newer.outcome == "queued"
+    assert newer.session.id == started.started_session_id
+    assert Arrival.objects.get(pk=newer.arrival.pk).status == "queued"
+
+
 def test_queued_input_starts_when_the_waiting_session_is_cancelled(demo, monkeypatch, on_commit):
     with_policy(monkeypatch, "queue")
     with on_commit():
