@@ -9,7 +9,8 @@ or tracebacks; the details go to the server log.
 | ``input_missing`` | a new thread's request has no user message to start the workflow with |
 | ``input_invalid`` | the user message does not fit the workflow's input, the input holds a NUL or a non-finite |
 |  | number, or ``resume`` has two entries for one interrupt id (the message names it) |
-| ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` |
+| ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` (a new message |
+|  | there follows the workflow's ``on_arrival``: this is ``reject``; the message names the session, interrupt) |
 | ``interrupt_claimed`` | a ``resolved`` entry answers an interrupt a reviewer has claimed, and the token |
 |  | lacks the ``override_claims`` scope (the message names the holder) |
 | ``four_eyes_required`` | a ``resolved`` entry approves a request an approval policy leaves to two people |
@@ -26,6 +27,8 @@ or tracebacks; the details go to the server log.
 |  | (``inbox.actions.MAX_LENGTHS``: 5,000, 2,000 and 20,000 characters) |
 | ``action_not_supported`` | a ``resolved`` payload stands for a decision the request kind does not support |
 |  | (feedback to a VIP confirmation); the message lists those it takes |
+| ``decision_refused`` | a check of the workflow (``WorkflowSpec.before_decision``) refused a ``resolved`` |
+|  | entry's decision; the message is the workflow's (e.g. a reason is needed above a limit) |
 | ``interrupt_expired`` | a ``resolved`` entry answers an interrupt past its ``expiresAt`` |
 | ``checkpoint_unknown`` | ``forwardedProps.checkpointId`` names no pause of this thread |
 | ``checkpoint_decided`` | the rewind would reopen, or go back past, an interrupt decided outside this thread |
@@ -57,6 +60,7 @@ MESSAGES = {
     "answer_missing": "The answer is empty: a free-text interrupt needs text.",
     "answer_too_long": "The answer is longer than its maximum.",
     "action_not_supported": "The request does not support that decision.",
+    "decision_refused": "A check of the workflow refused this decision.",
     "interrupt_expired": "The interrupt has expired; cancel it instead.",
     "checkpoint_unknown": "Unknown checkpoint.",
     "checkpoint_decided": "An interrupt of that checkpoint was decided outside this thread; that decision is final.",

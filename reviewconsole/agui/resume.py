@@ -15,7 +15,8 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
   token has the ``override_claims`` scope (the claim is the reviewer's: the inbox's rule);
 - a ``resolved`` entry needs a payload valid for the interrupt (``answer_invalid``), one that stands
   for a decision its request kind supports (``action_not_supported``: feedback to a VIP
-  confirmation; ``answer_missing``: an empty free-text answer; see ``inbox/items/actions.py``), and must
+  confirmation; ``answer_missing``: an empty free-text answer; see ``inbox/items/actions.py``), must
+  pass the workflow's checks before a decision (``decision_refused``, the workflow's message), and must
   not be past its due time (``interrupt_expired``; a ``cancelled`` entry is accepted then);
 - a ``cancelled`` entry abandons the run: the session is cancelled (its pending interrupts leave
   the inbox) and the run ends with outcome ``cancelled``; answers sent with it are not applied.
@@ -115,7 +116,9 @@ async def apply_resume(
         return CANCELLED
     if not answers:
         return UNCHANGED
-    read = await sync_to_async(services.read_answers)(session_id, answers, override_claims=override_claims)
+    read = await sync_to_async(services.read_answers)(
+        session_id, answers, override_claims=override_claims, decided_by=decided_by
+    )
     answers = {wire: read[wire].payload if wire in read else value for wire, value in answers.items()}
     decisions = {
         wire: Decision(kind=answer.decision, reason=answer.reason, edit_diff=answer.edit_diff)

@@ -67,6 +67,7 @@ from ..api.models import ApiClient
 from ..workflow_sessions.services import pending_interrupts, session_message, session_record, session_restore
 from ..workflows import WorkflowSpec
 from . import services
+from .arrivals import arrives, supersede, while_waiting
 from .errors import Refusal
 from .interrupts import to_agui
 from .mapping import EventMapper
@@ -149,9 +150,15 @@ async def _run(client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> Asy
         await session_record(thread.session_id, runnable=True)
     except VersionMismatchError:
         raise Refusal("version_retired") from None
+    if spec.on_arrival == "supersede" and await arrives(thread, run, message, checkpoint_id):
+        thread = await supersede(client, thread, message)
+        async with Progress(thread.session_id) as progress:
+            async for event in _stream(thread, run, progress, metadata):
+                yield event
+        return
     async with Progress(thread.session_id) as progress:  # joined before anything is queued
         await _wait_for_lease(progress, thread.session_id)
-        start = await _continue_thread(client, thread, run, message, checkpoint_id, metadata)
+        start = await _continue_thread(client, thread, run, message, checkpoint_id, metadata, spec.on_arrival)
         async for event in _stream(thread, run, progress, metadata, start):
             yield event
 
@@ -243,8 +250,14 @@ async def _continue_thread(
     message: tuple[str, Any] | None,
     checkpoint_id: Any,
     metadata: dict[str, Any],
+    on_arrival: str = "reject",
 ) -> Start:
     """Rewind, then read what the client missed, then store the answers or the next message.
+
+    A new message while the session waits on interrupts follows ``on_arrival``: ``reject`` is
+    ``interrupts_pending`` (naming the session and the interrupt); ``queue`` keeps it as the
+    thread's next message (``services.thread_queue``), fed once the review is decided, and the
+    run ends with the interrupts still pending (``supersede`` is handled before: ``arrivals.supersede``).
 
     Answers queue the run as soon as they commit (before the inbox hears of them), so it is
     queued already when this returns (``Start``'s flag)."""
@@ -282,7 +295,8 @@ async def _continue_thread(
             committed=committed,
         )
     elif pending:
-        raise Refusal("interrupts_pending")
+        if await while_waiting(client, thread, message, pending, on_arrival):  # else it raised
+            return caught, state, False
     elif message is not None and message[0] != thread.last_message_id and checkpoint_id is None:
         try:
             await session_message(session_id, message[1])

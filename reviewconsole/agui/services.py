@@ -11,6 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 
@@ -18,19 +19,29 @@ import engine
 from engine import InterruptRecord, SessionRecord, SessionStatus
 
 from ..api.models import ApiClient
-from ..inbox.errors import DecisionError
+from ..audit.services import audit_record
+from ..inbox.errors import DecisionError, DecisionRefusedError
 from ..inbox.items.answers import Answer, read_answer
+from ..inbox.items.decision_checks import audit_refusal, check_before_decision
 from ..inbox.items.policy_gate import client_gate
 from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
+from ..workflow_sessions.arrivals import arrival_queue_message
 from ..workflow_sessions.models import Answer as StoredAnswer
 from ..workflow_sessions.models import Event, WorkflowSession
-from ..workflow_sessions.services import enqueue_run, pending_interrupts_sync, session_record_sync, session_start
+from ..workflow_sessions.services import (
+    enqueue_run,
+    pending_interrupts_sync,
+    session_cancel,
+    session_record_sync,
+    session_start,
+)
 from .errors import Refusal
 from .models import AguiThread
 
 __all__ = [
     "Outcome",
+    "arrival_refused",
     "due_times",
     "lease_free",
     "run_enqueue",
@@ -39,7 +50,9 @@ __all__ = [
     "stored_events",
     "stream_start",
     "thread_get",
+    "thread_queue",
     "thread_start",
+    "thread_supersede",
     "thread_update",
 ]
 
@@ -75,6 +88,68 @@ def thread_start(*, client: ApiClient, workflow: str, thread_id: str, data: Any,
             )
     except IntegrityError:  # two first requests of one thread raced: the other one owns it
         raise Refusal("session_busy") from None
+
+
+def thread_supersede(*, thread: AguiThread, client: ApiClient, data: Any, message_id: str) -> AguiThread:
+    """``on_arrival="supersede"``: cancel the thread's waiting session (its inbox items become
+    superseded) and start a new one with ``data``, the thread now bound to it (``last_seq`` 0), in
+    one transaction, audited (``session.arrival``). Its run is not queued (:func:`run_enqueue`).
+
+    Raises:
+        engine.SessionBusyError: a run holds the session right now; nothing changed.
+        engine.WorkflowDataError: ``data`` does not fit the workflow's input; nothing changed.
+    """
+    old = thread.session_id
+    with transaction.atomic():
+        async_to_sync(session_cancel)(old, reason="Superseded: a new message arrived on the thread.")
+        session = session_start(
+            workflow=thread.workflow,
+            data=data,
+            user_id=f"agui:{client.name}",
+            metadata={"source": "agui", "thread_id": thread.thread_id, "supersedes_session": old},
+            enqueue=False,
+        )
+        AguiThread.objects.filter(pk=thread.pk).update(
+            session=session, last_seq=0, last_message_id=message_id, updated_at=timezone.now()
+        )
+        audit_record(
+            action="session.arrival",
+            actor=f"agui:{client.name}",
+            target=session,
+            detail={"policy": "supersede", "outcome": "superseded", "superseded": [old], "thread_id": thread.thread_id},
+        )
+    thread.refresh_from_db()
+    return thread
+
+
+def thread_queue(*, thread: AguiThread, client: ApiClient, data: Any, message_id: str) -> int:
+    """``on_arrival="queue"``: keep ``data`` as the thread's next message, fed once its review is
+    decided (``arrivals.arrival_queue_message``); notes ``message_id`` as taken. Returns the
+    arrival's id. It is checked when it is fed (``Runner.start``); one refused then is kept as
+    ``refused`` with the error's code."""
+    with transaction.atomic():
+        session = WorkflowSession.objects.get(pk=thread.session_id)
+        arrival = arrival_queue_message(
+            session=session, data=data, user_id=f"agui:{client.name}", metadata={"source": "agui"}
+        )
+        thread_update(thread, message_id=message_id)
+    return arrival.pk
+
+
+def arrival_refused(*, thread: AguiThread, client: ApiClient, pending: list[InterruptRecord]) -> None:
+    """Audit a new message refused because the thread waits on a review (``on_arrival="reject"``)."""
+    audit_record(
+        action="session.arrival",
+        actor=f"agui:{client.name}",
+        target_type="workflow_sessions.workflowsession",
+        target_id=thread.session_id,
+        detail={
+            "policy": "reject",
+            "outcome": "rejected",
+            "pending": [r.id for r in pending],
+            "thread_id": thread.thread_id,
+        },
+    )
 
 
 def run_enqueue(session_id: str, metadata: dict[str, Any]) -> None:
@@ -136,17 +211,21 @@ def settled_events(session_id: str, after: int) -> tuple[list[engine.Event], int
     return stored_events(session_id, after)
 
 
-def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: bool = False) -> dict[str, Answer]:
+def read_answers(
+    session_id: str, answers: dict[str, Any], *, override_claims: bool = False, decided_by: str = ""
+) -> dict[str, Answer]:
     """Read each answer once (``inbox.answers.read_answer``): the decision it stands for and the
     normalised payload to store, by interrupt id (answers to no pending item are left out: the
     engine refuses them). Refuses an answer to an interrupt a reviewer has claimed (unless
     ``override_claims``), one its request kind does not support or cannot read, an empty
-    free-text one or one over its maximum length, or an approval an approval policy's four eyes
-    leave to two people in the inbox.
+    free-text one or one over its maximum length, an approval an approval policy's four eyes
+    leave to two people in the inbox, and one a check of the workflow refuses
+    (``before_decision``: audited as ``interrupt.decide_refused`` by ``decided_by``).
 
     Raises:
         Refusal: ``interrupt_claimed``, ``action_not_supported``, ``answer_invalid``,
-            ``answer_too_long``, ``answer_missing`` or ``four_eyes_required``; nothing was stored.
+            ``answer_too_long``, ``answer_missing``, ``four_eyes_required`` or ``decision_refused``
+            (the workflow's message); nothing was stored.
     """
     rows = Item.objects.filter(session_id=session_id, status=ItemStatus.PENDING, interrupt_id__in=list(answers))
     read: dict[str, Answer] = {}
@@ -154,7 +233,18 @@ def read_answers(session_id: str, answers: dict[str, Any], *, override_claims: b
         if row.claim_holder() and not override_claims:
             raise Refusal("interrupt_claimed", claimed_conflict(row).message)
         try:
-            read[row.interrupt_id] = read_answer(row, answers[row.interrupt_id])
+            read[row.interrupt_id] = answer = read_answer(row, answers[row.interrupt_id])
+            check_before_decision(
+                row,
+                decision=answer.decision,
+                reason=answer.reason,
+                response=answer.payload,
+                decided_by=decided_by,
+                door="agui",
+            )
+        except DecisionRefusedError as exc:
+            audit_refusal(exc, actor=decided_by or None)
+            raise Refusal(exc.code, exc.message) from None
         except DecisionError as exc:
             raise Refusal(exc.code, exc.message) from None
         if client_gate(item=row, decision=read[row.interrupt_id].decision) == "four_eyes":

@@ -11,6 +11,7 @@ the format of every door) with a stable ``code``:
 | 400 | ``answer_missing`` | a free-text interrupt's payload is empty (``null``, ``{"result": null}``, blank text) |
 | 400 | ``answer_too_long`` | feedback, a reason or a draft over 5,000 / 2,000 / 20,000 characters (``field``) |
 | 400 | ``action_not_supported`` | the payload stands for a decision the request kind does not support (``actions``) |
+| 400 | ``decision_refused`` | a check of the workflow (``before_decision``) refused the decision: its message |
 | 400 | ``schema_invalid`` / ``queue_unknown`` | a review's ``response_schema`` fails its metaschema (``errors``); |
 |  |  | its queue does not exist |
 | 400 | ``callback_invalid`` / ``wait_invalid`` | a review's callback is refused; ``wait`` is out of range |
@@ -25,6 +26,8 @@ the format of every door) with a stable ``code``:
 | 409 | ``interrupt_superseded`` | a newer request of the session replaced it ("superseded: a newer request exists"; |
 |  |  | ``newer_interrupt_id``, the session's ``url``) |
 | 409 | ``session_closed`` / ``session_busy`` / ``interrupt_not_ready`` | the session cannot take it now |
+| 409 | ``session_waiting`` | a start's ``correlation_key`` has an open session and the workflow rejects new |
+|  |  | input then (``on_arrival="reject"``; ``session_id``, ``pending``) |
 | 409 | ``workflow_unavailable`` / ``version_mismatch`` | the workflow cannot resume it |
 | 409 | ``idempotency_in_flight`` | the same key is being processed right now |
 | 409 | ``review_decided`` / ``review_cancelled`` / ``review_superseded`` | the review is not pending (``by``, ``at``) |
@@ -55,6 +58,7 @@ from ..inbox.errors import DecisionError
 from ..json_errors import error_body, error_response
 from ..unavailable import MESSAGES as DATABASE_REFUSALS
 from ..unavailable import classify
+from ..workflow_sessions.arrivals import SessionWaitingError
 from ..workflows import UnknownWorkflowError
 
 logger = logging.getLogger("reviewconsole.api")
@@ -100,6 +104,8 @@ def error_for(exc: BaseException) -> ApiError | None:
             if k in ("errors", "pending", "interrupt_id", "decided_by", "decided_at", "status", "session_id")
         }
         return ApiError(status, exc.code, exc.message, **details)
+    if isinstance(exc, SessionWaitingError):
+        return ApiError(409, exc.code, exc.message, **exc.details)
     if isinstance(exc, DecisionError):
         return ApiError(400, exc.code, exc.message, **({"errors": exc.errors} if exc.errors else {}), **exc.details)
     if isinstance(exc, RequestDataTooBig):  # raised by the first read of request.body

@@ -45,12 +45,22 @@ class StartIn(_In):
 
     workflow: str = Field(min_length=1, max_length=100, examples=["refund-approval"])
     input: JsonValue = Field(examples=[{"order_id": "A-1001", "amount": 250.0, "reason": "Arrived broken"}])
+    correlation_key: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Optional: the thread this input belongs to. While a session started with the same key is "
+        "open, the workflow's on_arrival applies: reject (409 session_waiting), queue (202, status queued) or "
+        "supersede (the open session is cancelled; 202 with the new one).",
+    )
 
 
 class StartOut(Schema):
-    session_id: str
+    session_id: str = Field(description="The session started; queued: the open session the input waits behind.")
     status: str
     url: str
+    arrival_id: int | None = Field(default=None, description="Queued: the id of the kept input.")
+    superseded: list[str] = Field(default_factory=list, description="Supersede: the sessions cancelled.")
 
 
 class ResumeIn(_In):

@@ -16,11 +16,13 @@ from engine import AlreadyDecidedError, Decision
 
 from ..audit.services import audit_record
 from ..inbox.items.answers import Answer, read_answer
+from ..inbox.items.decision_checks import check_before_decision
 from ..inbox.items.policy_gate import client_gate
 from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
+from ..workflow_sessions.arrivals import ArrivalResult, session_arrive
 from ..workflow_sessions.models import WorkflowSession
-from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel, session_start
+from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel
 from ..workflows import UnknownWorkflowError, get
 from .errors import ApiError
 from .models import ApiClient
@@ -32,12 +34,18 @@ def _actor(client: ApiClient) -> str:
     return f"client:{client.name}"
 
 
-def api_session_start(*, client: ApiClient, workflow: str, data: Any, request: HttpRequest) -> WorkflowSession:
-    """Start a session of ``workflow`` with ``data`` as its input, for ``client``.
+def api_session_start(
+    *, client: ApiClient, workflow: str, data: Any, request: HttpRequest, correlation_key: str | None = None
+) -> ArrivalResult:
+    """Start a session of ``workflow`` with ``data`` as its input, for ``client``; with a
+    ``correlation_key`` whose session is open, the workflow's ``on_arrival`` applies
+    (``workflow_sessions/arrivals.py``: started, queued or superseded).
 
     Raises:
         ApiError: 403 ``workflow_forbidden`` (not in the token's scope); 404 ``workflow_unknown``.
         engine.WorkflowDataError: ``data`` does not fit the workflow's input (field errors).
+        SessionWaitingError: ``reject`` and the key's session is open (409 ``session_waiting``).
+        engine.SessionBusyError: ``supersede`` while a run holds the open session (409, retry).
     """
     if not client.may_use(workflow):
         raise ApiError(403, "workflow_forbidden", "This token may not start that workflow.")
@@ -47,11 +55,22 @@ def api_session_start(*, client: ApiClient, workflow: str, data: Any, request: H
         raise ApiError(404, "workflow_unknown", "No such workflow.") from None
     if spec.builtin:  # the review request: started by POST /api/v1/reviews only
         raise ApiError(404, "workflow_unknown", "No such workflow.")
-    session = session_start(workflow=workflow, data=data, user_id=_actor(client), metadata={"api_client": client.name})
-    audit_record(
-        action="session.start", actor=_actor(client), target=session, request=request, detail={"workflow": workflow}
+    arrived = session_arrive(
+        workflow=workflow,
+        data=data,
+        user_id=_actor(client),
+        correlation_key=correlation_key or "",
+        metadata={"api_client": client.name},
     )
-    return session
+    if arrived.outcome != "queued":
+        audit_record(
+            action="session.start",
+            actor=_actor(client),
+            target=arrived.session,
+            request=request,
+            detail={"workflow": workflow, "correlation_key": correlation_key or ""},
+        )
+    return arrived
 
 
 def api_session_resume(
@@ -82,11 +101,21 @@ def api_session_resume(
         AnswerShapeInvalidError: the payload has none of the shapes the request accepts
             (400 ``answer_invalid``; ``inbox.answers``). What is stored is the normalised payload,
             with the decision it stands for (as an inbox decision is recorded).
+        DecisionRefusedError: a check of the workflow (``before_decision``) refused the decision
+            (400 ``decision_refused``, the workflow's message); the view audits it.
         UnknownWorkflowError: the workflow is no longer registered (409); nothing is stored.
     """
     row, answer = _read_answer(client, session, interrupt_id, payload)
     if row is not None and answer is not None:
         _check_policy(row, answer.decision)
+        check_before_decision(
+            row,
+            decision=answer.decision,
+            reason=answer.reason,
+            response=answer.payload,
+            decided_by=_actor(client),
+            door="api",
+        )
     stored = answer.payload if answer is not None else payload
     decision = answer.decision if answer is not None else "answer"
     recorded = Decision(kind=decision)

@@ -17,8 +17,11 @@ from ninja import Header, Query, Router, Schema, Status
 
 from engine import AlreadyDecidedError
 
+from ..inbox.errors import DecisionRefusedError
+from ..inbox.items.decision_checks import audit_refusal
 from ..inbox.items.policy_gate import record_refused
 from ..inbox.items.serializers import item_json, session_with_items
+from ..workflow_sessions.arrivals import SessionWaitingError, arrival_rejected
 from .idempotency import idempotent, request_hash
 from .schemas import (
     CancelIn,
@@ -56,15 +59,40 @@ def replayable(response: HttpResponse, answer: tuple[int, dict[str, Any]]) -> St
 
 @router.post("/sessions", response={202: StartOut, **ERRORS}, summary="Start a session")
 def start(request: HttpRequest, response: HttpResponse, body: StartIn, idempotency_key: str | None = KEY) -> Any:
-    """Start a session of ``workflow`` with ``input``; its run is queued (202)."""
+    """Start a session of ``workflow`` with ``input``; its run is queued (202).
+
+    With ``correlation_key``, input for a key whose session is open follows the workflow's
+    ``on_arrival``: 409 ``session_waiting`` (reject), 202 ``status: "queued"`` with ``arrival_id``
+    (queue: started once that session ends), or 202 with the new session and ``superseded``."""
     client = request.auth  # type: ignore[attr-defined]
 
     def action() -> tuple[int, dict[str, Any]]:
-        session = api_session_start(client=client, workflow=body.workflow, data=body.input, request=request)
-        return 202, {"session_id": session.id, "status": session.status, "url": f"/api/v1/sessions/{session.id}"}
+        arrived = api_session_start(
+            client=client,
+            workflow=body.workflow,
+            data=body.input,
+            request=request,
+            correlation_key=body.correlation_key,
+        )
+        session = arrived.session
+        answer: dict[str, Any] = {
+            "session_id": session.id,
+            "status": session.status,
+            "url": f"/api/v1/sessions/{session.id}",
+        }
+        if arrived.arrival is not None:
+            answer.update(status="queued", arrival_id=arrived.arrival.pk)
+        if arrived.superseded:
+            answer["superseded"] = arrived.superseded
+        return 202, answer
 
     digest = request_hash("POST", request.path, body.model_dump())
-    return replayable(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
+    try:
+        answer = idempotent(client=client, key=idempotency_key, digest=digest, action=action)
+    except SessionWaitingError as exc:
+        arrival_rejected(exc, actor=f"client:{client.name}", request=request)
+        raise
+    return replayable(response, answer)
 
 
 @router.get(
@@ -101,7 +129,9 @@ def resume(
     answer is refused (400 ``interrupt_ambiguous`` listing ``pending``). The first answer wins:
     a later one gets 409 ``interrupt_decided`` naming who answered and when (an approval policy
     too: the attempt is recorded, ``interrupt.decide_refused``). An approval policy under four eyes
-    refuses an approval: 409 ``four_eyes_required`` (two people approve in the inbox).
+    refuses an approval: 409 ``four_eyes_required`` (two people approve in the inbox). A check of
+    the workflow that refuses the decision answers 400 ``decision_refused`` (audited once the
+    transaction rolled back).
     """
     client = request.auth  # type: ignore[attr-defined]
     session = session_for(client, session_id)
@@ -114,11 +144,15 @@ def resume(
 
     digest = request_hash("POST", request.path, body.model_dump())
     try:
-        return replayable(response, idempotent(client=client, key=idempotency_key, digest=digest, action=action))
+        answer = idempotent(client=client, key=idempotency_key, digest=digest, action=action)
     except AlreadyDecidedError as exc:  # after its transaction rolled back: a policy's decision stands, recorded
         wire = body.interrupt_id or exc.details.get("interrupt_id")
         record_refused(session.id, wire, answer=body.payload, actor=f"client:{client.name}", request=request)
         raise
+    except DecisionRefusedError as exc:
+        audit_refusal(exc, actor=f"client:{client.name}", request=request)
+        raise
+    return replayable(response, answer)
 
 
 @router.post("/sessions/{session_id}/cancel", response={200: CancelOut, **ERRORS}, summary="Cancel a session")

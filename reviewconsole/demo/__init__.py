@@ -14,7 +14,7 @@ the embedded and test settings (``REVIEWCONSOLE["WORKFLOWS"] = ["reviewconsole.d
 
 from __future__ import annotations
 
-from reviewconsole.workflows import WorkflowSpec
+from reviewconsole.workflows import WorkflowSpec, reason_required_above
 
 from . import email_review, incident_triage, refund_approval, support_handoff, vip_discount
 
@@ -58,6 +58,15 @@ WORKFLOWS = [
         "needs a confirmation.",
         offline_policies={"refund_agent": refund_approval.offline_agent},
         policies=refund_approval.POLICIES,
+        before_decision=(
+            reason_required_above(
+                "amount",
+                refund_approval.REASON_LIMIT,
+                functions=("ask_for_approval",),
+                message=f"Approving a refund above ${refund_approval.REASON_LIMIT:,.0f} needs a reason: "
+                "write it in the Reason field. Nothing was recorded.",
+            ),
+        ),
         due_in_seconds=24 * 3600,
         on_expiry="escalate",
         escalate_to="triage",

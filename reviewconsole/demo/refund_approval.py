@@ -32,6 +32,7 @@ __all__ = [
     "KIND",
     "POLICIES",
     "POLICY_LIMIT",
+    "REASON_LIMIT",
     "RefundInput",
     "build",
     "offline_agent",
@@ -43,6 +44,9 @@ POLICY_LIMIT = 100.0
 """Refunds above this amount (in dollars) need a person's approval; up to it the policy approves."""
 FOUR_EYES_LIMIT = 1000.0
 """Refunds above this amount (in dollars) need the approvals of two different people."""
+REASON_LIMIT = 500.0
+"""Approving a refund above this amount (in dollars) needs the reviewer's reason (the workflow's
+``before_decision`` check in ``demo/__init__.py``)."""
 
 POLICIES = (
     ApprovalPolicy(

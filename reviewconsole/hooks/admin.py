@@ -40,7 +40,7 @@ class WebhookEndpointForm(forms.ModelForm):
 
     class Meta:
         model = WebhookEndpoint
-        fields = ("slug", "workflow", "enabled", "description", "input_mapping", "rate_limit")
+        fields = ("slug", "workflow", "enabled", "description", "input_mapping", "thread_key", "rate_limit")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -62,7 +62,7 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
     form = WebhookEndpointForm
     list_display = ("slug", "workflow_shown", "enabled", "rate_limit", "created_at")
     list_filter = ("enabled", "workflow")
-    fields = ("slug", "workflow", "enabled", "description", "input_mapping", "rate_limit")
+    fields = ("slug", "workflow", "enabled", "description", "input_mapping", "thread_key", "rate_limit")
     inlines = [WebhookSecretInline]
 
     @admin.display(description="workflow", ordering="workflow")

@@ -1,10 +1,16 @@
-"""An endpoint's optional input mapping: build the workflow's input from fields of the body."""
+"""An endpoint's optional input mapping (the workflow's input from fields of the body) and its
+thread key (which session a delivery belongs to: ``workflow_sessions/arrivals.py``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["MISSING", "map_input"]
+from jsonpointer import JsonPointerException, resolve_pointer
+
+__all__ = ["MISSING", "map_input", "thread_key_of"]
+
+HEADER = "header:"
 
 
 class _Missing:
@@ -36,3 +42,22 @@ def map_input(body: Any, mapping: dict[str, str]) -> Any:
         return body
     mapped = {field: _lookup(body, str(path)) for field, path in mapping.items()}
     return {k: v for k, v in mapped.items() if v is not MISSING}
+
+
+def thread_key_of(spec: str, body: Any, headers: Mapping[str, str]) -> str | None:
+    """The delivery's thread key as ``spec`` (the endpoint's ``thread_key``) says: a JSON pointer
+    (RFC 6901, ``/ticket/id``) into the body as received, before any mapping, or ``header:<name>``
+    (case-insensitive). A string or a whole number, as text (up to 200 characters); None when it is
+    missing, empty or another type (the delivery is refused: ``thread_key_missing``)."""
+    if spec.startswith(HEADER):
+        name = spec[len(HEADER) :].strip().lower()
+        value: Any = next((v for k, v in headers.items() if k.lower() == name), None)
+    else:
+        try:
+            value = resolve_pointer(body, spec, None)
+        except JsonPointerException:
+            value = None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    text = str(value).strip()
+    return text[:200] if text else None

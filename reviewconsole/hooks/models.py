@@ -19,6 +19,13 @@ class WebhookEndpoint(models.Model):
         help_text='Optional: the workflow input built from the body, {"input_field": "dotted.path.in.body"}; '
         "empty passes the body unchanged.",
     )
+    thread_key = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Optional: where a delivery's thread key is, a JSON pointer into the body (/ticket/id) "
+        "or header:<name> (header:X-Thread-Id). Input for a key whose session is still open follows the "
+        "workflow's on_arrival policy (reject, queue or supersede).",
+    )
     rate_limit = models.PositiveIntegerField(
         null=True, blank=True, help_text="Deliveries accepted per minute (empty: the site default)."
     )
@@ -31,13 +38,17 @@ class WebhookEndpoint(models.Model):
         return self.slug
 
     def clean(self) -> None:
-        """The mapping must be ``{str: str}`` (input field → dotted path in the body)."""
+        """The mapping must be ``{str: str}`` (input field → dotted path in the body); the thread
+        key a JSON pointer (``/a/b``) or ``header:<name>``."""
 
         mapping = self.input_mapping
         if not isinstance(mapping, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()
         ):
             raise ValidationError({"input_mapping": 'Use {"input_field": "dotted.path.in.body"}.'})
+        key = self.thread_key
+        if key and not (key.startswith("/") or (key.startswith("header:") and key[len("header:") :].strip())):
+            raise ValidationError({"thread_key": "Use a JSON pointer such as /ticket/id, or header:X-Thread-Id."})
 
 
 class WebhookSecret(models.Model):

@@ -17,15 +17,15 @@ from django.urls import reverse
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
-from engine import WorkflowDataError
+from engine import SessionBusyError, WorkflowDataError
 
 from .. import json_input
 from ..audit.services import audit_record
 from ..json_errors import error_body
-from ..workflow_sessions.services import session_start
+from ..workflow_sessions.arrivals import ArrivalResult, SessionWaitingError, arrival_rejected, session_arrive
 from ..workflows import UnknownWorkflowError
 from ..workflows import get as get_workflow
-from .mapping import map_input
+from .mapping import map_input, thread_key_of
 from .models import DeliveryOutcome, WebhookDelivery, WebhookEndpoint
 
 logger = logging.getLogger("reviewconsole.hooks")
@@ -152,9 +152,16 @@ def webhook_receive(
     delivery up to :data:`AUDITED_DUPLICATES`). The body is
     kept on the delivery for replay when it is under ``WEBHOOK_KEEP_BYTES``.
 
+    With a ``thread_key`` on the endpoint, input for a key whose session is still open follows the
+    workflow's ``on_arrival`` (``workflow_sessions/arrivals.py``).
+
     Answers: 202 ``{"session_id", "session_url", "url"}`` (``session_url``: the absolute
     ``/api/v1/sessions/<id>`` a sender reads with an API token; ``url``: the console's staff
-    JSON); 400 ``invalid_json`` (not strict JSON: also NaN,
+    JSON; ``superseded``: the sessions a ``supersede`` cancelled), or 202 ``{"status": "queued",
+    "arrival_id", "waiting_session_id", "waiting_session_url"}``; 409 ``session_waiting``
+    (``reject``: the open ``session_id`` and its ``pending`` interrupts; ``session_busy``, not
+    stored, when a supersede finds its run busy); 400 ``thread_key_missing`` (no key where the
+    endpoint's ``thread_key`` says); 400 ``invalid_json`` (not strict JSON: also NaN,
     Infinity, or nesting too deep to parse); 400 ``invalid_body`` with ``errors`` (``path`` and
     ``message`` per field) when the body does not fit the workflow's input schema, or holds a
     value no database column can (a NUL character, a number like ``1e400``: see
@@ -180,21 +187,32 @@ def webhook_receive(
         result = WebhookResult(400, error_body("invalid_json", "The body is not valid JSON."))
         _record_refusal(endpoint, webhook_id, result, "invalid JSON", text, kept, replay_of, request)
         return result
+    key = ""
+    if endpoint.thread_key:
+        headers = dict(request.headers) if request is not None and replay_of is None else {}
+        found = thread_key_of(endpoint.thread_key, data, headers)
+        if found is None:
+            message = f"The delivery has no thread key at {endpoint.thread_key}: a string or a whole number."
+            result = WebhookResult(400, error_body("thread_key_missing", message, thread_key=endpoint.thread_key))
+            _record_refusal(endpoint, webhook_id, result, "thread key missing", text, kept, replay_of, request)
+            return result
+        key = found
     try:
         with transaction.atomic():
-            session = session_start(
+            arrived = session_arrive(
                 workflow=endpoint.workflow,
                 data=map_input(data, endpoint.input_mapping),
                 user_id=f"webhook:{endpoint.slug}",
+                correlation_key=key,
             )
-            result = WebhookResult(202, _accepted_body(session.id, request))
+            result = WebhookResult(202, _arrival_body(arrived, request))
             WebhookDelivery.objects.create(
                 endpoint=endpoint,
                 webhook_id=webhook_id,
                 outcome=DeliveryOutcome.ACCEPTED,
                 status_code=result.status,
                 response=result.body,
-                session=session,
+                session=None if arrived.outcome == "queued" else arrived.session,
                 body=text,
                 body_kept=kept,
                 replay_of=replay_of,
@@ -205,6 +223,13 @@ def webhook_receive(
         message = "The body does not match the workflow's input."
         result = WebhookResult(400, error_body("invalid_body", message, **exc.details))
         _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
+        return result
+    except SessionBusyError:  # supersede while a run holds the open session: nothing stored, retry
+        return WebhookResult(409, error_body("session_busy", "The open session of this key is running; retry."))
+    except SessionWaitingError as exc:
+        result = WebhookResult(409, error_body(exc.code, exc.message, **exc.details))
+        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
+        arrival_rejected(exc, actor=f"webhook:{endpoint.slug}", request=request)
         return result
     except UnknownWorkflowError:  # unregistered since the check above (a registry reload)
         return _unknown_workflow(endpoint)
@@ -229,6 +254,23 @@ def _accepted_body(session_id: str, request: HttpRequest | None) -> dict[str, An
         "session_url": _session_url(session_id, request),
         "url": reverse("session_json", kwargs={"session_id": session_id}),
     }
+
+
+def _arrival_body(arrived: ArrivalResult, request: HttpRequest | None) -> dict[str, Any]:
+    """The 202 answer for an input that started a session (:func:`_accepted_body`, with
+    ``superseded``: the ids of the sessions it cancelled, when it superseded them), or that was
+    queued: ``{"status": "queued", "arrival_id", "waiting_session_id", "waiting_session_url"}``."""
+    if arrived.outcome == "queued" and arrived.arrival is not None:
+        return {
+            "status": "queued",
+            "arrival_id": arrived.arrival.pk,
+            "waiting_session_id": arrived.session.id,
+            "waiting_session_url": _session_url(arrived.session.id, request),
+        }
+    body = _accepted_body(arrived.session.id, request)
+    if arrived.superseded:
+        body["superseded"] = arrived.superseded
+    return body
 
 
 def _unknown_workflow(endpoint: WebhookEndpoint) -> WebhookResult:

@@ -18,6 +18,7 @@ __all__ = [
     "AnswerTooLongError",
     "ClaimConflictError",
     "DecisionError",
+    "DecisionRefusedError",
     "ExpiredError",
     "InboxConflict",
     "MovedError",
@@ -84,6 +85,21 @@ class AnswerMissingError(DecisionError):
 
     def __init__(self, message: str = "The answer is empty: say approve, reject or what to change.") -> None:
         super().__init__(message)
+
+
+class DecisionRefusedError(DecisionError):
+    """A check of the workflow (``WorkflowSpec.before_decision``) refused the decision (400
+    ``decision_refused``): ``message`` is the workflow's; nothing was stored.
+
+    ``details``: ``interrupt_id`` and ``decision``. ``audit`` (not sent) is what the refusal's
+    audit entry records: ``target`` (the item) and ``detail``."""
+
+    code = "decision_refused"
+
+    def __init__(self, message: str, *, interrupt_id: str, decision: str, audit: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.details = {"interrupt_id": interrupt_id, "decision": decision}
+        self.audit = audit
 
 
 class InboxConflict(Exception):

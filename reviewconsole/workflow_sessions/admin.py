@@ -1,4 +1,5 @@
-"""The outbox in the admin: every event, read-only; given-up ones (``failed_at``) filterable.
+"""The outbox in the admin: every event, read-only; given-up ones (``failed_at``) filterable. The
+input queued while a session of its key was open (``Arrival``, ``arrivals.py``), read-only.
 
 The sessions' own pages (timeline, export, Retry) are the console's (``console/admin.py``): they
 show sessions with their inbox items, downstream of this app.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from ..read_only_admin import ReadOnlyAdmin
-from .models import OutboxEvent
+from .models import Arrival, OutboxEvent
 
 
 class OutboxStateFilter(admin.SimpleListFilter):
@@ -35,3 +36,11 @@ class OutboxEventAdmin(ReadOnlyAdmin):
     list_filter = [OutboxStateFilter, "kind"]
     search_fields = ["session_id"]
     readonly_fields = [f.name for f in OutboxEvent._meta.fields]
+
+
+@admin.register(Arrival)
+class ArrivalAdmin(ReadOnlyAdmin):
+    list_display = ["id", "workflow", "correlation_key", "session", "target", "status", "started_session", "created_at"]
+    list_filter = ["status", "target", "workflow"]
+    search_fields = ["correlation_key", "session__id"]
+    readonly_fields = [f.name for f in Arrival._meta.fields]

@@ -56,6 +56,12 @@ class WorkflowSession(models.Model):
     output = models.JSONField(null=True, blank=True)
     error = models.JSONField(null=True, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
+    correlation_key = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="The thread or correlation key its input came with (webhook thread key, API correlation_key).",
+    )
     lease_owner = models.CharField(max_length=100, blank=True)
     lease_expires = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -67,6 +73,8 @@ class WorkflowSession(models.Model):
             models.Index(fields=["status", "lease_expires"], name="session_status_lease"),
             # The inbox's "Sessions that failed", newest first (inbox/failed.failed_sessions).
             models.Index(fields=["status", "updated_at"], name="session_status_updated"),
+            # The open session of a correlation key (workflow_sessions/arrivals.py).
+            models.Index(fields=["workflow", "correlation_key", "status"], name="session_correlation"),
         ]
 
     def __str__(self) -> str:
@@ -227,3 +235,46 @@ class OutboxEvent(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.kind} ({'failed' if self.failed_at else 'published' if self.published_at else 'new'})"
+
+
+class ArrivalStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    STARTED = "started", "Started"
+    REFUSED = "refused", "Refused"
+
+
+class ArrivalTarget(models.TextChoices):
+    NEW_SESSION = "new_session", "A new session of the key"
+    MESSAGE = "message", "The next message of the session"
+
+
+class Arrival(models.Model):
+    """Input that arrived while a session of its key was open and the workflow queues it
+    (``on_arrival="queue"``, ``arrivals.py``): kept until that session no longer waits, then
+    started in id order (``started_session``), or refused (``error``) when it cannot be.
+
+    ``session`` is the session it arrived for (the key's open session, or an AG-UI thread's);
+    ``target`` says whether it starts a new session of the key or is the session's next message.
+    """
+
+    workflow = models.CharField(max_length=100)
+    correlation_key = models.CharField(max_length=200, blank=True)
+    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="arrivals")
+    target = models.CharField(max_length=20, choices=ArrivalTarget.choices)
+    data = models.JSONField(help_text="The input as it arrived (already checked against the workflow's input).")
+    user_id = models.CharField(max_length=200, help_text="Who sent it, e.g. webhook:refund or client:partner.")
+    metadata = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=20, choices=ArrivalStatus.choices, default=ArrivalStatus.QUEUED)
+    started_session = models.ForeignKey(
+        WorkflowSession, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    error = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["workflow", "correlation_key", "status"], name="arrival_queued")]
+
+    def __str__(self) -> str:
+        return f"arrival {self.pk} for {self.correlation_key or self.session_id} ({self.status})"

@@ -78,11 +78,19 @@ def _title(data: Any) -> str:
 
 @transaction.atomic
 def session_start(
-    *, workflow: str, data: Any, user_id: str, metadata: dict[str, Any] | None = None, enqueue: bool = True
+    *,
+    workflow: str,
+    data: Any,
+    user_id: str,
+    metadata: dict[str, Any] | None = None,
+    enqueue: bool = True,
+    correlation_key: str = "",
 ) -> WorkflowSession:
     """Create a session of ``workflow`` with ``data`` as its first message and queue its run.
 
     The session's title is the first text of ``data`` (see ``_title``), whichever door started it.
+    ``correlation_key`` (up to 200 characters) is kept on the session: a door that applies the
+    workflow's ``on_arrival`` policy starts through :func:`.arrivals.session_arrive` instead.
     ``enqueue=False`` leaves the run to the caller (:func:`enqueue_run` once this commits), for a
     door that listens to the run's progress before it starts (AG-UI).
 
@@ -95,7 +103,7 @@ def session_start(
     check_input(runner, data)
     record = async_to_sync(runner.create_session)(user_id=user_id, metadata=metadata)
     async_to_sync(runner.start)(record.id, data)
-    WorkflowSession.objects.filter(pk=record.id).update(title=_title(data))
+    WorkflowSession.objects.filter(pk=record.id).update(title=_title(data), correlation_key=correlation_key[:200])
     if enqueue:
         enqueue_run(record.id)
     return WorkflowSession.objects.get(pk=record.id)
@@ -338,11 +346,15 @@ async def session_restore(session_id: str, checkpoint_id: str, *, decided_by: st
 
 async def session_cancel(session: WorkflowSession | str, *, reason: str = "") -> SessionRecord:
     """Cancel ``session`` (:meth:`engine.Runner.cancel`): its pending interrupts are cancelled and
-    nothing runs again.
+    nothing runs again; input queued behind it is released (:func:`.arrivals.arrivals_release`).
 
     Raises:
         engine.SessionClosedError: it already ended. engine.SessionBusyError: a run holds it.
         UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
     """
     row = await _session(session)
-    return await runner_for_session(row).cancel(row.id, reason=reason)
+    record = await runner_for_session(row).cancel(row.id, reason=reason)
+    from .arrivals import arrivals_release  # a cycle: arrivals starts and cancels sessions through this module
+
+    await sync_to_async(arrivals_release)(row.id)
+    return record

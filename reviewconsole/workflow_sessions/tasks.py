@@ -25,7 +25,8 @@ def run_session(session_id: str, metadata: dict[str, Any] | None = None) -> str:
 
     ``metadata`` (JSON: host data such as AG-UI forwarded props) reaches the run's nodes as
     ``ctx.metadata``. The listeners registered for the session (:mod:`.listeners`) hear the run,
-    and its end in any case.
+    and its end in any case, after input queued behind the session was released
+    (:func:`.arrivals.arrivals_release`: a stream hearing of the end sees the next run due).
 
     Engine errors (e.g. a version that is no longer deployed, or a lease lost halfway) are logged
     and recorded on the session; they do not crash the worker. A run that stopped halfway is picked
@@ -36,10 +37,20 @@ def run_session(session_id: str, metadata: dict[str, Any] | None = None) -> str:
     status = "error"
     try:
         status = _run(session, metadata, listener)
+        _release(session_id)
     finally:
         if listener is not None:
             listener.on_run_end(status)
     return status
+
+
+def _release(session_id: str) -> None:
+    from .arrivals import arrivals_release  # a cycle: arrivals enqueues this task through the services
+
+    try:
+        arrivals_release(session_id)
+    except Exception:  # the run itself is done and stored; the next run's end or a cancel releases again
+        logger.exception("Releasing the input queued behind session %s failed", session_id)
 
 
 def _run(session: WorkflowSession, metadata: dict[str, Any] | None, listener: SessionRunListener | None) -> str:

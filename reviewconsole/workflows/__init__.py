@@ -56,7 +56,10 @@ from engine import (
     request_input_tool,
 )
 
+from .checks_before_decision import DecisionAttempt, DecisionCheck, reason_required_above
+
 __all__ = [
+    "ARRIVAL_POLICIES",
     "DECISIONS",
     "DEFAULT_ROUTE",
     "START",
@@ -66,6 +69,8 @@ __all__ = [
     "Compaction",
     "Content",
     "Context",
+    "DecisionAttempt",
+    "DecisionCheck",
     "Edge",
     "Event",
     "FunctionCall",
@@ -97,9 +102,14 @@ __all__ = [
     "get",
     "module_of",
     "node",
+    "reason_required_above",
     "reload",
     "request_input_tool",
 ]
+
+
+ARRIVAL_POLICIES = ("reject", "queue", "supersede")
+"""What ``WorkflowSpec.on_arrival`` may say (see ``reviewconsole/workflow_sessions/arrivals.py``)."""
 
 
 class UnknownWorkflowError(LookupError):
@@ -159,6 +169,15 @@ class WorkflowSpec:
     ``chat``: a conversation that, after a reply that does not end it, waits for the user's next
     chat message (no interrupt, nothing in the inbox). Only an AG-UI client sends one, so the
     demo makes no webhook endpoint for it: a webhook cannot carry the conversation on.
+
+    ``before_decision``: checks run before a decision is accepted, in every door (a tuple of
+    ``(DecisionAttempt) -> str | None``; a string refuses, ``400 decision_refused``; see
+    :mod:`.checks_before_decision`). ``on_arrival``: what happens to input that arrives for a
+    session that is still open (a webhook with the same thread key, an API start with the same
+    ``correlation_key``, an AG-UI message on a thread waiting on a review): ``"reject"`` (409
+    ``session_waiting``, the default), ``"queue"`` (kept, started in order once the session ends)
+    or ``"supersede"`` (the open session is cancelled, its items superseded, and the input starts
+    the next one); see ``reviewconsole/workflow_sessions/arrivals.py``.
     """
 
     name: str
@@ -183,6 +202,10 @@ class WorkflowSpec:
     policies: tuple[ApprovalPolicy, ...] = ()
     """Approval policies of its tools (:class:`ApprovalPolicy`), tried in order; admins add or
     replace rules by name in the admin (``reviewconsole/policies``)."""
+    before_decision: tuple[DecisionCheck, ...] = ()
+    """Checks run before a decision is accepted (see the class docstring)."""
+    on_arrival: str = "reject"
+    """``reject``, ``queue`` or ``supersede``: input arriving while a session of the same key is open."""
     builtin: bool = False
     """Registered by the console itself (the review request, ``review.py``) and started by its own
     door only: not offered by the start form, the sessions API or webhooks."""

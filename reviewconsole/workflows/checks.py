@@ -6,7 +6,8 @@ E002 no ``WORKFLOWS``, E003 ``WORKFLOWS`` malformed, E004 duplicate names, E005 
 that is not URL-safe, E006 a ``build`` that raises (or returns no node), E007 a graph that does
 not validate (the engine's message), E008 no ``input_schema``, E009 an entry point that names an
 attribute, E010 ``REVIEWCONSOLE["WORKFLOWS"]`` not a list, E011 an approval policy that is not usable (its
-name, the field and what is wrong). Each message names the module and the
+name, the field and what is wrong), E012 an ``on_arrival`` that is not a policy or a
+``before_decision`` that is not a tuple of callables. Each message names the module and the
 workflow; the hint says what to fix.
 """
 

@@ -36,7 +36,7 @@ from typing import Any
 
 from engine import BaseNode, GraphError
 
-from . import ApprovalPolicy, WorkflowSpec
+from . import ARRIVAL_POLICIES, ApprovalPolicy, WorkflowSpec
 from .conditions import rule_error
 
 __all__ = [
@@ -166,6 +166,9 @@ def _spec_problem(
                 f"Workflow {spec.name!r} in {module!r}: its {what} {value!r} is not URL-safe.",
                 f"Use a {what} of 1 to {MAX_NAME} letters, digits, hyphens or underscores, e.g. 'purchase-order'.",
             )
+    lifecycle = _lifecycle_problem(spec, module)
+    if lifecycle is not None:
+        return lifecycle
     if spec.name in specs:
         return Problem(
             "E004",
@@ -173,6 +176,30 @@ def _spec_problem(
             spec.name,
             f"Workflow {spec.name!r} is registered twice: by {modules[spec.name]!r} and by {module!r}.",
             "Rename one of them: names are unique across every registered module (or register the module once).",
+        )
+    return None
+
+
+def _lifecycle_problem(spec: WorkflowSpec, module: str) -> Problem | None:
+    """E012: an ``on_arrival`` outside :data:`ARRIVAL_POLICIES`, or ``before_decision`` not a
+    tuple (or list) of callables."""
+    if spec.on_arrival not in ARRIVAL_POLICIES:
+        return Problem(
+            "E012",
+            module,
+            str(spec.name),
+            f"Workflow {spec.name!r} in {module!r}: on_arrival={spec.on_arrival!r} is not a policy.",
+            f"Use one of {', '.join(ARRIVAL_POLICIES)}.",
+        )
+    checks = spec.before_decision
+    if not isinstance(checks, tuple | list) or not all(callable(c) for c in checks):
+        return Problem(
+            "E012",
+            module,
+            str(spec.name),
+            f"Workflow {spec.name!r} in {module!r}: before_decision must be a tuple of callables.",
+            "Write before_decision=(check, ...), each check (DecisionAttempt) -> str | None, "
+            "e.g. reason_required_above('amount', 500).",
         )
     return None
 

@@ -303,6 +303,7 @@ ADMIN_MODELS = {
     "outbound.subscription": "config",
     "outbound.outboundmessage": "record",
     "workflow_sessions.outboxevent": "record",
+    "workflow_sessions.arrival": "record",
     "django_tasks_database.dbtaskresult": "record",
     "axes.accessattempt": "axes",
     "axes.accessfailurelog": "axes",

@@ -24,12 +24,13 @@ from engine import AlreadyDecidedError, Decision, InterruptKind
 
 from ...audit.services import audit_record
 from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync
-from ..errors import DecisionError
+from ..errors import DecisionError, DecisionRefusedError
 from ..models import Item
 from ..pages.drafts import draft_of, edit_diff
 from ..pages.schema_form import validate_value
 from .actions import ACTIONS, check_action, check_lengths, reject_reason_required
 from .answer_guard import InboxGuard
+from .decision_checks import audit_refusal, check_before_decision
 from .policy_gate import approval_gate, record_refused
 from .refusals import claimed_conflict, expired_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
@@ -114,6 +115,7 @@ def interrupt_decide(
     form: dict[str, Any] | None = None,
     request: HttpRequest | None = None,
     standing: StandingRequest | None = None,
+    door: str = "inbox",
 ) -> Item:
     """Store ``user``'s decision on ``interrupt``, audit it, and queue the resume run.
 
@@ -124,13 +126,16 @@ def interrupt_decide(
     (``standing_grants.StandingRequest``). On an item an approval policy governs the requester may
     not approve, and under four eyes the first approval is stored and resumes nothing
     (``policy_gate.approval_gate``). A decision on an item a policy decided is refused and
-    recorded (``interrupt.decide_refused``).
+    recorded (``interrupt.decide_refused``). ``door``: ``inbox`` or ``bulk``, for the workflow's
+    checks (``decision_checks``), which run last before anything is stored.
 
     Raises:
         PermissionDenied: the user is not a reviewer or manager of the interrupt's queue, or
             asked for this policy-governed request and approves it.
         FourEyesError: under four eyes, the user gave the first approval already (409).
         DecisionError: the decision is incomplete or not allowed here (``errors`` for forms).
+        DecisionRefusedError: a check of the workflow refused it (400 ``decision_refused``;
+            audited as ``interrupt.decide_refused``).
         engine.AlreadyDecidedError: someone decided first; the message says who, what and when.
         ClaimConflictError / ExpiredError / SupersededError: the item's state refuses it (409).
         engine.AnswerInvalidError: the answer fails the interrupt's schema.
@@ -145,9 +150,6 @@ def interrupt_decide(
     check_lengths(feedback=text if action == "revise" else None, reason=reason, draft=draft)
     if standing is not None:
         standing.check(interrupt, action)
-    if approval_gate(item=interrupt, user=user, action=action, request=request):
-        interrupt.refresh_from_db()
-        return interrupt  # the first of two approvals: recorded, nothing answered yet
     value = None
     if action == "answer":
         value = validate_value(interrupt.response_schema or {}, form or {})
@@ -159,6 +161,16 @@ def interrupt_decide(
         if candidate.strip() and candidate != original.strip("\n"):
             edited, diff = candidate, edit_diff(original, candidate)
     payload = resume_payload(interrupt, action, text, reason=reason.strip(), draft=edited, value=value)
+    try:
+        check_before_decision(
+            interrupt, decision=action, reason=reason, response=payload, decided_by=user.get_username(), door=door
+        )
+    except DecisionRefusedError as exc:
+        audit_refusal(exc, user=user, request=request)
+        raise
+    if approval_gate(item=interrupt, user=user, action=action, request=request):
+        interrupt.refresh_from_db()
+        return interrupt  # the first of two approvals: recorded, nothing answered yet
     decision = Decision(kind=action, reason=reason.strip(), edit_diff=diff, user_id=user.pk)
     try:
         with transaction.atomic():

@@ -191,7 +191,7 @@ def bulk(request: HttpRequest) -> HttpResponse:
                 )
                 continue
             else:
-                interrupt_decide(interrupt=item, user=request.user, action="approve", request=request)
+                interrupt_decide(interrupt=item, user=request.user, action="approve", request=request, door="bulk")
             done += 1
         except REFUSALS as exc:
             refused.append(f"{_shown_name(item)}: {getattr(exc, 'message', str(exc))}")
