@@ -234,6 +234,8 @@ def read_answers(
             raise Refusal("interrupt_claimed", claimed_conflict(row).message)
         try:
             read[row.interrupt_id] = answer = read_answer(row, answers[row.interrupt_id])
+            if client_gate(item=row, decision=answer.decision) == "four_eyes":  # who decides comes first
+                raise Refusal("four_eyes_required")
             check_before_decision(
                 row,
                 decision=answer.decision,
@@ -247,8 +249,6 @@ def read_answers(
             raise Refusal(exc.code, exc.message) from None
         except DecisionError as exc:
             raise Refusal(exc.code, exc.message) from None
-        if client_gate(item=row, decision=read[row.interrupt_id].decision) == "four_eyes":
-            raise Refusal("four_eyes_required")
     return read
 
 

@@ -37,7 +37,7 @@ def test_the_first_approval_is_recorded_and_resumes_nothing(large, personas, on_
     assert PolicyVerdict.objects.get(session_interrupt=item.session_interrupt).approvals_required == 2
     assert approvals_of(item)["given"] == 0
     with on_commit():
-        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve")
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Checked the order.")
     item.refresh_from_db()
     assert item.is_pending
     assert not Answer.objects.filter(session=item.session).exclude(interrupt_id="").exists()
@@ -51,7 +51,7 @@ def test_the_page_shows_one_of_two_approvals_and_by_whom(large, personas, client
     item = large()
     client.force_login(personas.other_reviewer)
     with on_commit():
-        response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"})
+        response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve", "reason": "Checked the order."})
     assert response.status_code == 302
     page = client.get(f"/inbox/items/{item.pk}/").content.decode()
     assert "Four eyes: 1 of 2 approvals, by p-other" in page
@@ -60,12 +60,12 @@ def test_the_page_shows_one_of_two_approvals_and_by_whom(large, personas, client
 def test_the_same_person_twice_is_refused(large, personas, client, on_commit):
     item = large()
     with on_commit():
-        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve")
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Checked the order.")
     with pytest.raises(FourEyesError, match="a second, different person must approve"):
-        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve")
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Checked the order.")
     client.force_login(personas.other_reviewer)
     response = client.post(
-        f"/inbox/items/{item.pk}/decide/", {"action": "approve"}, headers={"accept": "application/json"}
+        f"/inbox/items/{item.pk}/decide/", {"action": "approve", "reason": "Checked the order."}, headers={"accept": "application/json"}
     )
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "four_eyes"
@@ -77,10 +77,10 @@ def test_the_same_person_twice_is_refused(large, personas, client, on_commit):
 def test_the_requester_never_approves_their_own(large, personas, client):
     item = large(user_id=f"user:{personas.other_reviewer.get_username()}")
     with pytest.raises(PermissionDenied, match="someone else must approve it"):
-        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve")
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Checked the order.")
     client.force_login(personas.other_reviewer)
     response = client.post(
-        f"/inbox/items/{item.pk}/decide/", {"action": "approve"}, headers={"accept": "application/json"}
+        f"/inbox/items/{item.pk}/decide/", {"action": "approve", "reason": "Checked the order."}, headers={"accept": "application/json"}
     )
     assert response.status_code == 403
     assert "someone else must approve it" in response.json()["error"]["message"]
@@ -91,9 +91,9 @@ def test_two_people_resume_the_session_once(large, personas, on_commit):
     item = large()
     second = _user("manager")
     with on_commit():
-        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve")
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Checked the order.")
     with on_commit():
-        interrupt_decide(interrupt=item, user=second, action="approve")
+        interrupt_decide(interrupt=item, user=second, action="approve", reason="Checked the order.")
     item.refresh_from_db()
     assert (item.status, item.decision, item.decided_by_label) == ("resolved", "approve", "manager")
     answers = Answer.objects.filter(session=item.session, interrupt_id=item.interrupt_id)
@@ -103,7 +103,7 @@ def test_two_people_resume_the_session_once(large, personas, on_commit):
     pending = list(session.items.filter(status="pending"))
     assert [p.function_name for p in pending] == ["adk_request_confirmation"], "the workflow went on once"
     with pytest.raises(Exception, match="already approved by manager"):
-        interrupt_decide(interrupt=item, user=personas.admin, action="approve")
+        interrupt_decide(interrupt=item, user=personas.admin, action="approve", reason="Checked the order.")
 
 
 def test_one_person_may_reject_alone(large, personas, on_commit):
