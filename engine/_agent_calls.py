@@ -6,16 +6,18 @@ checkpoint, so a crash mid-batch never runs a finished call again. A call waits 
 confirmation, an answer to ``request_input``, a long-running tool's result, or a node tool's
 child that paused; :meth:`ToolCalls._apply` hands answers to the calls waiting on them on resume.
 A declined confirmation is enforced here: the tool does not run and the model gets
-``{"error": decline_message}``.
+``{"error": decline_message}``; so is an approval bound to other arguments than the call's
+(:mod:`engine._digest`): the tool runs with the approved (or edited) arguments only, or not at all.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._agent_run import AgentRun, Batch, Pending
 from ._context import Context
+from ._digest import approval_metadata, approved_args
 from ._errors import WorkflowDataError
 from ._events import (
     REQUEST_CONFIRMATION_FUNCTION,
@@ -36,6 +38,7 @@ from ._slot import Slot
 from ._store import InterruptRecord
 from ._task_tool import TaskAgentTool, run_task
 from ._tools import (
+    ARGS_CHANGED_ERROR,
     CONFIRMATION_REQUIRED_ERROR,
     DECLINED_ERROR,
     BaseTool,
@@ -44,9 +47,6 @@ from ._tools import (
     ToolContext,
     request_input_tool,
 )
-
-if TYPE_CHECKING:
-    pass
 
 logger = logging.getLogger("engine")
 
@@ -256,6 +256,7 @@ class ToolCalls:
                 function_name=tool.name,
                 message=f"Result of {tool.name}",
                 payload={"args": call.args, "interim": to_jsonable(result)},
+                metadata=approval_metadata(call.name, call.args),
             )
 
     def _ask_confirmation(
@@ -269,6 +270,7 @@ class ToolCalls:
         payload: Any,
         skip: bool = False,
     ) -> None:
+        tool = self.tool(call.name)
         confirmation: dict[str, Any] = {"hint": hint, "confirmed": False}
         if payload is not None:
             confirmation["payload"] = payload
@@ -295,6 +297,7 @@ class ToolCalls:
             message=hint,
             payload={"tool": call.name, "args": call.args, "payload": payload},
             tool_call=original,
+            metadata=approval_metadata(call.name, call.args, tool.parameters() if tool else None),
         )
 
     def _register(
@@ -309,6 +312,7 @@ class ToolCalls:
         schema: dict[str, Any] | None = None,
         payload: Any = None,
         tool_call: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> None:
         record = InterruptRecord(
             id=pending.interrupt,
@@ -322,6 +326,7 @@ class ToolCalls:
             payload=payload,
             response_schema=schema,
             tool_call=tool_call or pending.call.model_dump(exclude_none=True),
+            metadata=metadata or {},
             invocation_id=ctx.invocation_id,
         )
         ctx.session.register_interrupt(record, ctx)
@@ -402,8 +407,12 @@ class ToolCalls:
             if pending.kind == "confirmation":
                 del run.pending[call_id]
                 tool = self.tool(call.name)
-                if value.get("confirmed") and isinstance(tool, FunctionTool):
-                    await self._invoke(ctx, run, batch, call, tool, confirmation=value)
+                args = approved_args(call.name, call.args, value) if value.get("confirmed") else None
+                if value.get("confirmed") and args is None:  # not the call that was approved: never run
+                    batch.responses.append(_response(call, {"error": ARGS_CHANGED_ERROR}))
+                elif args is not None and isinstance(tool, FunctionTool):
+                    approved = call if args is call.args else call.model_copy(update={"args": args})
+                    await self._invoke(ctx, run, batch, approved, tool, confirmation=value)
                 else:
                     message = tool.decline_message if isinstance(tool, FunctionTool) else DECLINED_ERROR
                     batch.responses.append(_response(call, {"error": message}))
