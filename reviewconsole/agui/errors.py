@@ -26,6 +26,8 @@ or tracebacks; the details go to the server log.
 | ``action_not_supported`` | a ``resolved`` payload stands for a decision the request kind does not support |
 |  | (feedback to a VIP confirmation); the message lists those it takes |
 | ``interrupt_expired`` | a ``resolved`` entry answers an interrupt past its ``expiresAt`` |
+| ``args_changed`` | a ``resolved`` approval names an ``args_digest`` (``argsDigest``) other than the one its |
+|  | interrupt shows in ``metadata.argsDigest``: the call's arguments changed since (``engine._digest``) |
 | ``checkpoint_unknown`` | ``forwardedProps.checkpointId`` names no pause of this thread |
 | ``checkpoint_decided`` | the rewind would reopen, or go back past, an interrupt decided outside this thread |
 |  | (a reviewer in the inbox, an API client, an expiry): that decision is final; the message names the |
@@ -56,6 +58,7 @@ MESSAGES = {
     "answer_too_long": "The answer is longer than its maximum.",
     "action_not_supported": "The request does not support that decision.",
     "interrupt_expired": "The interrupt has expired; cancel it instead.",
+    "args_changed": "The tool call's arguments changed since they were shown; review the call again.",
     "checkpoint_unknown": "Unknown checkpoint.",
     "checkpoint_decided": "An interrupt of that checkpoint was decided outside this thread; that decision is final.",
     "session_closed": "The session has ended; it cannot be rewound, and a cancelled one takes no new message.",

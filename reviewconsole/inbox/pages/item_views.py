@@ -30,6 +30,7 @@ from ..errors import DecisionError, InboxConflict
 from ..items import claims
 from ..items.decisions import interrupt_decide
 from ..items.permissions import require_retry_permission
+from ..items.receipts import receipt, refusal_record
 from ..items.refusals import retried_request
 from ..items.selectors import item_for
 from ..items.serializers import list_entry
@@ -103,8 +104,11 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
 
     404 outside the user's queues; 400 for an incomplete decision, an answer that fails the
     schema (the form comes back with its errors) or a field holding a NUL character; 409 when
-    someone decided first, someone else holds the claim, the item expired or was superseded, or
-    the workflow is gone. Nothing is stored on any refusal.
+    someone decided first, someone else holds the claim, the item expired or was superseded, the
+    workflow is gone, the posted ``interrupt_id`` is not the item's (``interrupt_unknown``) or
+    the posted ``args_digest`` not the call's (``args_changed``). Nothing is stored on any
+    refusal; those of a decision bound to a call are audited (``interrupt.refuse``). JSON:
+    ``{"item": list entry, "receipt": receipts.receipt}``, also for the same decision sent again.
     """
     item = item_for(request.user, pk)
     action = request.POST.get("action", "")
@@ -119,13 +123,18 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
             reason=request.POST.get("reason", ""),
             draft=edited,
             form=_form_data(request),
+            interrupt_id=request.POST.get("interrupt_id", ""),
+            args_digest=request.POST.get("args_digest", ""),
+            args=request.POST.get("args") if request.POST.get("edit_args") else None,
             request=request,
         )
     except REFUSALS as exc:
+        refusal_record(exc, user=request.user, target=item, interrupt_id=item.interrupt_id, request=request)
         return refusal(request, item, exc, form_data=_form_data(request))
     if wants_json(request):
         item.refresh_from_db()
-        return JsonResponse({"item": list_entry(item)})
+        row = item.session_interrupt
+        return JsonResponse({"item": list_entry(item), "receipt": receipt(row) if row is not None else None})
     messages.success(request, f"Decision recorded: {action}.")
     return redirect("inbox:index")
 
