@@ -73,6 +73,8 @@ async def prepare_answers(
         )
         to_store.append(Answer(interrupt_id, value, final))
         wire_response = response if isinstance(response, dict) else {"result": response}
+        if rec.kind == InterruptKind.LONG_RUNNING and rec.args_digest:  # the tool's result, as the model gets it
+            wire_response = {k: v for k, v in wire_response.items() if k != "args_digest"}
         parts.append(
             Part(function_response=FunctionResponse(id=interrupt_id, name=rec.function_name, response=wire_response))
         )

@@ -125,6 +125,7 @@ def test_the_same_approval_sent_twice_is_a_no_op_returning_the_first_receipt(cli
         "interrupt_decided",
         "client:partner",
     )
+    assert AuditEntry.objects.get(action="interrupt.refuse").detail["code"] == "interrupt_decided"
 
 
 def test_approve_and_reject_in_one_batch_each_take_effect(client, token, on_commit, refunds, two_refunds):

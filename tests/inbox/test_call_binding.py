@@ -107,6 +107,7 @@ def test_the_same_approval_sent_twice_is_a_no_op_returning_the_first_receipt(
     assert other.status_code == 409
     assert other.json()["error"]["code"] == "already_decided"
     assert "p-other" in other.json()["error"]["message"]
+    assert AuditEntry.objects.get(action="interrupt.refuse").detail["code"] == "interrupt_decided"
 
 
 def test_edited_arguments_are_checked_and_exactly_what_runs(client, personas, start_session, refunds, on_commit):
