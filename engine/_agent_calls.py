@@ -17,7 +17,7 @@ from typing import Any
 
 from ._agent_run import AgentRun, Batch, Pending
 from ._context import Context
-from ._digest import approval_metadata, approved_args
+from ._digest import approval_metadata, approved_args, tool_confirmation
 from ._errors import WorkflowDataError
 from ._events import (
     REQUEST_CONFIRMATION_FUNCTION,
@@ -412,7 +412,7 @@ class ToolCalls:
                     batch.responses.append(_response(call, {"error": ARGS_CHANGED_ERROR}))
                 elif args is not None and isinstance(tool, FunctionTool):
                     approved = call if args is call.args else call.model_copy(update={"args": args})
-                    await self._invoke(ctx, run, batch, approved, tool, confirmation=value)
+                    await self._invoke(ctx, run, batch, approved, tool, confirmation=tool_confirmation(value))
                 else:
                     message = tool.decline_message if isinstance(tool, FunctionTool) else DECLINED_ERROR
                     batch.responses.append(_response(call, {"error": message}))

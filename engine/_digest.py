@@ -40,6 +40,7 @@ __all__ = [
     "approved_args",
     "args_digest",
     "bind_answer",
+    "tool_confirmation",
 ]
 
 DIGEST_KEY = "args_digest"
@@ -140,3 +141,9 @@ def approved_args(name: str, args: dict[str, Any], answer: dict[str, Any]) -> di
     if not isinstance(edited, dict) or answer.get(EDITED_KEY) != args_digest(name, edited):
         return None
     return edited
+
+
+def tool_confirmation(answer: dict[str, Any]) -> dict[str, Any]:
+    """The stored confirmation as the tool's ``tool_context.tool_confirmation`` shows it: ADK's
+    ``{"confirmed", "payload"?, ...}``, without the binding's keys (digests, edited ``args``)."""
+    return {k: v for k, v in answer.items() if k not in (DIGEST_KEY, EDITED_KEY, ARGS_KEY)}
