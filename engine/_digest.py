@@ -17,9 +17,10 @@ The check happens twice:
    must still have the approved digest, and edited arguments their own; otherwise the tool never
    runs. So approved arguments cannot drift on a replay, a restore or a re-run.
 
-Shapes (a confirmation's stored answer): ``{"confirmed": bool, "args_digest": str, "args"?:
-dict, "edited_args_digest"?: str, ...}``. Follows the 2026 reports on Vercel AI SDK's approvals
-(approved arguments drifting on replay) and Microsoft Agent Framework's exact-argument approvals.
+Shapes (an approval's stored answer): ``{"confirmed": true, "args_digest": str, "args"?: dict,
+"edited_args_digest"?: str, ...}``; a decline is stored without them. Follows the 2026 reports on
+Vercel AI SDK's approvals (approved arguments drifting on replay) and Microsoft Agent Framework's
+exact-argument approvals.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def bind_answer(record: InterruptRecord, value: Any) -> Any:
 
     ``value`` is the normalised answer (a dict for confirmations and long-running tools).
     Interrupts without a digest (requests for input, node gates) give it back unchanged. A
-    long-running tool's answer loses its ``args_digest`` once checked: the model gets the result only.
+    long-running tool's answer loses its ``args_digest`` once checked (the model gets the result
+    only), and so does a decline of a confirmation (with any edited ``args``): it runs nothing.
 
     Raises:
         ArgsChangedError: the answer names a digest other than the stored one
@@ -102,11 +104,14 @@ def bind_answer(record: InterruptRecord, value: Any) -> Any:
             expected=stored,
             given=given[:80],
         )
-    bound = {k: v for k, v in value.items() if k != DIGEST_KEY}
+    bound = {k: v for k, v in value.items() if k not in (DIGEST_KEY, EDITED_KEY)}
     if record.kind == InterruptKind.LONG_RUNNING:
         return bound
+    if bound.get("confirmed") is not True:  # a decline runs nothing: no digest, no edited arguments
+        bound.pop(ARGS_KEY, None)
+        return bound
     bound[DIGEST_KEY] = stored
-    if ARGS_KEY in bound and bound.get("confirmed") is True:
+    if ARGS_KEY in bound:
         edited = bound[ARGS_KEY]
         if not isinstance(edited, dict):
             raise AnswerInvalidError(
@@ -118,9 +123,6 @@ def bind_answer(record: InterruptRecord, value: Any) -> Any:
             errors = [{"path": [ARGS_KEY, *e["path"]], "message": e["message"]} for e in errors]
             raise AnswerInvalidError("The edited arguments do not fit the tool's parameters.", errors=errors)
         bound[EDITED_KEY] = args_digest(str((record.tool_call or {}).get("name") or record.function_name), edited)
-    else:
-        bound.pop(ARGS_KEY, None)
-        bound.pop(EDITED_KEY, None)
     return bound
 
 
