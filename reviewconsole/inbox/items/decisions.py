@@ -208,7 +208,7 @@ def interrupt_decide(
                 target=interrupt,
                 request=request,
                 after={"decision": action, "response": payload},
-                detail={"reason": reason.strip(), "edit_diff": diff, "queue": interrupt.queue.slug},
+                detail={"reason": reason.strip(), "edit_diff": decision.edit_diff, "queue": interrupt.queue.slug},
             )
             enqueue_run(interrupt.session_id)
     except AlreadyDecidedError:
