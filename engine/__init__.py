@@ -8,11 +8,13 @@ from ._agent import LlmAgent, render_instruction
 from ._auth import AuthConfig, AuthCredential
 from ._compaction import Compaction
 from ._context import Context, Outcome
+from ._digest import args_digest
 from ._errors import (
     AlreadyDecidedError,
     AmbiguousAnswerError,
     AnswerInvalidError,
     AnswerMissingError,
+    ArgsChangedError,
     CheckpointDecidedError,
     ConcurrencyError,
     ConfigurationError,
@@ -76,6 +78,7 @@ __all__ = [
     "AnswerGuard",
     "AnswerInvalidError",
     "AnswerMissingError",
+    "ArgsChangedError",
     "AuthConfig",
     "AuthCredential",
     "BaseNode",
@@ -147,6 +150,7 @@ __all__ = [
     "VersionMismatchError",
     "Workflow",
     "WorkflowDataError",
+    "args_digest",
     "awaits_message",
     "node",
     "normalize_answer",

@@ -3,22 +3,25 @@
 Split from :mod:`engine._agent` (the model loop). A model turn's calls run as a *batch* whose
 progress (responses so far, confirmations asked, state written) is kept in the agent's
 checkpoint, so a crash mid-batch never runs a finished call again. A call waits on a
-confirmation, an answer to ``request_input``, a long-running tool's result, or a node tool's
-child that paused; :meth:`ToolCalls._apply` hands answers to the calls waiting on them on resume.
+confirmation (asked in :mod:`engine._call_requests`), an answer to ``request_input``, a
+long-running tool's result, or a node tool's child that paused; :meth:`ToolCalls._apply` hands
+answers to the calls waiting on them on resume.
 A declined confirmation is enforced here: the tool does not run and the model gets
-``{"error": decline_message}``.
+``{"error": decline_message}``; so is an approval bound to other arguments than the call's
+(:mod:`engine._digest`): the tool runs with the approved (or edited) arguments only, or not at all.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._agent_run import AgentRun, Batch, Pending
+from ._call_requests import ask_confirmation, confirmation_hint, register
 from ._context import Context
+from ._digest import approval_metadata, approved_args, tool_confirmation
 from ._errors import WorkflowDataError
 from ._events import (
-    REQUEST_CONFIRMATION_FUNCTION,
     REQUEST_INPUT_FUNCTION,
     Content,
     Event,
@@ -33,10 +36,9 @@ from ._leaf import EFFECT_MAY_HAVE_RUN
 from ._node import to_jsonable
 from ._node_tool import NodeTool
 from ._slot import Slot
-from ._store import InterruptRecord
 from ._task_tool import TaskAgentTool, run_task
 from ._tools import (
-    CONFIRMATION_REQUIRED_ERROR,
+    ARGS_CHANGED_ERROR,
     DECLINED_ERROR,
     BaseTool,
     FunctionTool,
@@ -44,9 +46,6 @@ from ._tools import (
     ToolContext,
     request_input_tool,
 )
-
-if TYPE_CHECKING:
-    pass
 
 logger = logging.getLogger("engine")
 
@@ -64,13 +63,6 @@ NOT_FINISHED: Any = object()
 def _response(call: FunctionCall, response: Any) -> Part:
     body = response if isinstance(response, dict) else {"result": response}
     return Part(function_response=FunctionResponse(id=call.id, name=call.name, response=to_jsonable(body)))
-
-
-def _confirmation_hint(tool: BaseTool) -> str:
-    return (
-        f"Please approve or reject the tool call {tool.name}() by responding with a FunctionResponse "
-        "with an expected ToolConfirmation payload."
-    )
 
 
 class ToolCalls:
@@ -168,7 +160,7 @@ class ToolCalls:
             return
         if tool is request_input_tool:
             schema = call.args.get("response_schema")
-            self._register(
+            register(
                 ctx,
                 run,
                 Pending("input", call, interrupt=call.id or ""),
@@ -214,7 +206,7 @@ class ToolCalls:
             batch.responses.append(_response(call, {"error": str(exc)}))
             return
         if tool.needs_confirmation(call.args):
-            self._ask_confirmation(ctx, run, batch, call, hint=_confirmation_hint(tool), payload=None, skip=True)
+            ask_confirmation(ctx, run, batch, call, tool, hint=confirmation_hint(tool), payload=None, skip=True)
             return
         await self._invoke(ctx, run, batch, call, tool, confirmation=None, recovered=recovered)
 
@@ -242,13 +234,12 @@ class ToolCalls:
         batch.skip = batch.skip or tool_ctx.skip_summarization
         if tool_ctx.confirmation_request is not None and confirmation is None:
             request = tool_ctx.confirmation_request
-            self._ask_confirmation(
-                ctx, run, batch, call, hint=request["hint"] or _confirmation_hint(tool), payload=request["payload"]
-            )
+            hint = request["hint"] or confirmation_hint(tool)
+            ask_confirmation(ctx, run, batch, call, tool, hint=hint, payload=request["payload"])
             return
         batch.responses.append(_response(call, result))
         if tool.is_long_running:
-            self._register(
+            register(
                 ctx,
                 run,
                 Pending("long_running", call, interrupt=call.id or ""),
@@ -256,76 +247,8 @@ class ToolCalls:
                 function_name=tool.name,
                 message=f"Result of {tool.name}",
                 payload={"args": call.args, "interim": to_jsonable(result)},
+                metadata=approval_metadata(call.name, call.args),
             )
-
-    def _ask_confirmation(
-        self,
-        ctx: Context,
-        run: AgentRun,
-        batch: Batch,
-        call: FunctionCall,
-        *,
-        hint: str,
-        payload: Any,
-        skip: bool = False,
-    ) -> None:
-        confirmation: dict[str, Any] = {"hint": hint, "confirmed": False}
-        if payload is not None:
-            confirmation["payload"] = payload
-        conf_id = f"adk-{new_id()}"
-        original = call.model_dump(exclude_none=True)
-        batch.confirmations.append(
-            Part(
-                function_call=FunctionCall(
-                    id=conf_id,
-                    name=REQUEST_CONFIRMATION_FUNCTION,
-                    args={"originalFunctionCall": original, "toolConfirmation": confirmation},
-                )
-            )
-        )
-        batch.responses.append(_response(call, {"error": CONFIRMATION_REQUIRED_ERROR}))
-        batch.requested[call.id or ""] = confirmation
-        batch.skip = batch.skip or skip
-        self._register(
-            ctx,
-            run,
-            Pending("confirmation", call, interrupt=conf_id),
-            kind=InterruptKind.CONFIRMATION,
-            function_name=REQUEST_CONFIRMATION_FUNCTION,
-            message=hint,
-            payload={"tool": call.name, "args": call.args, "payload": payload},
-            tool_call=original,
-        )
-
-    def _register(
-        self,
-        ctx: Context,
-        run: AgentRun,
-        pending: Pending,
-        *,
-        kind: str,
-        function_name: str,
-        message: str | None,
-        schema: dict[str, Any] | None = None,
-        payload: Any = None,
-        tool_call: dict[str, Any] | None = None,
-    ) -> None:
-        record = InterruptRecord(
-            id=pending.interrupt,
-            session_id=ctx.session_id,
-            kind=kind,
-            path=ctx.node_path,
-            local_id=pending.interrupt,
-            function_name=function_name,
-            branch=ctx.branch,
-            message=message,
-            payload=payload,
-            response_schema=schema,
-            tool_call=tool_call or pending.call.model_dump(exclude_none=True),
-            invocation_id=ctx.invocation_id,
-        )
-        ctx.session.register_interrupt(record, ctx)
-        run.pending[pending.call.id or ""] = pending
 
     async def _run_child(
         self,
@@ -402,8 +325,12 @@ class ToolCalls:
             if pending.kind == "confirmation":
                 del run.pending[call_id]
                 tool = self.tool(call.name)
-                if value.get("confirmed") and isinstance(tool, FunctionTool):
-                    await self._invoke(ctx, run, batch, call, tool, confirmation=value)
+                args = approved_args(call.name, call.args, value) if value.get("confirmed") else None
+                if value.get("confirmed") and args is None:  # not the call that was approved: never run
+                    batch.responses.append(_response(call, {"error": ARGS_CHANGED_ERROR}))
+                elif args is not None and isinstance(tool, FunctionTool):
+                    approved = call if args is call.args else call.model_copy(update={"args": args})
+                    await self._invoke(ctx, run, batch, approved, tool, confirmation=tool_confirmation(value))
                 else:
                     message = tool.decline_message if isinstance(tool, FunctionTool) else DECLINED_ERROR
                     batch.responses.append(_response(call, {"error": message}))

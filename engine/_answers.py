@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ._digest import bind_answer
 from ._errors import AlreadyDecidedError, AmbiguousAnswerError, InterruptNotReadyError, UnknownInterruptError
 from ._events import Content, Event, FunctionResponse, NodeInfo, Part
 from ._interrupts import InterruptKind, normalize_answer
@@ -34,7 +35,8 @@ async def prepare_answers(
         AmbiguousAnswerError: an answer names no id while several interrupts are pending.
         UnknownInterruptError: an id names no pending interrupt (``details["pending"]``).
         AlreadyDecidedError: the interrupt was answered already (first answer wins).
-        AnswerInvalidError: an answer fails the interrupt's schema.
+        AnswerInvalidError: an answer fails the interrupt's schema (or edited arguments the tool's).
+        ArgsChangedError: an approval names another argument digest than its call's (``engine._digest``).
         InterruptNotReadyError: an id names no pending interrupt while a run of the session goes
             on, which may be about to open it (retryable).
     """
@@ -63,6 +65,7 @@ async def prepare_answers(
         if rec is None:
             rec = await _late_pending(store, session_id, interrupt_id, sorted(pending))
         value = normalize_answer(rec.kind, response, rec.response_schema)
+        value = bind_answer(rec, value)
         final = not (
             rec.kind == InterruptKind.LONG_RUNNING
             and isinstance(value, dict)
@@ -70,6 +73,8 @@ async def prepare_answers(
         )
         to_store.append(Answer(interrupt_id, value, final))
         wire_response = response if isinstance(response, dict) else {"result": response}
+        if rec.kind == InterruptKind.LONG_RUNNING and rec.args_digest:  # the tool's result, as the model gets it
+            wire_response = {k: v for k, v in wire_response.items() if k != "args_digest"}
         parts.append(
             Part(function_response=FunctionResponse(id=interrupt_id, name=rec.function_name, response=wire_response))
         )

@@ -11,6 +11,7 @@
 | ``interrupt_ambiguous`` | :class:`AmbiguousAnswerError` | an answer names no id while several are pending |
 | ``interrupt_decided`` | :class:`AlreadyDecidedError` | an interrupt was already answered (first answer wins) |
 | ``interrupt_not_ready`` | :class:`InterruptNotReadyError` | an answer came while its run goes on (retryable) |
+| ``args_changed`` | :class:`ArgsChangedError` | an approval names another argument digest than its call's |
 | ``session_not_found`` | :class:`SessionNotFoundError` | no session with that id |
 | ``checkpoint_unknown`` | :class:`UnknownCheckpointError` | no pause checkpoint with that id in that session |
 | ``checkpoint_decided`` | :class:`CheckpointDecidedError` | a rewind would reopen an interrupt someone else decided |
@@ -118,6 +119,13 @@ class InterruptNotReadyError(EngineError, LookupError):
 
     code = "interrupt_not_ready"
     retryable = True
+
+
+class ArgsChangedError(EngineError):
+    """An approval names a digest other than the one its tool call was shown with
+    (:mod:`engine._digest`); ``details``: ``expected`` and ``given``. Nothing is stored."""
+
+    code = "args_changed"
 
 
 class AlreadyDecidedError(EngineError):

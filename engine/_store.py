@@ -138,6 +138,12 @@ class InterruptRecord:
     decided_at: float | None = None
     created_at: float = field(default_factory=time.time)
 
+    @property
+    def args_digest(self) -> str:
+        """The digest of the tool call's arguments as shown (``metadata["args_digest"]``; see
+        :mod:`engine._digest`), or ``""`` for interrupts that ask about no tool call."""
+        return str(self.metadata.get("args_digest") or "")
+
 
 @dataclass
 class Answer:

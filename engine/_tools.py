@@ -43,6 +43,8 @@ __all__ = [
 CONFIRMATION_REQUIRED_ERROR = "This tool call requires confirmation, please approve or reject."
 DECLINED_ERROR = "This tool call is rejected."
 """What the model gets for a declined call by default (ADK 2.13's framework wording, ``tools/function_tool.py``)."""
+ARGS_CHANGED_ERROR = "This tool call did not run: its arguments are not the ones that were approved."
+"""What the model gets when an approval's argument digest does not match the call (``engine._digest``)."""
 LONG_RUNNING_NOTE = (
     "\n\nNOTE: This is a long-running operation. Do not call this tool again if it has already "
     "returned some intermediate or pending status."

@@ -30,6 +30,8 @@ or tracebacks; the details go to the server log.
 | ``decision_refused`` | a check of the workflow (``WorkflowSpec.before_decision``) refused a ``resolved`` |
 |  | entry's decision; the message is the workflow's (e.g. a reason is needed above a limit) |
 | ``interrupt_expired`` | a ``resolved`` entry answers an interrupt past its ``expiresAt`` |
+| ``args_changed`` | a ``resolved`` approval names an ``args_digest`` (``argsDigest``) other than the one its |
+|  | interrupt shows in ``metadata.argsDigest``: the call's arguments changed since (``engine._digest``) |
 | ``checkpoint_unknown`` | ``forwardedProps.checkpointId`` names no pause of this thread |
 | ``checkpoint_decided`` | the rewind would reopen, or go back past, an interrupt decided outside this thread |
 |  | (a reviewer in the inbox, an API client, an expiry): that decision is final; the message names the |
@@ -62,6 +64,7 @@ MESSAGES = {
     "action_not_supported": "The request does not support that decision.",
     "decision_refused": "A check of the workflow refused this decision.",
     "interrupt_expired": "The interrupt has expired; cancel it instead.",
+    "args_changed": "The tool call's arguments changed since they were shown; review the call again.",
     "checkpoint_unknown": "Unknown checkpoint.",
     "checkpoint_decided": "An interrupt of that checkpoint was decided outside this thread; that decision is final.",
     "session_closed": "The session has ended; it cannot be rewound, and a cancelled one takes no new message.",

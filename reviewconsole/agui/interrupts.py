@@ -11,7 +11,9 @@ AG-UI 1.0, ``RunFinishedInterruptOutcome`` and docs/concepts/interrupts (rules 2
 
 The interrupt id is the engine's wire id (stable across restarts). ``metadata`` holds
 ``checkpointId`` (the session's checkpoint at the pause, for ``forwardedProps.checkpointId``),
-``kind``, ``nodePath`` and the request's ``payload``. ``expiresAt`` is the inbox item's due time.
+``kind``, ``nodePath``, the request's ``payload`` and, for a tool call's confirmation or a
+long-running result, ``argsDigest``: the digest of the call's arguments as shown, which an
+approval names back (``engine._digest``). ``expiresAt`` is the inbox item's due time.
 
 A long-running result is not a ``tool_call`` interrupt on purpose: its tool did return (an interim
 result, sent as TOOL_CALL_RESULT in the paused run); the late result is a second TOOL_CALL_RESULT
@@ -47,6 +49,8 @@ def to_agui(record: InterruptRecord, *, checkpoint_id: str | None, due: dt.datet
         metadata["checkpointId"] = checkpoint_id
     if record.payload is not None:
         metadata["payload"] = record.payload
+    if record.args_digest:
+        metadata["argsDigest"] = record.args_digest
     tool_call_id = None
     if record.kind == InterruptKind.CONFIRMATION:
         call_id = (record.tool_call or {}).get("id")
@@ -72,11 +76,16 @@ def answer_value(record: InterruptRecord, payload: Any) -> Any:
     """The engine answer for a ``resolved`` payload (validated later by ``Runner.submit``).
 
     Confirmations also take AG-UI's approve-with-edits shape ``{"approved": bool,
-    "editedArgs": {...}}`` (rule 7), mapped to ``{"confirmed": bool, "payload": editedArgs}``.
+    "editedArgs"?: {...}, "argsDigest"?: str}`` (rule 7), mapped to ``{"confirmed": bool,
+    "args": editedArgs, "args_digest": argsDigest}``: edited arguments are checked against the
+    tool's parameters and are what runs (``engine._digest``). Any payload's ``argsDigest`` is
+    read as ``args_digest``.
     """
+    value = payload
     if record.kind == InterruptKind.CONFIRMATION and isinstance(payload, dict) and "approved" in payload:
-        value: dict[str, Any] = {"confirmed": bool(payload["approved"])}
+        value = {"confirmed": bool(payload["approved"])}
         if payload.get("editedArgs") is not None:
-            value["payload"] = payload["editedArgs"]
-        return value
-    return payload
+            value["args"] = payload["editedArgs"]
+    if isinstance(payload, dict) and "argsDigest" in payload:
+        value = {k: v for k, v in value.items() if k != "argsDigest"} | {"args_digest": payload["argsDigest"]}
+    return value

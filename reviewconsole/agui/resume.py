@@ -18,6 +18,8 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
   confirmation; ``answer_missing``: an empty free-text answer; see ``inbox/items/actions.py``), must
   pass the workflow's checks before a decision (``decision_refused``, the workflow's message), and must
   not be past its due time (``interrupt_expired``; a ``cancelled`` entry is accepted then);
+- a ``resolved`` approval naming an argument digest other than its interrupt's ``argsDigest`` is
+  ``args_changed`` (``engine._digest``): the call changed since it was shown;
 - a ``cancelled`` entry abandons the run: the session is cancelled (its pending interrupts leave
   the inbox) and the run ends with outcome ``cancelled``; answers sent with it are not applied.
 
@@ -39,6 +41,7 @@ from engine import (
     AlreadyDecidedError,
     AnswerInvalidError,
     AnswerMissingError,
+    ArgsChangedError,
     Decision,
     EngineError,
     InterruptNotReadyError,
@@ -47,6 +50,7 @@ from engine import (
     UnknownInterruptError,
 )
 
+from ..inbox.items.receipts import refusal_record
 from ..workflow_sessions.services import answer_waiting, interrupt_answer, interrupt_get, session_cancel
 from . import services
 from .errors import Refusal
@@ -79,7 +83,8 @@ async def apply_resume(
 
     Raises:
         Refusal: ``input_invalid`` (two entries for one interrupt id), ``interrupt_superseded``, ``resume_incomplete``,
-            ``interrupt_unknown``, ``answer_invalid`` or ``interrupt_expired``; nothing was stored.
+            ``interrupt_unknown``, ``answer_invalid``, ``args_changed`` or ``interrupt_expired``;
+            nothing was stored.
     """
     by_id: dict[str, ResumeEntry] = {}
     for entry in entries:
@@ -97,7 +102,10 @@ async def apply_resume(
         raise Refusal("resume_incomplete")
     for wire in by_id:
         if wire not in open_ and await interrupt_get(session_id, wire) is None:
-            raise Refusal("interrupt_not_ready" if await answer_waiting(session_id) else "interrupt_unknown")
+            if await answer_waiting(session_id):
+                raise Refusal("interrupt_not_ready")
+            await _record(UnknownInterruptError(f"No interrupt {wire[:200]!r}."), session_id, wire, decided_by)
+            raise Refusal("interrupt_unknown")
     answers: dict[str, object] = {}
     cancel = False
     for wire, record in open_.items():
@@ -128,6 +136,9 @@ async def apply_resume(
         await interrupt_answer(session_id, answers, decided_by=decided_by, decisions=decisions, committed=committed)
     except AnswerMissingError:
         raise Refusal("answer_missing") from None
+    except ArgsChangedError as exc:
+        await _record(exc, session_id, str(exc.details.get("interrupt_id") or ""), decided_by)
+        raise Refusal("args_changed") from None
     except AnswerInvalidError:
         raise Refusal("answer_invalid") from None
     except AlreadyDecidedError:
@@ -135,9 +146,15 @@ async def apply_resume(
         return UNCHANGED
     except InterruptNotReadyError:
         raise Refusal("interrupt_not_ready") from None
-    except UnknownInterruptError:
+    except UnknownInterruptError as exc:
+        await _record(exc, session_id, "", decided_by)
         raise Refusal("interrupt_unknown") from None
     except EngineError:
         logger.exception("AG-UI resume of session %s was refused by the engine", session_id)
         raise Refusal("internal_error") from None
     return SUBMITTED
+
+
+async def _record(exc: EngineError, session_id: str, interrupt_id: str, decided_by: str) -> None:
+    """Audit a resume refused for the call it names (``inbox.items.receipts.refusal_record``)."""
+    await sync_to_async(refusal_record)(exc, session_id=session_id, interrupt_id=interrupt_id, actor=decided_by)

@@ -19,7 +19,10 @@ the format of every door) with a stable ``code``:
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
 | 403 | ``queue_forbidden`` | the client's token is not scoped to the review's queue |
 | 404 | ``not_found`` | no such path under ``/api/v1/`` (:func:`unknown_path`) |
-| 404 | ``session_not_found`` / ``workflow_unknown`` / ``interrupt_unknown`` | none, or out of scope |
+| 400 | ``args_digest_required`` | an approval of a tool call without ``interrupt_id`` or ``payload.args_digest`` |
+| 404 | ``session_not_found`` / ``workflow_unknown`` | none, or out of scope |
+| 409 | ``interrupt_unknown`` | a resume names an interrupt the session never had (a forged id; audited) |
+| 409 | ``args_changed`` | an approval's ``args_digest`` is not the call's: it changed (``expected``, ``given``) |
 | 404 | ``review_unknown`` | no such review, or another client's |
 | 409 | ``interrupt_decided`` | someone answered first (``decided_by``, ``decided_at``) |
 | 409 | ``interrupt_claimed`` | a reviewer holds the claim; tokens with the ``override_claims`` scope may answer |
@@ -71,7 +74,7 @@ _ENGINE_STATUS = {
     "answer_missing": 400,
     "data_invalid": 400,
     "session_not_found": 404,
-    "interrupt_unknown": 404,
+    "interrupt_unknown": 409,
     "interrupt_decided": 409,
     "interrupt_not_ready": 409,
     "session_busy": 409,
@@ -79,6 +82,12 @@ _ENGINE_STATUS = {
     "session_closed": 409,
     "version_mismatch": 409,
 }
+
+
+_DETAILS = frozenset(
+    {"errors", "pending", "interrupt_id", "decided_by", "decided_at", "status", "session_id", "expected", "given"}
+)
+"""The engine error details an API refusal carries."""
 
 
 class ApiError(Exception):
@@ -98,11 +107,7 @@ def error_for(exc: BaseException) -> ApiError | None:
         return exc
     if isinstance(exc, EngineError):
         status = _ENGINE_STATUS.get(exc.code, 409)
-        details = {
-            k: v
-            for k, v in exc.details.items()
-            if k in ("errors", "pending", "interrupt_id", "decided_by", "decided_at", "status", "session_id")
-        }
+        details = {k: v for k, v in exc.details.items() if k in _DETAILS}
         return ApiError(status, exc.code, exc.message, **details)
     if isinstance(exc, SessionWaitingError):
         return ApiError(409, exc.code, exc.message, **exc.details)

@@ -16,6 +16,7 @@ __all__ = [
     "ErrorOut",
     "InterruptOut",
     "InterruptsOut",
+    "ReceiptOut",
     "ResumeIn",
     "ResumeOut",
     "ReviewIn",
@@ -64,16 +65,32 @@ class StartOut(Schema):
 
 
 class ResumeIn(_In):
-    """Answer an interrupt: ``interrupt_id`` may be left out when exactly one is pending."""
+    """Answer an interrupt: ``interrupt_id`` may be left out when exactly one is pending, except
+    for an approval of a tool call, which names its ``interrupt_id`` and the ``args_digest`` it
+    was shown in ``payload`` (``{"confirmed": true, "args_digest": "…", "args"?: {edited}}``)."""
 
     interrupt_id: str | None = Field(default=None, min_length=1, max_length=200)
-    payload: JsonValue = Field(examples=[{"status": "approved"}])
+    payload: JsonValue = Field(
+        examples=[{"status": "approved"}, {"confirmed": True, "args_digest": "<the interrupt's args_digest>"}]
+    )
+
+
+class ReceiptOut(Schema):
+    """Who decided what and when: the first decision, also when the same answer is sent again."""
+
+    interrupt_id: str
+    decision: str
+    decided_by: str | None = None
+    decided_at: str | None = None
+    args_digest: str | None = None
+    edited_args_digest: str | None = None
 
 
 class ResumeOut(Schema):
     session_id: str
     answered: list[str]
-    status: str
+    status: str = Field(description='"queued" (202), or "already_decided" (200: the same answer sent again)')
+    receipt: ReceiptOut | None = None
 
 
 class CancelIn(_In):
@@ -97,6 +114,14 @@ class InterruptOut(Schema):
     payload: Any = None
     response_schema: Any = None
     response: Any = None
+    args_digest: str | None = Field(
+        None,
+        description=(
+            "A tool call's confirmation or long-running result: the hex SHA-256 of the canonical JSON (sorted keys,"
+            ' no whitespace) of {"name": tool, "args": arguments} as shown. An approval names it back in its'
+            " payload's args_digest; the resume is refused (409 args_changed) when it differs."
+        ),
+    )
     decision: str
     decided_by: str | None = None
     decided_at: str | None = None

@@ -7,27 +7,30 @@ writes an audit entry naming the client.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.http import HttpRequest
 
-from engine import AlreadyDecidedError, Decision
+from engine import AlreadyDecidedError, AnswerInvalidError, Decision, InterruptKind
 
 from ..audit.services import audit_record
+from ..inbox.errors import DecisionError
 from ..inbox.items.answers import Answer, read_answer
 from ..inbox.items.decision_checks import check_before_decision
 from ..inbox.items.policy_gate import client_gate
+from ..inbox.items.receipts import is_repeat, receipt, refusal_record
 from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
 from ..workflow_sessions.arrivals import ArrivalResult, session_arrive
-from ..workflow_sessions.models import WorkflowSession
+from ..workflow_sessions.models import Interrupt, WorkflowSession
 from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel
 from ..workflows import UnknownWorkflowError, get
 from .errors import ApiError
 from .models import ApiClient
 
-__all__ = ["api_session_cancel", "api_session_resume", "api_session_start"]
+__all__ = ["Resumed", "api_refusal_record", "api_session_cancel", "api_session_resume", "api_session_start"]
 
 
 def _actor(client: ApiClient) -> str:
@@ -75,20 +78,32 @@ def api_session_start(
 
 def api_session_resume(
     *, client: ApiClient, session: WorkflowSession, interrupt_id: str | None, payload: Any, request: HttpRequest
-) -> list[str]:
+) -> Resumed:
     """Answer ``interrupt_id`` (or the only pending interrupt) of ``session`` and queue the run.
 
     ``payload`` is the function response: the late result of a long-running tool (e.g.
-    ``{"status": "approved"}`` for ``ask_for_approval``), ``{"confirmed": true}`` for a tool
-    confirmation, or an answer valid against the interrupt's ``response_schema``. Returns the ids
-    answered.
+    ``{"status": "approved"}`` for ``ask_for_approval``), ``{"confirmed": true, "args_digest":
+    "<the interrupt's args_digest>"}`` for a tool confirmation (with ``"args": {...}`` to approve
+    edited arguments, checked against the tool's parameters and exactly what runs), or an answer
+    valid against the interrupt's ``response_schema``.
+
+    Approvals are bound to the exact call (``engine._digest``): an approval of a tool call's
+    confirmation names its ``interrupt_id`` and the ``args_digest`` the client was shown (a
+    rejection needs neither; a long-running result's digest is checked when given). The same
+    answer sent again by the same client is a no-op returning the first decision's receipt.
+    Returns :class:`Resumed`.
 
     Raises:
         engine.AmbiguousAnswerError: no id while several are pending (400, ``pending`` listed).
         engine.UnknownInterruptError: the id names no pending interrupt (404).
         engine.InterruptNotReadyError: the session runs, or an earlier answer is stored and not
             yet applied: the interrupt may be about to open (409, ``Retry-After``).
-        engine.AlreadyDecidedError: someone answered first (409, who and when).
+        engine.AlreadyDecidedError: someone answered first, or this client with another answer
+            (409, who and when).
+        engine.ArgsChangedError: ``args_digest`` is not the call's: its arguments changed since
+            they were shown (409 ``args_changed``).
+        ApiError: 400 ``args_digest_required``: an approval of a tool call's confirmation without
+            ``interrupt_id`` or ``payload.args_digest``.
         ApiError: 409 ``interrupt_claimed``: a reviewer holds the interrupt's claim and the token
             lacks the ``override_claims`` scope (``claimed_by``, ``claim_expires_at``).
         ApiError: 409 ``four_eyes_required``: an approval policy leaves it to two people in the inbox.
@@ -118,6 +133,8 @@ def api_session_resume(
         )
     stored = answer.payload if answer is not None else payload
     decision = answer.decision if answer is not None else "answer"
+    if row is not None and answer is not None:
+        _check_bound(row, interrupt_id, decision, stored)
     recorded = Decision(kind=decision)
     if row is not None and answer is not None:
         recorded = Decision(kind=decision, reason=answer.reason, edit_diff=answer.edit_diff)
@@ -130,6 +147,11 @@ def api_session_resume(
             decisions={wire: recorded} if wire else None,
         )
     except AlreadyDecidedError as exc:
+        decided = _decided(session, str(exc.details.get("interrupt_id") or interrupt_id or ""))
+        again = (decision, stored) if answer is not None else _read_again(decided, payload)
+        if again and is_repeat(decided, decided_by=_actor(client), decision=again[0], payload=again[1]):
+            assert decided is not None
+            return Resumed([decided.interrupt_id], receipt(decided), repeated=True)
         raise _superseded(session, str(exc.details.get("interrupt_id") or interrupt_id or "")) or exc from None
     answered = [r.id for r in records]
     detail: dict[str, Any] = {}
@@ -144,7 +166,63 @@ def api_session_resume(
         detail=detail,
     )
     enqueue_run(session.id)
-    return answered
+    decided = _decided(session, answered[0]) if len(answered) == 1 else None
+    return Resumed(answered, receipt(decided) if decided is not None else None)
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What a resume did: the interrupt ids ``answered``, the decision's ``receipt``
+    (``inbox.items.receipts.receipt``; None when several were answered) and whether it was the
+    same answer sent again (``repeated``: nothing stored, nothing run)."""
+
+    answered: list[str]
+    receipt: dict[str, Any] | None
+    repeated: bool = False
+
+
+def _check_bound(row: Item, interrupt_id: str | None, decision: str, payload: Any) -> None:
+    """Refuse an approval of a tool call's confirmation that does not name its call (see
+    :func:`api_session_resume`); the engine compares the digest itself."""
+    digest = (row.metadata or {}).get("args_digest")
+    if row.kind != InterruptKind.CONFIRMATION or not digest or decision != "approve":
+        return
+    if not interrupt_id or not isinstance(payload, dict) or not payload.get("args_digest"):
+        raise ApiError(
+            400,
+            "args_digest_required",
+            "An approval of a tool call names its interrupt_id and the args_digest it was shown"
+            ' (payload {"confirmed": true, "args_digest": ...}); nothing was recorded.',
+            interrupt_id=row.interrupt_id,
+            args_digest=digest,
+        )
+
+
+def _decided(session: WorkflowSession, interrupt_id: str) -> Interrupt | None:
+    """The session interrupt ``interrupt_id`` as stored now (its latest row)."""
+    return Interrupt.objects.filter(session=session, interrupt_id=interrupt_id).order_by("-id").first()
+
+
+def _read_again(decided: Interrupt | None, payload: Any) -> tuple[str, Any] | None:
+    """The decision and payload ``payload`` stands for on the decided interrupt's item (None
+    when it has none, or the payload is no answer it could take)."""
+    if decided is None:
+        return None
+    item = Item.objects.filter(session_interrupt=decided).select_related("session", "queue").first()
+    if item is None:
+        return None
+    try:
+        answer = read_answer(item, payload)
+    except (DecisionError, AnswerInvalidError):
+        return None
+    return answer.decision, answer.payload
+
+
+def api_refusal_record(
+    exc: BaseException, *, client: ApiClient, session: WorkflowSession, interrupt_id: str | None, request: HttpRequest
+) -> None:
+    """Audit a resume refused for the call it names (``inbox.items.receipts.refusal_record``)."""
+    refusal_record(exc, actor=_actor(client), target=session, interrupt_id=interrupt_id, request=request)
 
 
 def _read_answer(

@@ -36,7 +36,7 @@ from .schemas import (
     StartOut,
 )
 from .selectors import interrupts_for, session_for
-from .services import api_session_cancel, api_session_resume, api_session_start
+from .services import api_refusal_record, api_session_cancel, api_session_resume, api_session_start
 
 router = Router(tags=["sessions"])
 
@@ -119,7 +119,9 @@ def interrupts(request: HttpRequest, filters: Query[InterruptFilter]) -> Any:
     return Status(200, {"count": rows.count(), "interrupts": [item_json(r) for r in page]})
 
 
-@router.post("/sessions/{session_id}/resume", response={202: ResumeOut, **ERRORS}, summary="Resume a session")
+@router.post(
+    "/sessions/{session_id}/resume", response={200: ResumeOut, 202: ResumeOut, **ERRORS}, summary="Resume a session"
+)
 def resume(
     request: HttpRequest, response: HttpResponse, session_id: str, body: ResumeIn, idempotency_key: str | None = KEY
 ) -> Any:
@@ -128,29 +130,40 @@ def resume(
     Without ``interrupt_id`` the only pending interrupt is answered; with several pending the
     answer is refused (400 ``interrupt_ambiguous`` listing ``pending``). The first answer wins:
     a later one gets 409 ``interrupt_decided`` naming who answered and when (an approval policy
-    too: the attempt is recorded, ``interrupt.decide_refused``). An approval policy under four eyes
-    refuses an approval: 409 ``four_eyes_required`` (two people approve in the inbox). A check of
-    the workflow that refuses the decision answers 400 ``decision_refused`` (audited once the
-    transaction rolled back).
+    too: the attempt is recorded, ``interrupt.decide_refused``); the same answer sent again by the
+    same client gets 200 with the first decision's ``receipt`` (nothing stored). An approval policy
+    under four eyes refuses an approval: 409 ``four_eyes_required`` (two people approve in the
+    inbox). A check of the workflow that refuses the decision answers 400 ``decision_refused``
+    (audited once the transaction rolled back). An approval of a tool call names its
+    ``interrupt_id`` and ``payload.args_digest`` (400 ``args_digest_required``); a digest other
+    than the call's is 409 ``args_changed``, an id the session never had 409 ``interrupt_unknown``;
+    these refusals are audited (``interrupt.refuse``).
     """
     client = request.auth  # type: ignore[attr-defined]
     session = session_for(client, session_id)
 
     def action() -> tuple[int, dict[str, Any]]:
-        answered = api_session_resume(
+        done = api_session_resume(
             client=client, session=session, interrupt_id=body.interrupt_id, payload=body.payload, request=request
         )
-        return 202, {"session_id": session.id, "answered": answered, "status": "queued"}
+        status = "already_decided" if done.repeated else "queued"
+        body_out = {"session_id": session.id, "answered": done.answered, "status": status, "receipt": done.receipt}
+        return (200 if done.repeated else 202), body_out
 
     digest = request_hash("POST", request.path, body.model_dump())
     try:
         answer = idempotent(client=client, key=idempotency_key, digest=digest, action=action)
     except AlreadyDecidedError as exc:  # after its transaction rolled back: a policy's decision stands, recorded
         wire = body.interrupt_id or exc.details.get("interrupt_id")
-        record_refused(session.id, wire, answer=body.payload, actor=f"client:{client.name}", request=request)
+        actor = f"client:{client.name}"
+        if not record_refused(session.id, wire, answer=body.payload, actor=actor, request=request):
+            api_refusal_record(exc, client=client, session=session, interrupt_id=body.interrupt_id, request=request)
         raise
     except DecisionRefusedError as exc:
         audit_refusal(exc, actor=f"client:{client.name}", request=request)
+        raise
+    except Exception as exc:
+        api_refusal_record(exc, client=client, session=session, interrupt_id=body.interrupt_id, request=request)
         raise
     return replayable(response, answer)
 

@@ -64,13 +64,19 @@ def revision_diff(old: str, new: str, limit: int = 4000) -> list[tuple[str, str]
 @dataclass
 class Decision:
     """What a person's answer decided: ``decision`` (approve, reject…), who, the reason or comment
-    they gave, and their edit to the draft (``edits``: diff lines, empty when not edited)."""
+    they gave, and their edit to the draft or the arguments (``edits``: diff lines, empty when not
+    edited); ``decided_at`` when; ``call`` the tool call decided on as it ran or would have run
+    (``name(args)``, the edited arguments for an edit; ``""`` for other requests) and
+    ``args_digest`` the digest of the arguments approved (``engine._digest``)."""
 
     interrupt_id: str
     decision: str
     decided_by: str
     reason: str
     edits: list[DiffLine] = field(default_factory=list)
+    decided_at: dt.datetime | None = None
+    call: str = ""
+    args_digest: str = ""
 
 
 @dataclass
@@ -115,12 +121,25 @@ def decisions_by_interrupt(session: WorkflowSession) -> dict[str, deque[Decision
     """The session's decisions per interrupt id, oldest first (a reopened interrupt has several)."""
     found: dict[str, deque[Decision]] = defaultdict(deque)
     decided = session.items.filter(status="resolved").order_by("decided_at", "id")
-    for interrupt_id, decision, label, reason, diff in decided.values_list(
-        "interrupt_id", "decision", "decided_by_label", "reason", "edit_diff"
-    ):
-        edits = parse_unified(diff) if diff else []
-        found[interrupt_id].append(Decision(interrupt_id, decision, label, reason, edits))
+    fields = ("interrupt_id", "decision", "decided_by_label", "reason", "edit_diff", "decided_at")
+    for item in decided.only(*fields, "function_name", "payload", "response"):
+        edits = parse_unified(item.edit_diff) if item.edit_diff else []
+        call, digest = _call(item.payload, item.response, item.function_name)
+        decision = Decision(item.interrupt_id, item.decision, item.decided_by_label, item.reason, edits)
+        decision.decided_at, decision.call, decision.args_digest = item.decided_at, call, digest
+        found[item.interrupt_id].append(decision)
     return found
+
+
+def _call(payload: Any, response: Any, function_name: str) -> tuple[str, str]:
+    """The tool call a decision was about (``name(args)``) and the approved arguments' digest."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("args"), dict):
+        return "", ""
+    answer = response if isinstance(response, dict) else {}
+    args = answer.get("args") if isinstance(answer.get("args"), dict) else payload["args"]
+    name = payload.get("tool") or function_name
+    digest = answer.get("edited_args_digest") or answer.get("args_digest") or ""
+    return f"{name}({_clip(args, 300)})", str(digest)
 
 
 def _answered(data: dict[str, Any], decisions: dict[str, deque[Decision]]) -> list[Decision]:

@@ -51,7 +51,13 @@ def test_the_refund_approval_resumes_with_the_late_result(client, token, refund,
             client, f"/api/v1/sessions/{refund.id}/resume", {"payload": {"status": "approved"}}, token, "resume-1"
         )
     assert response.status_code == 202, response.content
-    assert response.json() == {"session_id": refund.id, "answered": [approval.interrupt_id], "status": "queued"}
+    body = response.json()
+    assert {k: body[k] for k in ("session_id", "answered", "status")} == {
+        "session_id": refund.id,
+        "answered": [approval.interrupt_id],
+        "status": "queued",
+    }
+    assert (body["receipt"]["decision"], body["receipt"]["decided_by"]) == ("approve", "client:partner")
     approval.refresh_from_db()
     assert (approval.status, approval.decided_by_label) == ("resolved", "client:partner")
     confirmation = Item.objects.get(session=refund, status="pending")
@@ -60,7 +66,10 @@ def test_the_refund_approval_resumes_with_the_late_result(client, token, refund,
         response = post(
             client,
             f"/api/v1/sessions/{refund.id}/resume",
-            {"interrupt_id": confirmation.interrupt_id, "payload": {"confirmed": True}},
+            {
+                "interrupt_id": confirmation.interrupt_id,
+                "payload": {"confirmed": True, "args_digest": confirmation.metadata["args_digest"]},
+            },
             token,
             "resume-2",
         )

@@ -507,7 +507,7 @@ async def test_h37_an_approval_with_edits_keeps_the_request_the_decision_and_the
     record = await runner.store.get_interrupt(sid, approval.id)
     assert record.tool_call["args"] == {"order_id": "o-1", "amount": 500}  # as issued
     assert record.created_at <= record.decided_at
-    assert (record.decided_by, record.response) == ("bob", edit)
+    assert (record.decided_by, record.response) == ("bob", {**edit, "args_digest": approval.args_digest})
     assert ran_with == [{"order_id": "o-1", "amount": 450}]  # the call that ran
     [ran] = [r for r in responses(await runner.store.list_events(sid), "refund") if "refunded" in r.response]
     assert ran.response == {"refunded": "o-1", "amount": 450}

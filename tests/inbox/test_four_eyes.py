@@ -65,7 +65,9 @@ def test_the_same_person_twice_is_refused(large, personas, client, on_commit):
         interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Checked the order.")
     client.force_login(personas.other_reviewer)
     response = client.post(
-        f"/inbox/items/{item.pk}/decide/", {"action": "approve", "reason": "Checked the order."}, headers={"accept": "application/json"}
+        f"/inbox/items/{item.pk}/decide/",
+        {"action": "approve", "reason": "Checked the order."},
+        headers={"accept": "application/json"},
     )
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "four_eyes"
@@ -80,7 +82,9 @@ def test_the_requester_never_approves_their_own(large, personas, client):
         interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Checked the order.")
     client.force_login(personas.other_reviewer)
     response = client.post(
-        f"/inbox/items/{item.pk}/decide/", {"action": "approve", "reason": "Checked the order."}, headers={"accept": "application/json"}
+        f"/inbox/items/{item.pk}/decide/",
+        {"action": "approve", "reason": "Checked the order."},
+        headers={"accept": "application/json"},
     )
     assert response.status_code == 403
     assert "someone else must approve it" in response.json()["error"]["message"]

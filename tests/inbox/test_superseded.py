@@ -51,7 +51,8 @@ def test_a_decided_request_with_no_newer_one_still_names_its_decider(client, per
     with on_commit():
         interrupt_decide(interrupt=item, user=personas.admin, action="approve")
     client.force_login(personas.admin)
+    # another decision (the same one again is a no-op returning its receipt: test_call_binding.py)
     answer = client.post(
-        f"/inbox/items/{item.pk}/decide/", {"action": "approve"}, headers={"Accept": "application/json"}
+        f"/inbox/items/{item.pk}/decide/", {"action": "reject", "reason": "no"}, headers={"Accept": "application/json"}
     )
     assert answer.status_code == 409 and answer.json()["error"]["code"] == "already_decided"

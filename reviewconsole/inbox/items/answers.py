@@ -4,7 +4,8 @@
 decision it stands for with the normalised payload to store: for free-text and yes/no requests,
 exactly what the inbox sends for that decision (``inbox.items.decisions.resume_payload``), read with the
 same functions the workflows use (``reviewconsole.workflows.answers``). Tool confirmations
-(``{"confirmed": bool, "payload"?: …}``) are read by the engine's own reading; long-running
+(``{"confirmed": bool, "args_digest"?: str, "args"?: {…}, "payload"?: …}``) are read by the
+engine's own reading (edited ``args`` get their diff, as in the inbox); long-running
 results (``{"status": "approved" | "rejected", "reason"?: …}`` or an interim update) and answers
 to a ``response_schema`` pass as sent (the engine validates them).
 """
@@ -21,11 +22,13 @@ from ..errors import AnswerMissingError, AnswerShapeInvalidError, AnswerTooLongE
 from ..models import Item
 from ..pages.drafts import draft_of, edit_diff
 from .actions import MAX_LENGTHS, REQUEST_KINDS, can_edit_draft, check_action, check_lengths, request_kind
-from .decisions import resume_payload
+from .decisions import args_diff, resume_payload
 
 __all__ = ["Answer", "read_answer"]
 
-CONFIRMATION_SHAPES = '{"confirmed": true|false} (optionally with "payload"), true/false, "yes"/"no"'
+CONFIRMATION_SHAPES = (
+    '{"confirmed": true|false} (optionally with "args_digest", edited "args" and "payload"), true/false, "yes"/"no"'
+)
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,8 @@ def _confirmation(item: Item, value: Any) -> Answer:
     _check_total(normalised)
     decision = "approve" if normalised.get("confirmed") is True else "reject"
     check_action(item, decision)
-    return Answer(decision, normalised)
+    edited = normalised.get("args") if decision == "approve" else None
+    return Answer(decision, normalised, edit_diff=args_diff(item, edited) if edited is not None else "")
 
 
 LONG_RUNNING_SHAPES = '{"status": "approved"} or {"status": "rejected", "reason": "<text>"}'

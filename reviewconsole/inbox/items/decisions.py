@@ -2,9 +2,15 @@
 
 Free-text interrupts (the email review) resume with ``{"result": "approve" | "reject" | feedback}``
 (an edited draft: ``{"result": "approve", "draft": "<edited>"}``); tool confirmations with
-``{"confirmed": true | false}``; long-running tools with ``{"status": "approved" | "rejected"}``
-(plus the rejection's ``reason``); interrupts with a ``response_schema`` with the generated
-form's value, validated against the schema (DESIGN.md, resume payloads).
+``{"confirmed": true | false}`` (plus the ``args_digest`` the page showed, and edited ``args``
+approved instead of the model's); long-running tools with ``{"status": "approved" | "rejected"}``
+(plus the rejection's ``reason`` and the ``args_digest``); interrupts with a ``response_schema``
+with the generated form's value, validated against the schema (DESIGN.md, resume payloads).
+
+Approvals are bound to the exact call (``engine._digest``): the page posts the interrupt id and
+the digest of the arguments it showed; an id other than the item's is refused
+(``interrupt_unknown``), a digest other than the stored one by the engine (``args_changed``). The
+same decision sent again by the same reviewer is a no-op (``receipts.is_repeat``).
 
 Who may decide: a reviewer or manager of the item's queue; when someone else holds an unexpired
 claim, only a queue manager. The store's conditional UPDATE re-checks the queue, claim and due
@@ -13,6 +19,7 @@ time, so the first decision wins even against a claim, a move or an expiry landi
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -20,9 +27,10 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import HttpRequest
 
-from engine import AlreadyDecidedError, Decision, InterruptKind
+from engine import AlreadyDecidedError, Decision, InterruptKind, UnknownInterruptError
 
 from ...audit.services import audit_record
+from ...workflow_sessions.models import InterruptStatus
 from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync
 from ..errors import DecisionError, DecisionRefusedError
 from ..models import Item
@@ -32,6 +40,7 @@ from .actions import ACTIONS, check_action, check_lengths, reject_reason_require
 from .answer_guard import InboxGuard
 from .decision_checks import audit_refusal, check_before_decision
 from .policy_gate import approval_gate, record_refused
+from .receipts import is_repeat
 from .refusals import claimed_conflict, expired_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
 from .standing_grants import StandingRequest
@@ -39,19 +48,32 @@ from .standing_grants import StandingRequest
 __all__ = [
     "ACTIONS",
     "DecisionError",
+    "args_diff",
+    "editable_arguments",
+    "edited_arguments",
     "interrupt_decide",
     "resume_payload",
 ]
 
 
 def resume_payload(
-    interrupt: Item, action: str, text: str = "", *, reason: str = "", draft: str | None = None, value: Any = None
+    interrupt: Item,
+    action: str,
+    text: str = "",
+    *,
+    reason: str = "",
+    draft: str | None = None,
+    value: Any = None,
+    args_digest: str = "",
+    args: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The function response for ``action`` on ``interrupt``.
 
     ``text`` is the feedback of ``revise``; ``reason`` a rejection's reason (sent to long-running
     tools, stored for every kind); ``draft`` an edited draft approved instead of the agent's;
-    ``value`` the generated form's answer for ``answer``.
+    ``value`` the generated form's answer for ``answer``; ``args_digest`` the digest of the tool
+    call's arguments as the reviewer saw them (confirmations and long-running tools); ``args``
+    edited arguments an approval of a confirmation runs the tool with.
 
     Raises:
         DecisionError: unknown action, or ``revise`` without feedback.
@@ -63,13 +85,16 @@ def resume_payload(
     if interrupt.kind == InterruptKind.CONFIRMATION:
         if action == "revise":
             raise DecisionError("A tool call can only be approved or rejected.")
-        return {"confirmed": action == "approve"}
+        bound = {"args_digest": args_digest} if args_digest else {}
+        edited = {"args": args} if args is not None and action == "approve" else {}
+        return {"confirmed": action == "approve", **bound, **edited}
     if interrupt.kind == InterruptKind.LONG_RUNNING:
         if action == "revise":
             raise DecisionError("This request can only be approved or rejected.")
+        bound = {"args_digest": args_digest} if args_digest else {}
         if action == "approve":
-            return {"status": "approved"}
-        return {"status": "rejected", "reason": reason} if reason else {"status": "rejected"}
+            return {"status": "approved", **bound}
+        return {"status": "rejected", "reason": reason, **bound} if reason else {"status": "rejected", **bound}
     if action == "revise":
         feedback = text.strip()
         if not feedback:
@@ -113,6 +138,9 @@ def interrupt_decide(
     reason: str = "",
     draft: str | None = None,
     form: dict[str, Any] | None = None,
+    interrupt_id: str = "",
+    args_digest: str = "",
+    args: str | None = None,
     request: HttpRequest | None = None,
     standing: StandingRequest | None = None,
     door: str = "inbox",
@@ -128,6 +156,10 @@ def interrupt_decide(
     (``policy_gate.approval_gate``). A decision on an item a policy decided is refused and
     recorded (``interrupt.decide_refused``). ``door``: ``inbox`` or ``bulk``, for the workflow's
     checks (``decision_checks``), which run last before anything is stored.
+    ``interrupt_id`` and ``args_digest``: the request and the arguments' digest the page showed
+    (checked when given); ``args``: a confirmation's edited arguments as JSON text (an object,
+    checked against the tool's parameters by the engine; the diff is stored with the decision).
+    The same decision sent again by the same user returns the item unchanged (nothing stored).
 
     Raises:
         PermissionDenied: the user is not a reviewer or manager of the interrupt's queue, or
@@ -138,9 +170,20 @@ def interrupt_decide(
             audited as ``interrupt.decide_refused``).
         engine.AlreadyDecidedError: someone decided first; the message says who, what and when.
         ClaimConflictError / ExpiredError / SupersededError: the item's state refuses it (409).
-        engine.AnswerInvalidError: the answer fails the interrupt's schema.
+        engine.AnswerInvalidError: the answer (or edited arguments) fails its schema.
+        engine.UnknownInterruptError: ``interrupt_id`` is not the item's (a forged id; 409).
+        engine.ArgsChangedError: ``args_digest`` is not the stored one: the call changed (409).
     """
     text, reason = text.replace("\r\n", "\n"), reason.replace("\r\n", "\n")  # a line break counts once
+    if interrupt_id and interrupt_id != interrupt.interrupt_id:
+        raise UnknownInterruptError("This decision names a request the console did not issue; nothing was recorded.")
+    edited_args, args_diff = edited_arguments(interrupt, action, args)
+    row = interrupt.session_interrupt
+    if row is not None and row.status != InterruptStatus.PENDING:
+        reasoned = reason.strip()
+        again = resume_payload(interrupt, action, text, reason=reasoned, args_digest=args_digest, args=edited_args)
+        if is_repeat(row, decided_by=user.get_username(), decision=action, payload=again):
+            return interrupt  # the same decision again: its receipt stands, nothing is stored or run
     try:
         override = _check_may_decide(interrupt, user)
     except AlreadyDecidedError:
@@ -160,7 +203,16 @@ def interrupt_decide(
         candidate = draft.replace("\r\n", "\n").strip("\n")
         if candidate.strip() and candidate != original.strip("\n"):
             edited, diff = candidate, edit_diff(original, candidate)
-    payload = resume_payload(interrupt, action, text, reason=reason.strip(), draft=edited, value=value)
+    payload = resume_payload(
+        interrupt,
+        action,
+        text,
+        reason=reason.strip(),
+        draft=edited,
+        value=value,
+        args_digest=args_digest,
+        args=edited_args,
+    )
     try:
         check_before_decision(
             interrupt, decision=action, reason=reason, response=payload, decided_by=user.get_username(), door=door
@@ -171,7 +223,7 @@ def interrupt_decide(
     if approval_gate(item=interrupt, user=user, action=action, request=request):
         interrupt.refresh_from_db()
         return interrupt  # the first of two approvals: recorded, nothing answered yet
-    decision = Decision(kind=action, reason=reason.strip(), edit_diff=diff, user_id=user.pk)
+    decision = Decision(kind=action, reason=reason.strip(), edit_diff=diff or args_diff, user_id=user.pk)
     try:
         with transaction.atomic():
             interrupt_answer_sync(
@@ -187,7 +239,7 @@ def interrupt_decide(
                 target=interrupt,
                 request=request,
                 after={"decision": action, "response": payload},
-                detail={"reason": reason.strip(), "edit_diff": diff, "queue": interrupt.queue.slug},
+                detail={"reason": reason.strip(), "edit_diff": decision.edit_diff, "queue": interrupt.queue.slug},
             )
             if standing is not None:
                 standing.grant(interrupt, user, request)
@@ -199,6 +251,48 @@ def interrupt_decide(
         raise _conflict_now(interrupt) from None
     interrupt.refresh_from_db()
     return interrupt
+
+
+def edited_arguments(interrupt: Item, action: str, args: str | None) -> tuple[dict[str, Any] | None, str]:
+    """A confirmation's edited arguments (JSON text) as an object, and their diff against the
+    model's; ``(None, "")`` when none were sent, they are unchanged, or ``action`` is not an approval.
+
+    Raises:
+        DecisionError: the item is no tool call's confirmation, or the text is not a JSON object.
+    """
+    if args is None or action != "approve":
+        return None, ""
+    if not editable_arguments(interrupt):
+        raise DecisionError("Only an approval of a tool call takes edited arguments.")
+    assert isinstance(interrupt.payload, dict)
+    try:
+        edited = json.loads(args)
+    except ValueError:
+        edited = None
+    if not isinstance(edited, dict):
+        raise DecisionError('The edited arguments must be a JSON object, e.g. {"amount": 40}.')
+    diff = args_diff(interrupt, edited)
+    return (edited, diff) if diff else (None, "")
+
+
+def args_diff(interrupt: Item, edited: Any) -> str:
+    """The unified diff of a confirmation's edited arguments against the model's (pretty JSON),
+    ``""`` when they are the same."""
+    original = interrupt.payload.get("args") if isinstance(interrupt.payload, dict) else None
+    return "" if edited == original else edit_diff(_pretty(original), _pretty(edited))
+
+
+def editable_arguments(interrupt: Item) -> str:
+    """The model's arguments as the page's "edit arguments" box shows them (pretty JSON), or
+    ``""`` when the item is no tool call's confirmation with a parameter schema to check edits."""
+    payload = interrupt.payload
+    if interrupt.kind != InterruptKind.CONFIRMATION or not isinstance(payload, dict) or "args" not in payload:
+        return ""
+    return _pretty(payload["args"]) if "args_schema" in (interrupt.metadata or {}) else ""
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
 
 
 def _conflict_now(interrupt: Item) -> Exception:

@@ -40,6 +40,7 @@ __all__ = [
     "by_policy",
     "call_of",
     "client_gate",
+    "policy_decided",
     "record_refused",
     "standing_offered",
 ]
@@ -171,15 +172,8 @@ def record_refused(
     a standing approval decided it; True when it was one. Read from the session's interrupt (the
     item may lag it by the relay); written in a transaction of its own (the refused decision's
     rolled back)."""
-    if not interrupt_id:
-        return False
-    asked = (
-        SessionInterrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id)
-        .order_by("-id")
-        .values_list("pk", "decided_by_label", "decision")
-        .first()
-    )
-    if asked is None or not (asked[1] or "").startswith((POLICY_LABEL, STANDING_LABEL)):
+    asked = _policy_decided(session_id, interrupt_id)
+    if asked is None:
         return False
     item = Item.objects.filter(session_interrupt_id=asked[0]).first()
     with transaction.atomic():
@@ -195,3 +189,24 @@ def record_refused(
             detail={"decided_by": asked[1], "decision": asked[2], "why": "decided by policy"},
         )
     return True
+
+
+def policy_decided(session_id: str, interrupt_id: str | None) -> bool:
+    """Whether a policy or a standing approval decided the session's interrupt ``interrupt_id``
+    (then :func:`record_refused` audits a later attempt, and ``receipts.refusal_record`` need not)."""
+    return _policy_decided(session_id, interrupt_id) is not None
+
+
+def _policy_decided(session_id: str, interrupt_id: str | None) -> tuple[int, str, str] | None:
+    """``(pk, decided_by_label, decision)`` of the session interrupt a policy decided, else None."""
+    if not interrupt_id:
+        return None
+    asked = (
+        SessionInterrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id)
+        .order_by("-id")
+        .values_list("pk", "decided_by_label", "decision")
+        .first()
+    )
+    if asked is None or not (asked[1] or "").startswith((POLICY_LABEL, STANDING_LABEL)):
+        return None
+    return asked

@@ -43,7 +43,9 @@ def item_json(row: Item, now: dt.datetime | None = None) -> dict[str, Any]:
 
     ``{"id": interrupt id, "item_id": row id, "session_id", "workflow", "title", "kind",
     "function_name", "status", "queue": slug, "message", "payload", "response_schema",
-    "response", "decision", "reason": str | None, "edits": unified diff | None, "decided_by":
+    "response", "args_digest": str | None (a tool call's confirmation or long-running result: the
+    hex SHA-256 of its name and arguments as shown, which an approval names back; ``engine._digest``),
+    "decision", "reason": str | None, "edits": unified diff | None, "decided_by":
     str | None, "decided_at", "created_at", "due_at", "claimed_by": username | None (a claim in
     force), "claim_expires_at", "url": the item's page}``; times are ISO 8601 strings or None.
     Reads ``row.queue`` and ``row.claimed_by``: select them with the row.
@@ -63,6 +65,7 @@ def item_json(row: Item, now: dt.datetime | None = None) -> dict[str, Any]:
         "payload": row.payload,
         "response_schema": row.response_schema,
         "response": row.response,
+        "args_digest": (row.metadata or {}).get("args_digest") or None,
         "decision": row.decision,
         "reason": row.reason or None,
         "edits": row.edit_diff or None,

@@ -30,6 +30,8 @@ from ..errors import DecisionError, InboxConflict
 from ..items import claims
 from ..items.decisions import interrupt_decide
 from ..items.permissions import require_retry_permission
+from ..items.policy_gate import policy_decided
+from ..items.receipts import receipt, refusal_record
 from ..items.refusals import retried_request
 from ..items.selectors import item_for
 from ..items.serializers import list_entry
@@ -108,7 +110,12 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     schema (the form comes back with its errors) or a field holding a NUL character; 403 when the
     requester approves a policy-governed request; 409 when someone decided first (a policy too:
     the attempt is recorded), the same person approves a four-eyes request twice, someone else
-    holds the claim, the item expired or was superseded, or the workflow is gone. Nothing is stored on any refusal.
+    holds the claim, the item expired or was superseded, the workflow is gone, the posted
+    ``interrupt_id`` is not the item's (``interrupt_unknown``) or the posted ``args_digest`` not
+    the call's (``args_changed``). Nothing is stored on any refusal; those of a decision bound to
+    a call are audited (``interrupt.refuse``). JSON: ``{"item": list entry, "receipt":
+    receipts.receipt}`` (and ``"approvals"`` after a four-eyes first approval), also for the same
+    decision sent again.
     """
     item = item_for(request.user, pk)
     action = request.POST.get("action", "")
@@ -124,15 +131,22 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
             reason=request.POST.get("reason", ""),
             draft=edited,
             form=_form_data(request),
+            interrupt_id=request.POST.get("interrupt_id", ""),
+            args_digest=request.POST.get("args_digest", ""),
+            args=request.POST.get("args") if request.POST.get("edit_args") else None,
             request=request,
             standing=standing,
         )
     except REFUSALS as exc:
+        if not (isinstance(exc, AlreadyDecidedError) and policy_decided(item.session_id, item.interrupt_id)):
+            refusal_record(exc, user=request.user, target=item, interrupt_id=item.interrupt_id, request=request)
         return refusal(request, item, exc, form_data=_form_data(request))
     item.refresh_from_db()
     first = item.is_pending and action == "approve"  # four eyes: the first of two approvals
     if wants_json(request):
-        return JsonResponse({"item": list_entry(item), **({"approvals": {"given": 1, "required": 2}} if first else {})})
+        row = item.session_interrupt
+        extra = {"approvals": {"given": 1, "required": 2}} if first else {}
+        return JsonResponse({"item": list_entry(item), "receipt": receipt(row) if row is not None else None, **extra})
     if first:
         messages.success(request, "First approval recorded (1 of 2): a second, different person must approve.")
         return redirect("inbox:index")

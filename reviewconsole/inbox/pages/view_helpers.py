@@ -36,6 +36,7 @@ from ...workflows import UnknownWorkflowError, get
 from ..conf import inbox_setting
 from ..errors import DecisionError, InboxConflict, MovedError
 from ..items.actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
+from ..items.decisions import editable_arguments
 from ..items.permissions import can_retry
 from ..items.policy_gate import approvals_of, standing_offered
 from ..items.refusals import retried_request
@@ -113,6 +114,9 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "actions": actions,
         "reason_required": reject_reason_required(item),
         "can_edit": pending and can_edit_draft(item),
+        # Approvals bound to the exact call (engine._digest): the form posts the id and digest shown.
+        "args_digest": (item.metadata or {}).get("args_digest", ""),
+        "args_text": editable_arguments(item) if pending and "approve" in actions else "",
         "form": form,
         "claimed_by": item.claimed_by if holder else None,
         "claimed_by_me": holder == user.pk,
@@ -171,6 +175,7 @@ def refusal(request: HttpRequest, item: Item, exc: Exception, **extra: Any) -> H
             posted_feedback=request.POST.get("feedback", ""),
             posted_reason=request.POST.get("reason", ""),
             edited_draft=request.POST.get("draft", "") if request.POST.get("edit_draft") else "",
+            posted_args=request.POST.get("args", "") if request.POST.get("edit_args") else "",
         )
     if isinstance(exc, DecisionError) and exc.errors:
         extra["form_errors"] = exc.errors
