@@ -21,6 +21,7 @@ __all__ = [
     "ExpiredError",
     "InboxConflict",
     "MovedError",
+    "NotClaimedError",
     "SupersededError",
 ]
 
@@ -119,3 +120,9 @@ class MovedError(InboxConflict):
     """A manager moved the item to another queue after the caller's permission check."""
 
     code = "moved"
+
+
+class NotClaimedError(InboxConflict):
+    """Nobody holds the item's claim, so there is no claim to return (e.g. released meanwhile)."""
+
+    code = "not_claimed"

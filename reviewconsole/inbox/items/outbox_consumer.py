@@ -10,9 +10,10 @@ relayed again after a crash finds its work done):
   ``interrupt.created`` in the queue's change log; after the commit schedule the expiry of a due
   item and mail its queue (``notify_new_item`` records each mail, so a repeat sends none twice).
 - ``interrupt.answered``: mark the pending item resolved with the decision, decider, reason, edit
-  diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout).
+  diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout,
+  ``interrupt.cancelled`` for a manager's cancel: decision ``cancelled``).
 - ``interrupt.cancelled``: mark it cancelled (decision ``session_failed`` when its session
-  failed); log ``interrupt.cancelled``.
+  failed, ``cancelled`` when someone cancelled the session); log ``interrupt.cancelled``.
 
 Live push is the change log's (``changes.py``): published after the relay's transaction commits.
 """
@@ -26,8 +27,9 @@ from typing import Any
 from django.db import connection, transaction
 
 from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
+from ...workflow_sessions.models import WorkflowSession
 from ..live.changes import queue_changes_record
-from ..models import SESSION_FAILED, Item, ItemStatus
+from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
 from ..tasks import notify_new_item, schedule_expiry
 from .assignment import item_row
 
@@ -95,15 +97,24 @@ def _answered(event: InterruptAnswered) -> None:
     }
     item = _close_pending(event.interrupt_pk, fields)
     if item is not None:
-        change = "interrupt.expired" if event.timeout else "interrupt.resolved"
+        change = (
+            "interrupt.expired"
+            if event.timeout
+            else "interrupt.cancelled"
+            if event.decision == CANCELLED
+            else "interrupt.resolved"
+        )
         queue_changes_record(changes=[(item[1], change, item[0])])
 
 
 def _cancelled(event: InterruptCancelled) -> None:
+    decision = SESSION_FAILED if event.cause == SESSION_FAILED else ""
+    if not decision and WorkflowSession.objects.filter(pk=event.session_id, status=CANCELLED).exists():
+        decision = CANCELLED  # someone cancelled the session (not a newer run moving on)
     fields = {
         "status": ItemStatus.CANCELLED,
         "decided_at": dt.datetime.fromisoformat(event.decided_at),
-        "decision": SESSION_FAILED if event.cause == SESSION_FAILED else "",
+        "decision": decision,
     }
     item = _close_pending(event.interrupt_pk, fields)
     if item is not None:

@@ -15,7 +15,7 @@ from django.utils import timezone
 from engine import AlreadyDecidedError
 
 from ..errors import ClaimConflictError, ExpiredError, MovedError, SupersededError
-from ..models import SESSION_FAILED, Item, ItemStatus, OnExpiry
+from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus, OnExpiry
 
 __all__ = [
     "claimed_conflict",
@@ -122,7 +122,13 @@ def superseded_conflict(row: Item, newer: Item) -> SupersededError:
     )
 
 
-_DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}
+_DONE = {
+    "approve": "approved",
+    "reject": "rejected",
+    "revise": "answered with feedback",
+    "answer": "answered",
+    CANCELLED: "cancelled",
+}
 
 
 def with_answer(row: Item) -> Item:
@@ -156,6 +162,11 @@ def refusal_for(row: Item, now: dt.datetime | None = None) -> Exception | None:
         newer = newer_request(row)
         if newer is not None:
             return superseded_conflict(row, newer)
+    if row.status == ItemStatus.CANCELLED and row.decision == CANCELLED:
+        return SupersededError(
+            f"This request was cancelled{_utc(row.decided_at)}: its session was cancelled; nothing was recorded.",
+            superseded_at=row.decided_at.isoformat() if row.decided_at else None,
+        )
     if row.status == ItemStatus.CANCELLED:
         return SupersededError(
             f"This request was superseded{_utc(row.decided_at)}: the session moved on without it; "
