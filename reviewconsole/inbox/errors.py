@@ -18,6 +18,7 @@ __all__ = [
     "AnswerTooLongError",
     "ClaimConflictError",
     "DecisionError",
+    "DeferredError",
     "ExpiredError",
     "InboxConflict",
     "MovedError",
@@ -126,3 +127,9 @@ class NotClaimedError(InboxConflict):
     """Nobody holds the item's claim, so there is no claim to return (e.g. released meanwhile)."""
 
     code = "not_claimed"
+
+
+class DeferredError(InboxConflict):
+    """Someone deferred the item (a new due time and a note) after the caller loaded it."""
+
+    code = "deferred"

@@ -8,7 +8,8 @@ form's value, validated against the schema (DESIGN.md, resume payloads).
 
 Who may decide: a reviewer or manager of the item's queue; when someone else holds an unexpired
 claim, only a queue manager. The store's conditional UPDATE re-checks the queue, claim and due
-time, so the first decision wins even against a claim, a move or an expiry landing at the same moment.
+time (and that nobody deferred the item since the reviewer loaded it), so the first decision wins
+even against a claim, a move, a defer or an expiry landing at the same moment.
 """
 
 from __future__ import annotations
@@ -122,7 +123,8 @@ def interrupt_decide(
         PermissionDenied: the user is not a reviewer or manager of the interrupt's queue.
         DecisionError: the decision is incomplete or not allowed here (``errors`` for forms).
         engine.AlreadyDecidedError: someone decided first; the message says who, what and when.
-        ClaimConflictError / ExpiredError / SupersededError: the item's state refuses it (409).
+        ClaimConflictError / ExpiredError / SupersededError / DeferredError: the item's state
+            refuses it (409).
         engine.AnswerInvalidError: the answer fails the interrupt's schema.
     """
     text, reason = text.replace("\r\n", "\n"), reason.replace("\r\n", "\n")  # a line break counts once
@@ -148,7 +150,13 @@ def interrupt_decide(
                 {interrupt.interrupt_id: payload},
                 decided_by=user.get_username(),
                 decisions={interrupt.interrupt_id: decision},
-                guard=InboxGuard(user_id=user.pk, queue_id=interrupt.queue_id, override_claim=override),
+                guard=InboxGuard(
+                    user_id=user.pk,
+                    queue_id=interrupt.queue_id,
+                    override_claim=override,
+                    check_deferral=True,
+                    deferral_seen=interrupt.deferred_until,
+                ),
             )
             audit_record(
                 action="interrupt.decide",

@@ -116,7 +116,11 @@ def _locked(interrupt: Item, actor: Actor, override: bool, now: dt.datetime) -> 
             ExpiredError: it takes no action now. ClaimConflictError: someone else's claim is in
             force and ``actor`` may not override it.
     """
-    row = Item.objects.select_for_update().select_related("queue", "claimed_by", "session").get(pk=interrupt.pk)
+    row = (
+        Item.objects.select_for_update(of=("self",))
+        .select_related("queue", "claimed_by", "session")
+        .get(pk=interrupt.pk)
+    )
     if row.queue_id != interrupt.queue_id:
         raise moved_conflict(row)
     refusal = refusal_for(row, now)

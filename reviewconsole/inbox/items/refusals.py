@@ -14,11 +14,12 @@ from django.utils import timezone
 
 from engine import AlreadyDecidedError
 
-from ..errors import ClaimConflictError, ExpiredError, MovedError, SupersededError
-from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus, OnExpiry
+from ..errors import ClaimConflictError, DeferredError, ExpiredError, MovedError, SupersededError
+from ..models import CANCELLED, SESSION_FAILED, CommentKind, Item, ItemStatus, OnExpiry
 
 __all__ = [
     "claimed_conflict",
+    "deferred_conflict",
     "expired_conflict",
     "moved_conflict",
     "newer_request",
@@ -56,6 +57,21 @@ def expired_conflict(row: Item) -> ExpiredError:
     else:
         message = f"This request expired{_utc(at)}: the workflow went on with a timeout; nothing was recorded."
     return ExpiredError(message, expired_at=(at or timezone.now()).isoformat())
+
+
+def deferred_conflict(row: Item) -> DeferredError:
+    """The 409 for a decision on an item someone deferred since the decider loaded it: names who,
+    until when, and their note (the reviewer reads it before deciding again)."""
+    note = row.comments.filter(kind=CommentKind.DEFER).order_by("-id").first()
+    by = note.author_label if note is not None else "someone"
+    until = row.deferred_until
+    text = f": {note.text[:500]}" if note is not None else ""
+    return DeferredError(
+        f"This request was deferred by {by} until {_utc(until).removeprefix(' at ')} since you opened it{text}; "
+        "nothing was recorded.",
+        deferred_by=by,
+        deferred_until=until.isoformat() if until else None,
+    )
 
 
 def moved_conflict(row: Item) -> MovedError:
