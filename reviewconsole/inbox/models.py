@@ -181,9 +181,10 @@ class Item(models.Model):
 
     @property
     def display_status(self) -> str:
-        """pending, claimed, overdue, approved…, expired, superseded, failed: what a person calls its state."""
+        """pending, claimed, deferred, overdue, decided, expired, cancelled, superseded, failed: what a
+        person calls its state."""
         if self.status == ItemStatus.CANCELLED:
-            return "failed" if self.decision == SESSION_FAILED else "superseded"
+            return {SESSION_FAILED: "failed", CANCELLED: "cancelled"}.get(self.decision, "superseded")
         if self.status == ItemStatus.RESOLVED:
             return {"timeout": "expired", CANCELLED: "cancelled"}.get(self.decision, "decided")
         if self.is_overdue():
