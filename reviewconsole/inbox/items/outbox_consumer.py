@@ -108,14 +108,16 @@ def _answered(event: InterruptAnswered) -> None:
 
 
 def _cancelled(event: InterruptCancelled) -> None:
-    decision = SESSION_FAILED if event.cause == SESSION_FAILED else ""
-    if not decision and WorkflowSession.objects.filter(pk=event.session_id, status=CANCELLED).exists():
-        decision = CANCELLED  # someone cancelled the session (not a newer run moving on)
-    fields = {
+    fields: dict[str, Any] = {
         "status": ItemStatus.CANCELLED,
         "decided_at": dt.datetime.fromisoformat(event.decided_at),
-        "decision": decision,
+        "decision": SESSION_FAILED if event.cause == SESSION_FAILED else "",
     }
+    if not fields["decision"]:
+        error = WorkflowSession.objects.filter(pk=event.session_id, status=CANCELLED).values_list("error", flat=True)
+        if error:  # someone cancelled the session (not a newer run moving on): say so, and why
+            message = error[0].get("message", "") if isinstance(error[0], dict) else ""
+            fields.update(decision=CANCELLED, reason=str(message)[:2000])
     item = _close_pending(event.interrupt_pk, fields)
     if item is not None:
         queue_changes_record(changes=[(item[1], "interrupt.cancelled", item[0])])
