@@ -13,9 +13,9 @@ from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.errors import ClaimConflictError, DecisionError, DeferredError, MovedError, NotClaimedError
 from reviewconsole.inbox.items.claims import interrupt_claim
 from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.items.escalation import escalation_targets
 from reviewconsole.inbox.items.lifecycle import (
     Actor,
-    escalation_targets,
     interrupt_cancel,
     interrupt_defer,
     interrupt_escalate,

@@ -31,7 +31,7 @@ from ..pages.drafts import draft_of, edit_diff
 from ..pages.schema_form import validate_value
 from .actions import ACTIONS, check_action, check_lengths, reject_reason_required
 from .answer_guard import InboxGuard
-from .refusals import claimed_conflict, expired_conflict, refusal_for
+from .refusals import claimed_conflict, expired_conflict, moved_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
 
 __all__ = [
@@ -84,7 +84,8 @@ def _check_may_decide(interrupt: Item, user: AbstractBaseUser) -> bool:
     """Raise unless ``user`` may decide now; return whether they may override a claim."""
     if not queues_for(user).filter(pk=interrupt.queue_id).exists():
         if interrupt.escalated_from_id and queues_for(user).filter(pk=interrupt.escalated_from_id).exists():
-            raise expired_conflict(interrupt)
+            # Escalated away from their queue: by its due time (expired), or by a reviewer (moved).
+            raise expired_conflict(interrupt) if interrupt.expired_at else moved_conflict(interrupt)
         raise PermissionDenied("You are not a reviewer of this queue.")
     refusal = refusal_for(interrupt)
     if refusal is not None:

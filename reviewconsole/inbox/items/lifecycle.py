@@ -6,7 +6,7 @@
 - **return to queue** (:func:`interrupt_release`): a claim released with a note for whoever takes
   it next;
 - **escalate** (:func:`interrupt_escalate`): to another queue the workflow allows
-  (:func:`escalation_targets`), unclaimed, keeping its due time; the old queue's reviewers get a
+  (``escalation.escalation_targets``), unclaimed, keeping its due time; the old queue's reviewers get a
   409 ``moved`` when they try to decide it;
 - **cancel** (:func:`interrupt_cancel`): a queue manager answers the request with the cancelled
   answer (``engine.cancelled_answer``: ADK 2.11's synthesized abort response, AG-UI 1.0's
@@ -48,11 +48,12 @@ from django.utils import timezone
 from engine import AlreadyDecidedError, Decision, cancelled_answer
 
 from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel
-from ...workflows import UnknownWorkflowError, get
 from ..errors import DecisionError, NotClaimedError
-from ..models import CANCELLED, CommentKind, Item, ItemStatus, Queue
+from ..models import CANCELLED, CommentKind, Item, ItemStatus
+from ..tasks import notify_new_item, schedule_expiry
 from .answer_guard import InboxGuard
 from .comments import check_note, comment_write
+from .escalation import escalation_targets
 from .recording import item_change_record
 from .refusals import claimed_conflict, moved_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
@@ -60,7 +61,6 @@ from .selectors import is_queue_manager, queues_for
 __all__ = [
     "MAX_DEFER",
     "Actor",
-    "escalation_targets",
     "interrupt_cancel",
     "interrupt_defer",
     "interrupt_escalate",
@@ -171,8 +171,6 @@ def interrupt_defer(
         DecisionError: no note, a note too long, ``until`` not in the future or past :data:`MAX_DEFER`.
         ClaimConflictError / MovedError / AlreadyDecidedError / SupersededError / ExpiredError (409).
     """
-    from ..tasks import schedule_expiry  # tasks imports the expiry module, which the inbox's items share
-
     note = check_note(note, what="defer")
     now = timezone.now()
     if until <= now:
@@ -234,40 +232,6 @@ def interrupt_release(*, interrupt: Item, actor: Actor, note: str, request: Http
     return _reload(interrupt)
 
 
-def _declared_targets(item: Item) -> list[str]:
-    """Queue slugs the workflow and the item name for escalation, in order, without repeats."""
-    slugs: list[str] = [item.escalate_to]
-    metadata = item.metadata if isinstance(item.metadata, dict) else {}
-    slugs.append(str(metadata.get("escalate_to") or ""))
-    named = metadata.get("escalate_queues")
-    if isinstance(named, list | tuple):
-        slugs += [str(s) for s in named if isinstance(s, str)]
-    try:
-        spec = get(item.workflow or item.session.workflow)
-        slugs += [spec.escalate_to, *spec.escalate_queues]
-    except UnknownWorkflowError:
-        pass
-    return list(dict.fromkeys(s for s in slugs if s))
-
-
-def escalation_targets(item: Item) -> list[Queue]:
-    """The queues ``item`` may be escalated to ("allowed", docs/architecture.md): those the
-    workflow and the item name (the item's ``escalate_to`` and ``metadata["escalate_queues"]``,
-    the spec's ``escalate_to`` and ``escalate_queues``) that exist, in that order, without the
-    item's own queue; when none is named (or none exists), the triage queue, as expiry's
-    escalation falls back to. Every reviewer of the item's queue may escalate to any of them
-    (escalating hands a request upwards: they need not review the target queue)."""
-    from .assignment import triage_queue  # assignment imports expiry, which imports this package's modules
-
-    slugs = _declared_targets(item)
-    found = {q.slug: q for q in Queue.objects.filter(slug__in=slugs).exclude(pk=item.queue_id)}
-    targets = [found[s] for s in slugs if s in found]
-    if not targets:
-        triage = triage_queue()
-        targets = [] if triage.pk == item.queue_id else [triage]
-    return targets
-
-
 def interrupt_escalate(
     *,
     interrupt: Item,
@@ -286,8 +250,6 @@ def interrupt_escalate(
             among the allowed ones (``details["allowed"]`` lists their slugs).
         ClaimConflictError / MovedError / AlreadyDecidedError / SupersededError / ExpiredError (409).
     """
-    from ..tasks import notify_new_item  # the tasks module imports expiry, which this package shares
-
     note = check_note(note, what="escalation")
     now = timezone.now()
     override = _may_override(interrupt, actor)

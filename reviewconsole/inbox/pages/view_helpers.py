@@ -39,7 +39,7 @@ from ..conf import inbox_setting
 from ..errors import DecisionError, InboxConflict, MovedError
 from ..items.actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
 from ..items.comments import comments_for
-from ..items.lifecycle import escalation_targets
+from ..items.escalation import escalation_targets
 from ..items.permissions import can_retry
 from ..items.refusals import retried_request
 from ..items.selectors import is_queue_manager, neighbours, queues_for
