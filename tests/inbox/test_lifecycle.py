@@ -285,3 +285,16 @@ def test_a_client_acts_on_a_claimed_item_only_with_override_claims(item, persona
 
 def test_queues_exist_for_escalate_queues(item):
     assert Queue.objects.filter(slug="triage").exists()
+
+
+def test_after_a_reviewers_escalation_the_old_queue_is_told_moved_and_expiry_keeps_the_queue(item, personas):
+    from reviewconsole.inbox.items.expiry import interrupt_expire
+
+    stale = Item.objects.get(pk=item.pk)
+    moved = interrupt_escalate(interrupt=item, actor=Actor.person(personas.reviewer), note="Up")
+    with pytest.raises(MovedError):
+        interrupt_decide(interrupt=stale, user=personas.reviewer, action="approve")
+    # Its due time passes: it would escalate to support-leads, where it already is: it stays, overdue.
+    assert interrupt_expire(pk=item.pk, now=moved.due_at + dt.timedelta(seconds=1)) == "marked"
+    row = Item.objects.get(pk=item.pk)
+    assert (row.queue.slug, row.escalated_from.slug, row.expired_at is not None) == ("support-leads", "support", True)
