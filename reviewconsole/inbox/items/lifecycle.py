@@ -65,6 +65,8 @@ __all__ = [
     "interrupt_defer",
     "interrupt_escalate",
     "interrupt_release",
+    "pending_item_ids",
+    "session_items_cancelled",
 ]
 
 MAX_DEFER = dt.timedelta(days=90)
@@ -345,7 +347,9 @@ def _cancel_session(
     with transaction.atomic():
         row = _locked(interrupt, actor, override, now)
         before = row.session.status
+        pending = pending_item_ids(row.session_id)
         record = async_to_sync(session_cancel)(row.session, reason=f"Cancelled by {actor.label}: {reason}")
+        session_items_cancelled(pending, by=actor.label, reason=reason)
         comment_write(interrupt=row, kind=CommentKind.CANCEL, text=reason, actor=actor, whole_session=True)
         item_change_record(
             action="session.cancel",
@@ -358,6 +362,22 @@ def _cancel_session(
             **actor.audit,
         )
     return _reload(interrupt)
+
+
+def pending_item_ids(session_id: str) -> list[int]:
+    """The ids of the session's pending items (read before cancelling it, for
+    :func:`session_items_cancelled`)."""
+    return list(Item.objects.filter(session_id=session_id, status=ItemStatus.PENDING).values_list("pk", flat=True))
+
+
+def session_items_cancelled(pks: list[int], *, by: str, reason: str) -> int:
+    """Say on the items ``pks`` (pending when their session was cancelled) that someone cancelled
+    it: decision ``cancelled``, ``decided_by_label`` ``by``, ``reason``; the outbox consumer leaves
+    that decision when it marks them cancelled (before or after this, whichever commits first), so
+    they show "cancelled by …" rather than "superseded". Returns how many were marked. Call it
+    after ``session_cancel`` succeeded (the AG-UI door does for a ``cancelled`` resume)."""
+    rows = Item.objects.filter(pk__in=pks, decision="", status__in=[ItemStatus.PENDING, ItemStatus.CANCELLED])
+    return rows.update(decision=CANCELLED, decided_by_label=by[:200], reason=reason[:2000])
 
 
 def _owner(row: Item, now: dt.datetime) -> str | None:

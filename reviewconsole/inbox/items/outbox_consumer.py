@@ -13,7 +13,8 @@ relayed again after a crash finds its work done):
   diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout,
   ``interrupt.cancelled`` for a manager's cancel: decision ``cancelled``).
 - ``interrupt.cancelled``: mark it cancelled (decision ``session_failed`` when its session
-  failed, ``cancelled`` when someone cancelled the session); log ``interrupt.cancelled``.
+  failed; else the decision is left as it is: ``cancelled`` when a door cancelling the session
+  said so, ``lifecycle.session_items_cancelled``, else superseded); log ``interrupt.cancelled``.
 
 Live push is the change log's (``changes.py``): published after the relay's transaction commits.
 """
@@ -27,7 +28,6 @@ from typing import Any
 from django.db import connection, transaction
 
 from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
-from ...workflow_sessions.models import WorkflowSession
 from ..live.changes import queue_changes_record
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
 from ..tasks import notify_new_item, schedule_expiry
@@ -108,16 +108,11 @@ def _answered(event: InterruptAnswered) -> None:
 
 
 def _cancelled(event: InterruptCancelled) -> None:
-    fields: dict[str, Any] = {
-        "status": ItemStatus.CANCELLED,
-        "decided_at": dt.datetime.fromisoformat(event.decided_at),
-        "decision": SESSION_FAILED if event.cause == SESSION_FAILED else "",
-    }
-    if not fields["decision"]:
-        error = WorkflowSession.objects.filter(pk=event.session_id, status=CANCELLED).values_list("error", flat=True)
-        if error:  # someone cancelled the session (not a newer run moving on): say so, and why
-            message = error[0].get("message", "") if isinstance(error[0], dict) else ""
-            fields.update(decision=CANCELLED, reason=str(message)[:2000])
+    fields: dict[str, Any] = {"status": ItemStatus.CANCELLED, "decided_at": dt.datetime.fromisoformat(event.decided_at)}
+    if event.cause == SESSION_FAILED:
+        fields["decision"] = SESSION_FAILED
+    # Else the decision stays as it is: "" (superseded), or "cancelled" with who and why, set by
+    # the door that cancelled the session (lifecycle.session_items_cancelled).
     item = _close_pending(event.interrupt_pk, fields)
     if item is not None:
         queue_changes_record(changes=[(item[1], "interrupt.cancelled", item[0])])

@@ -126,7 +126,9 @@ def status_sentence(row: Item, now: dt.datetime | None = None) -> str:
     if row.status == ItemStatus.CANCELLED and row.decision == SESSION_FAILED:
         return f"The session failed at {_utc(row.decided_at)}, before this request was answered."
     if row.status == ItemStatus.CANCELLED and row.decision == CANCELLED:
-        return f"This request was cancelled at {_utc(row.decided_at)}: its session was cancelled."
+        by = f" by {row.decided_by_label}" if row.decided_by_label else ""
+        why = f" Reason: {row.reason}" if row.reason else ""
+        return f"This request was cancelled{by} at {_utc(row.decided_at)}: its session was cancelled.{why}"
     if row.status == ItemStatus.CANCELLED:
         return f"This request was superseded at {_utc(row.decided_at)}: the session moved on without it."
     if row.status == ItemStatus.RESOLVED:
