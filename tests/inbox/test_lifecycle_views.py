@@ -126,7 +126,10 @@ def test_a_manager_cancels_the_item_or_the_session(start_review, personas, on_co
     with on_commit():
         _client(personas.queue_manager).post(f"/inbox/items/{second.pk}/cancel/", {"reason": "Dup", "scope": "session"})
     assert WorkflowSession.objects.get(pk=second.session_id).status == "cancelled"
-    assert Item.objects.get(pk=second.pk).display_status == "cancelled"
+    row = Item.objects.get(pk=second.pk)
+    assert (row.display_status, row.decided_by_label, row.reason) == ("cancelled", "p-manager", "Dup")
+    page = _client(personas.reviewer).get(f"/inbox/items/{second.pk}/").content.decode()
+    assert "cancelled by p-manager" in page and "its session was cancelled" in page
 
 
 def test_a_cancel_that_lost_to_a_decision_is_409_naming_who(item, personas, on_commit):
