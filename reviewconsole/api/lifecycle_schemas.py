@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from ninja import Field, Schema
+from pydantic import AwareDatetime
 
 from ..inbox.items.comments import MAX_NOTE
 from .schemas import InterruptOut, _In
@@ -25,7 +24,7 @@ class DeferIn(_In):
     """Put the request back in its queue, unclaimed, due again at ``due_at``, with a note."""
 
     note: str = Field(min_length=1, max_length=MAX_NOTE, examples=["Waiting for the customer's order number."])
-    due_at: dt.datetime = Field(description="The new due time (ISO 8601 with a time zone), in the future.")
+    due_at: AwareDatetime = Field(description="The new due time (ISO 8601 with a time zone), in the future.")
 
 
 class ReleaseIn(_In):

@@ -45,6 +45,8 @@ def test_defer_refuses_a_past_time_and_a_naive_body(client, token, item):
     assert (past.status_code, past.json()["error"]["code"]) == (400, "invalid")
     extra = post(client, _url(item, "defer"), {"note": "x", "due_at": _due(), "nope": 1}, token)
     assert (extra.status_code, extra.json()["error"]["code"]) == (400, "invalid_request")
+    naive = post(client, _url(item, "defer"), {"note": "x", "due_at": "2030-01-01T00:00:00"}, token)
+    assert (naive.status_code, naive.json()["error"]["code"]) == (400, "invalid_request")
 
 
 def test_a_claimed_item_needs_override_claims(client, token, item, personas):

@@ -170,11 +170,14 @@ def interrupt_defer(
 
     Raises:
         PermissionDenied: a person who is not a reviewer of its queue.
-        DecisionError: no note, a note too long, ``until`` not in the future or past :data:`MAX_DEFER`.
+        DecisionError: no note, a note too long, ``until`` naive, not in the future or past
+            :data:`MAX_DEFER`.
         ClaimConflictError / MovedError / AlreadyDecidedError / SupersededError / ExpiredError (409).
     """
     note = check_note(note, what="defer")
     now = timezone.now()
+    if until.tzinfo is None:
+        raise DecisionError("Give the new due time with its time zone (e.g. 2026-05-01T09:00:00Z).")
     if until <= now:
         raise DecisionError("Choose a new due time in the future.")
     if until > now + MAX_DEFER:
