@@ -21,7 +21,7 @@ from reviewconsole.inbox.items.lifecycle import (
     interrupt_escalate,
     interrupt_release,
 )
-from reviewconsole.inbox.models import Comment, Item, Queue, QueueChange
+from reviewconsole.inbox.models import Comment, Item, QueueChange
 from reviewconsole.workflow_sessions.models import Event, WorkflowSession
 from tests.conftest import end_message
 
@@ -283,8 +283,15 @@ def test_a_client_acts_on_a_claimed_item_only_with_override_claims(item, persona
     assert _audit(item, "interrupt.defer").actor == "client:partner"
 
 
-def test_queues_exist_for_escalate_queues(item):
-    assert Queue.objects.filter(slug="triage").exists()
+def test_a_workflows_escalate_queues_get_their_queues():
+    import dataclasses
+
+    from reviewconsole.inbox.items.queues import workflow_queue_slugs
+    from reviewconsole.workflows import get
+
+    spec = dataclasses.replace(get("email-review"), escalate_queues=("legal",))
+    assert "legal" in workflow_queue_slugs([spec])
+    assert "legal" not in workflow_queue_slugs([get("email-review")])
 
 
 def test_after_a_reviewers_escalation_the_old_queue_is_told_moved_and_expiry_keeps_the_queue(item, personas):
