@@ -37,7 +37,7 @@ from ._errors import (
 from ._events import Blob, Content, Event, EventActions, FunctionCall, FunctionResponse, NodeInfo, Part
 from ._graph import DEFAULT_ROUTE, START, Edge
 from ._handoff import HandoffGroup
-from ._interrupts import InterruptKind, RequestInput, normalize_answer
+from ._interrupts import InterruptKind, RequestInput, cancelled_answer, is_cancelled_answer, normalize_answer
 from ._join import JoinNode
 from ._leaf import EFFECT_MAY_HAVE_RUN
 from ._listener import Listener, NodeStatus, RunListener
@@ -152,6 +152,8 @@ __all__ = [
     "WorkflowDataError",
     "args_digest",
     "awaits_message",
+    "cancelled_answer",
+    "is_cancelled_answer",
     "node",
     "normalize_answer",
     "render_instruction",

@@ -10,6 +10,14 @@ what ADK users trip over: a string answer is JSON-parsed only when the interrupt
 ``response_schema`` asks for something other than a string, so free text such as ``"42"`` stays
 text. The value is then validated against the schema; failures raise
 :class:`~engine.AnswerInvalidError` with every error, and nothing is stored.
+
+A **cancelled answer** (:func:`cancelled_answer`) is how a host says "nobody will answer this":
+ADK 2.11 seals an aborted invocation's pending calls with a synthesized function response
+(``{"error": "Invocation was aborted by client."}``, ``events/_abort_events.py``) and AG-UI 1.0
+resumes with ``status: "cancelled"``; both record the cancel as the interrupt's answer. Here it is an
+ordinary answer event (a user function response with the interrupt's id) the waiting node receives
+and can route on, accepted whatever the interrupt's ``response_schema`` (a form's schema cannot
+foresee it). Hosts must refuse the shape from outsiders who could otherwise skip the schema.
 """
 
 from __future__ import annotations
@@ -29,6 +37,8 @@ __all__ = [
     "CONFIRMATION_SCHEMA",
     "InterruptKind",
     "RequestInput",
+    "cancelled_answer",
+    "is_cancelled_answer",
     "normalize_answer",
     "schema_to_json",
 ]
@@ -113,6 +123,37 @@ def _wants_string(schema: dict[str, Any]) -> bool:
     return kind == "string" or (isinstance(kind, list) and "string" in kind)
 
 
+def cancelled_answer(kind: str, reason: str = "") -> dict[str, Any]:
+    """The answer a cancelled interrupt of ``kind`` receives (see the module docstring).
+
+    ``{"cancelled": true, "reason"?: str}`` for input, ``{"confirmed": false, "cancelled": true,
+    "reason"?: str}`` for tool confirmations (a cancelled call never runs), ``{"status":
+    "cancelled", "reason"?: str}`` for long-running tools. ``reason`` is left out when blank.
+    """
+    extra: dict[str, Any] = {"reason": reason} if reason else {}
+    if kind == InterruptKind.CONFIRMATION:
+        return {"confirmed": False, "cancelled": True, **extra}
+    if kind == InterruptKind.LONG_RUNNING:
+        return {"status": "cancelled", **extra}
+    return {"cancelled": True, **extra}
+
+
+def is_cancelled_answer(value: Any) -> bool:
+    """Whether ``value`` (an answer as received, before unwrapping) is a :func:`cancelled_answer`."""
+    if not isinstance(value, dict) or not value:
+        return False
+    if not isinstance(value.get("reason", ""), str):
+        return False
+    keys = set(value)
+    if value.get("status") == "cancelled":
+        return keys <= {"status", "reason"}
+    if value.get("cancelled") is not True:
+        return False
+    return keys <= {"cancelled", "reason"} or (
+        keys <= {"confirmed", "cancelled", "reason"} and value.get("confirmed") is False
+    )
+
+
 def normalize_answer(kind: str, response: Any, schema: dict[str, Any] | None) -> Any:
     """Unwrap and validate an answer; return the value the waiting node receives.
 
@@ -134,6 +175,8 @@ def normalize_answer(kind: str, response: Any, schema: dict[str, Any] | None) ->
         value = value["result"]
     if kind == InterruptKind.CONFIRMATION:
         return _normalize_confirmation(value)
+    if is_cancelled_answer(value):
+        return value  # a cancel is every interrupt's possible answer, whatever its schema
     if schema is None:
         if value is None or (isinstance(value, str) and not value.strip()):
             raise AnswerMissingError("The answer is empty: a free-text interrupt needs text.")

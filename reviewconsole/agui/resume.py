@@ -21,7 +21,8 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
 - a ``resolved`` approval naming an argument digest other than its interrupt's ``argsDigest`` is
   ``args_changed`` (``engine._digest``): the call changed since it was shown;
 - a ``cancelled`` entry abandons the run: the session is cancelled (its pending interrupts leave
-  the inbox) and the run ends with outcome ``cancelled``; answers sent with it are not applied.
+  the inbox, shown "cancelled by" the client: ``inbox.items.lifecycle.session_items_cancelled``)
+  and the run ends with outcome ``cancelled``; answers sent with it are not applied.
 
 Nothing is stored unless every entry passes. Answers go through the session service (``interrupt_answer``) (one
 transaction, first decision wins), so the inbox item is resolved and leaves reviewers' screens.
@@ -50,6 +51,7 @@ from engine import (
     UnknownInterruptError,
 )
 
+from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.items.receipts import refusal_record
 from ..workflow_sessions.services import answer_waiting, interrupt_answer, interrupt_get, session_cancel
 from . import services
@@ -119,8 +121,13 @@ async def apply_resume(
             raise Refusal("answer_invalid")
         answers[wire] = answer_value(record, entry.payload)
     if cancel:
+        pending_items = await sync_to_async(pending_item_ids)(session_id)
         with contextlib.suppress(SessionClosedError):  # cancelled (or finished) meanwhile: the outcome says which
             await session_cancel(session_id, reason="Cancelled by the AG-UI client.")
+            # The inbox says who cancelled its items and why, rather than "superseded".
+            await sync_to_async(session_items_cancelled)(
+                pending_items, by=decided_by, reason="Cancelled by the AG-UI client."
+            )
         return CANCELLED
     if not answers:
         return UNCHANGED

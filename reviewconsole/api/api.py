@@ -6,6 +6,7 @@ from ninja import NinjaAPI
 
 from .auth import ClientBearer
 from .errors import install_handlers
+from .lifecycle_views import router as lifecycle_router
 from .review_views import router as review_router
 from .views import router
 
@@ -29,3 +30,4 @@ api = NinjaAPI(
 install_handlers(api)
 api.add_router("", router)
 api.add_router("", review_router)
+api.add_router("", lifecycle_router)

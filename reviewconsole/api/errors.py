@@ -28,6 +28,8 @@ the format of every door) with a stable ``code``:
 | 409 | ``interrupt_claimed`` | a reviewer holds the claim; tokens with the ``override_claims`` scope may answer |
 | 409 | ``interrupt_superseded`` | a newer request of the session replaced it ("superseded: a newer request exists"; |
 |  |  | ``newer_interrupt_id``, the session's ``url``) |
+| 409 | ``interrupt_moved`` / ``interrupt_expired`` / ``interrupt_not_claimed`` | a lifecycle action the request no |
+|  |  | longer takes: moved to another queue, expired, nobody holds the claim to release |
 | 409 | ``session_closed`` / ``session_busy`` / ``interrupt_not_ready`` | the session cannot take it now |
 | 409 | ``session_waiting`` | a start's ``correlation_key`` has an open session and the workflow rejects new |
 |  |  | input then (``on_arrival="reject"``; ``session_id``, ``pending``) |
@@ -57,7 +59,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from engine import EngineError
 
-from ..inbox.errors import DecisionError
+from ..inbox.errors import DecisionError, InboxConflict
 from ..json_errors import error_body, error_response
 from ..unavailable import MESSAGES as DATABASE_REFUSALS
 from ..unavailable import classify
@@ -111,6 +113,8 @@ def error_for(exc: BaseException) -> ApiError | None:
         return ApiError(status, exc.code, exc.message, **details)
     if isinstance(exc, SessionWaitingError):
         return ApiError(409, exc.code, exc.message, **exc.details)
+    if isinstance(exc, InboxConflict):  # the inbox's 409s (claimed, moved, expired, superseded, not_claimed)
+        return ApiError(409, f"interrupt_{exc.code}", exc.message, **exc.details)
     if isinstance(exc, DecisionError):
         return ApiError(400, exc.code, exc.message, **({"errors": exc.errors} if exc.errors else {}), **exc.details)
     if isinstance(exc, RequestDataTooBig):  # raised by the first read of request.body

@@ -126,6 +126,9 @@ class InterruptOut(Schema):
     decided_by: str | None = None
     decided_at: str | None = None
     created_at: str
+    reason: str | None = Field(default=None, description="A rejection's or a cancel's reason.")
+    claimed_by: str | None = Field(default=None, description="The reviewer whose claim is in force.")
+    deferred_until: str | None = Field(default=None, description="The due time a defer put the request off to.")
 
 
 class InterruptsOut(Schema):

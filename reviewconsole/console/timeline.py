@@ -5,7 +5,9 @@ path, branch), what (text, function call or response, output, error), the state 
 route. A person's answer also carries the decision it recorded: what was decided, the reason or
 comment given, and the reviewer's edit to the draft. When a state key that held text before gets
 a new text (a revised draft), the row also carries a word diff against the previous value.
-Everything is data for templates, escaped there.
+The comments on the session's items (hand-off notes, and the notes of a defer, return, escalation
+or cancel: ``inbox.models.Comment``) are rows too, in time order among the events
+(``comment_kind`` set, ``seq`` 0). Everything is data for templates, escaped there.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..inbox.models import Comment
 from ..inbox.pages.drafts import DiffLine, parse_unified
 from ..workflow_sessions.models import WorkflowSession
 
@@ -92,6 +95,8 @@ class TimelineRow:
     route: Any
     revisions: list[Revision]
     decisions: list[Decision] = field(default_factory=list)
+    comment_kind: str = ""
+    """For a comment's row: its kind's label ("Comment", "Deferred", "Escalated"…)."""
 
 
 def _clip(value: Any, limit: int = 600) -> str:
@@ -153,8 +158,41 @@ def _answered(data: dict[str, Any], decisions: dict[str, deque[Decision]]) -> li
     return found
 
 
+def _comment_rows(session: WorkflowSession) -> list[TimelineRow]:
+    rows = []
+    for comment in Comment.objects.filter(item__session=session).select_related("item").order_by("created_at", "id"):
+        rows.append(
+            TimelineRow(
+                seq=0,
+                at=comment.created_at,
+                author=comment.author_label,
+                decided_by="",
+                node_path=comment.item.node_path,
+                branch="",
+                what=[f"on {comment.item.interrupt_id}: {_clip(comment.text)}"],
+                state_delta={},
+                route=None,
+                revisions=[],
+                comment_kind=comment.get_kind_display(),
+            )
+        )
+    return rows
+
+
 def timeline(session: WorkflowSession) -> list[TimelineRow]:
-    """The session's events as timeline rows, in stored order."""
+    """The session's events as timeline rows, in stored order, with its items' comments among
+    them by time (a comment after every event stored at the same instant)."""
+    rows = _event_rows(session)
+    notes = deque(_comment_rows(session))
+    merged: list[TimelineRow] = []
+    for row in rows:  # events keep their stored order; each comment goes before the first later event
+        while notes and notes[0].at < row.at:
+            merged.append(notes.popleft())
+        merged.append(row)
+    return [*merged, *notes]
+
+
+def _event_rows(session: WorkflowSession) -> list[TimelineRow]:
     decisions = decisions_by_interrupt(session)
     rows = []
     texts: dict[str, str] = {}

@@ -33,6 +33,7 @@ WORKFLOWS = [
         due_in_seconds=4 * 3600,
         on_expiry="escalate",
         escalate_to="support-leads",
+        escalate_queues=("triage",),
     ),
     WorkflowSpec(
         name="vip-discount",

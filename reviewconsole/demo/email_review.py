@@ -1,7 +1,8 @@
 """The email review workflow: ADK's ``request_input`` sample, node for node and route for route.
 
 START → process_input → draft_email (LLM) → request_human_review → handle_human_review, then
-``revise`` → draft_email, ``approved`` → send_email, ``rejected`` → reject_email. The reviewer
+``revise`` → draft_email, ``approved`` → send_email, ``rejected`` → reject_email, and (ours, not the
+sample's) ``cancelled`` → cancel_email when a queue manager cancelled the review. The reviewer
 answers with free text: ``approve``, ``reject``, or feedback that the next draft applies.
 As in ADK's ``request_input`` sample, the terminal nodes give only a message and no output, so the
 session's ``output`` stays null: its ``result`` is the sentence, and ``state["draft"]`` the email
@@ -27,6 +28,7 @@ REVIEW_PROMPT = (
 )
 SENT = "Draft approved and sent successfully."
 REJECTED = "Draft rejected."
+CANCELLED = "Draft cancelled."
 INSTRUCTION = """You are a customer support agent. Write a polite, helpful email reply to the customer complaint
 below: a subject line, a greeting, an apology, the next steps, and a sign-off.
 
@@ -64,12 +66,15 @@ def handle_human_review(node_input: Any) -> Event:
     doors use to classify and normalise it: ``"approve"``, ``"reject"``, feedback text,
     ``{"result": "approve", "draft": "<edited>"}`` (the reviewer edited the draft before
     approving: it becomes the state's ``draft``, then ``approved``), and ``{"timeout": true}``
-    (nobody answered in time: ``rejected``).
+    (nobody answered in time: ``rejected``), and the console's cancelled answer
+    (``{"cancelled": true, "reason": …}``: a queue manager cancelled the review: ``cancelled``).
 
     Raises:
         AnswerShapeError: any other shape (the doors refuse those before they are stored).
     """
     decision = read_review(node_input)
+    if decision is not None and decision.cancelled:
+        return Event(state={"cancel_reason": decision.reason}, route="cancelled")
     if decision is None or decision.action == "reject":
         return Event(route="rejected")
     if decision.action == "approve":
@@ -87,6 +92,12 @@ def reject_email() -> Event:
     return Event(message=REJECTED)
 
 
+def cancel_email() -> Event:
+    """Drop the draft of a cancelled review (the reason is ``state["cancel_reason"]``); the last
+    message is :data:`CANCELLED`."""
+    return Event(message=CANCELLED)
+
+
 def build(model: Model | None = None, *, name: str = "email_review") -> Workflow:
     """The workflow; ``model`` drafts the email (None: the runner's default model)."""
     draft_email = LlmAgent("draft_email", model=model, instruction=INSTRUCTION, output_key="draft")
@@ -94,7 +105,10 @@ def build(model: Model | None = None, *, name: str = "email_review") -> Workflow
         name,
         edges=[
             ("START", process_input, draft_email, request_human_review, handle_human_review),
-            (handle_human_review, {"revise": draft_email, "approved": send_email, "rejected": reject_email}),
+            (
+                handle_human_review,
+                {"revise": draft_email, "approved": send_email, "rejected": reject_email, "cancelled": cancel_email},
+            ),
         ],
         input_schema=EmailReviewInput,
         description="Review an AI-drafted reply to a customer complaint.",

@@ -19,9 +19,11 @@ __all__ = [
     "ClaimConflictError",
     "DecisionError",
     "DecisionRefusedError",
+    "DeferredError",
     "ExpiredError",
     "InboxConflict",
     "MovedError",
+    "NotClaimedError",
     "SupersededError",
 ]
 
@@ -135,3 +137,15 @@ class MovedError(InboxConflict):
     """A manager moved the item to another queue after the caller's permission check."""
 
     code = "moved"
+
+
+class NotClaimedError(InboxConflict):
+    """Nobody holds the item's claim, so there is no claim to return (e.g. released meanwhile)."""
+
+    code = "not_claimed"
+
+
+class DeferredError(InboxConflict):
+    """Someone deferred the item (a new due time and a note) after the caller loaded it."""
+
+    code = "deferred"

@@ -68,6 +68,12 @@ SESSION_FAILED = "session_failed"
 with the same ``interrupt_id``)."""
 
 
+CANCELLED = "cancelled"
+"""The ``decision`` of an item a queue manager (or an API client) cancelled: the workflow received
+the cancelled answer (``engine.cancelled_answer``); the item is ``resolved``, by whom and why in
+``decided_by_label`` and ``reason``."""
+
+
 class OnExpiry(models.TextChoices):
     NOTHING = "", "Stay overdue"
     ESCALATE = "escalate", "Escalate to another queue"
@@ -112,6 +118,11 @@ class Item(models.Model):
     expired_at = models.DateTimeField(null=True, blank=True, help_text="When its due time passed and expiry ran.")
     escalated_from = models.ForeignKey(
         Queue, null=True, blank=True, on_delete=models.PROTECT, related_name="escalated_items"
+    )
+    deferred_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Set by a defer (inbox/items/lifecycle.py): the new due time it was put off to.",
     )
     # The decision.
     response = models.JSONField(null=True, blank=True, help_text="The answer the workflow received.")
@@ -170,14 +181,50 @@ class Item(models.Model):
 
     @property
     def display_status(self) -> str:
-        """pending, claimed, overdue, approved…, expired, superseded, failed: what a person calls its state."""
+        """pending, claimed, deferred, overdue, decided, expired, cancelled, superseded, failed: what a
+        person calls its state."""
         if self.status == ItemStatus.CANCELLED:
-            return "failed" if self.decision == SESSION_FAILED else "superseded"
+            return {SESSION_FAILED: "failed", CANCELLED: "cancelled"}.get(self.decision, "superseded")
         if self.status == ItemStatus.RESOLVED:
-            return "expired" if self.decision == "timeout" else "decided"
+            return {"timeout": "expired", CANCELLED: "cancelled"}.get(self.decision, "decided")
         if self.is_overdue():
             return "overdue"
-        return "claimed" if self.claim_holder() else "pending"
+        if self.claim_holder():
+            return "claimed"
+        return "deferred" if self.deferred_until and self.deferred_until > timezone.now() else "pending"
+
+
+class CommentKind(models.TextChoices):
+    """What a comment records: a hand-off note, or the note of a lifecycle action."""
+
+    COMMENT = "comment", "Comment"
+    DEFER = "defer", "Deferred"
+    RELEASE = "release", "Returned to the queue"
+    ESCALATE = "escalate", "Escalated"
+    CANCEL = "cancel", "Cancelled"
+
+
+class Comment(models.Model):
+    """A note on an item: a reviewer's hand-off note, or the note given with a defer, release,
+    escalation or cancel (``kind``). Written by ``inbox/items/comments.py`` and ``lifecycle.py``;
+    never edited (the audit log has its own entry). ``text`` is what a person (or an API client)
+    wrote: pages escape it."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="comments")
+    kind = models.CharField(max_length=20, choices=CommentKind.choices, default=CommentKind.COMMENT)
+    text = models.TextField(blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    author_label = models.CharField(max_length=200, help_text="Who wrote it: a username or client:<name>.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["item", "created_at"], name="comment_item_time")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} on item {self.item_id} by {self.author_label}"
 
 
 class QueueChange(models.Model):

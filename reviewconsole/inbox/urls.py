@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .pages import item_views, views
+from .pages import item_views, lifecycle_views, views
 
 app_name = "inbox"
 
@@ -18,4 +18,9 @@ urlpatterns = [
     path("items/<int:pk>/take-over/", item_views.take_over, name="take_over"),
     path("items/<int:pk>/reassign/", item_views.reassign, name="reassign"),
     path("items/<int:pk>/retry/", item_views.retry, name="retry"),
+    path("items/<int:pk>/defer/", lifecycle_views.defer, name="defer"),
+    path("items/<int:pk>/release/", lifecycle_views.release, name="release"),
+    path("items/<int:pk>/escalate/", lifecycle_views.escalate, name="escalate"),
+    path("items/<int:pk>/cancel/", lifecycle_views.cancel, name="cancel"),
+    path("items/<int:pk>/comment/", lifecycle_views.comment, name="comment"),
 ]

@@ -163,8 +163,10 @@ class WorkflowSpec:
 
     Inbox settings (an interrupt's own ``metadata`` overrides each): ``due_in_seconds`` (None:
     never due), ``on_expiry`` (``""`` stay overdue, ``"escalate"`` to ``escalate_to``, or
-    ``"timeout"``: resume with a timeout payload, see ``reviewconsole/inbox/items/expiry.py``), and
-    ``bulk_approve`` (reviewers may approve several of its items at once).
+    ``"timeout"``: resume with a timeout payload, see ``reviewconsole/inbox/items/expiry.py``),
+    ``escalate_queues`` (slugs of further queues a reviewer may escalate an item to, besides
+    ``escalate_to``; see ``reviewconsole/inbox/items/lifecycle.py``), and ``bulk_approve``
+    (reviewers may approve several of its items at once).
 
     ``chat``: a conversation that, after a reply that does not end it, waits for the user's next
     chat message (no interrupt, nothing in the inbox). Only an AG-UI client sends one, so the
@@ -193,6 +195,7 @@ class WorkflowSpec:
     due_in_seconds: float | None = None
     on_expiry: str = ""
     escalate_to: str = ""
+    escalate_queues: tuple[str, ...] = ()
     bulk_approve: bool = False
     chat: bool = False
     model: str = "default"

@@ -18,12 +18,21 @@ a one-key object ``{"result" | "confirmed" | "approved" | "text": <boolean or ye
 
 ``{"timeout": true}`` is what the console sends when nobody answered in time: it reads as a
 rejection with ``timeout`` set (the doors refuse it from outsiders).
+
+``{"cancelled": true, "reason"?: <text>}`` (``{"confirmed": false, "cancelled": true, …}`` for a
+confirmation; ``engine.cancelled_answer``) is what the console sends when a queue manager cancels
+the request (ADK 2.11's synthesized abort response, AG-UI 1.0's ``status: "cancelled"``): it reads
+as a rejection with ``cancelled`` set and the manager's ``reason``; a workflow routes on
+``decision.cancelled`` (the email review ends "Draft cancelled."). The doors refuse it as an answer
+from outsiders: cancelling is its own action (``inbox/items/lifecycle.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from engine import is_cancelled_answer
 
 __all__ = ["NO", "YES", "AnswerShapeError", "Decision", "read_review", "read_yes_no"]
 
@@ -53,17 +62,25 @@ class Decision:
     """What an answer decides: ``action`` is ``approve``, ``reject`` or ``revise``.
 
     ``text``: the feedback of ``revise``; ``draft``: an edited draft approved instead of the agent's;
-    ``reason``: a rejection's reason; ``timeout``: the console's own answer for an expired item."""
+    ``reason``: a rejection's (or a cancel's) reason; ``timeout``: the console's own answer for an
+    expired item; ``cancelled``: the console's own answer for a request a manager cancelled."""
 
     action: str
     text: str = ""
     draft: str | None = None
     reason: str = ""
     timeout: bool = False
+    cancelled: bool = False
 
 
 def _is_timeout(value: Any) -> bool:
     return isinstance(value, dict) and value == {"timeout": True}
+
+
+def _cancelled(value: Any) -> Decision | None:
+    if not is_cancelled_answer(value):
+        return None
+    return Decision("reject", reason=str(value.get("reason", "")).strip(), cancelled=True)
 
 
 def _reason(value: dict[str, Any], shapes: str) -> str:
@@ -82,6 +99,8 @@ def read_review(value: Any) -> Decision | None:
     """
     if _is_timeout(value):
         return Decision("reject", timeout=True)
+    if (cancel := _cancelled(value)) is not None:
+        return cancel
     if isinstance(value, dict):
         keys = set(value)
         if "result" not in keys or not keys <= {"result", "draft", "reason"} or len(keys) > 2:
@@ -121,6 +140,8 @@ def read_yes_no(value: Any) -> Decision | None:
     """
     if _is_timeout(value):
         return Decision("reject", timeout=True)
+    if (cancel := _cancelled(value)) is not None:
+        return cancel
     if isinstance(value, dict):
         keys = set(value)
         if keys == {"result", "reason"}:

@@ -37,6 +37,11 @@ def test_the_document_is_served_and_names_every_operation(client, db):
         ("POST", "/api/v1/reviews"),
         ("GET", "/api/v1/reviews/{review_id}"),
         ("POST", "/api/v1/reviews/{review_id}/cancel"),
+        *(
+            ("POST", f"/api/v1/sessions/{{session_id}}/interrupts/{{interrupt_id}}/{action}")
+            for action in ("defer", "release", "escalate", "cancel", "comments")
+        ),
+        ("GET", "/api/v1/sessions/{session_id}/interrupts/{interrupt_id}/comments"),
     }
     schemes = document["components"]["securitySchemes"].values()
     assert [(s["type"], s["scheme"]) for s in schemes] == [("http", "bearer")]

@@ -9,6 +9,7 @@ redirect, where to); a refused write must leave the item and the session unchang
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,8 @@ from tests.conftest import COMPLAINT, post_webhook
 from tests.personas import API_CLIENTS, PERSONAS, USERS, persona_client
 
 LOGIN = (302, "/accounts/login/")
+SOON = (dt.datetime.now(dt.UTC) + dt.timedelta(days=1)).isoformat()
+"""A due time a defer takes (in the future, within 90 days)."""
 ADMIN_LOGIN = (302, "/admin/login/")
 NO_SESSION = ("anonymous", *API_CLIENTS)  # a bearer token never logs anyone into the pages
 
@@ -146,6 +149,66 @@ EXPECTATIONS: dict[str, list[Check]] = {
             writes=True,
         ),
     ],
+    # The review lifecycle (issue 15): reviewers of the queue defer, return, escalate and comment
+    # (a return with no claim is a 409; an escalation to a queue they do not review lands on the
+    # inbox); managers cancel (a reviewer gets 403); outside the queue 404.
+    "inbox/items/<int:pk>/defer/": [
+        Check("GET", lambda w: f"/inbox/items/{w['item']}/defer/", pages(405)),
+        Check(
+            "POST",
+            lambda w: f"/inbox/items/{w['item']}/defer/",
+            pages((302, "/inbox/items/"), other_reviewer=404, auditor=404, staff=404),
+            data={"due_at": SOON, "note": "matrix"},
+            writes=True,
+        ),
+    ],
+    "inbox/items/<int:pk>/release/": [
+        Check("GET", lambda w: f"/inbox/items/{w['item']}/release/", pages(405)),
+        Check(
+            "POST",
+            lambda w: f"/inbox/items/{w['item']}/release/",
+            pages(409, other_reviewer=404, auditor=404, staff=404),
+            data={"note": "matrix"},
+            writes=True,
+        ),
+    ],
+    "inbox/items/<int:pk>/escalate/": [
+        Check("GET", lambda w: f"/inbox/items/{w['item']}/escalate/", pages(405)),
+        Check(
+            "POST",
+            lambda w: f"/inbox/items/{w['item']}/escalate/",
+            pages((302, "/inbox/"), admin=(302, "/inbox/items/"), other_reviewer=404, auditor=404, staff=404),
+            data={"note": "matrix"},
+            writes=True,
+        ),
+    ],
+    "inbox/items/<int:pk>/cancel/": [
+        Check("GET", lambda w: f"/inbox/items/{w['item']}/cancel/", pages(405)),
+        Check(
+            "POST",
+            lambda w: f"/inbox/items/{w['item']}/cancel/",
+            pages(
+                403,
+                queue_manager=(302, "/inbox/items/"),
+                admin=(302, "/inbox/items/"),
+                other_reviewer=404,
+                auditor=404,
+                staff=404,
+            ),
+            data={"reason": "matrix"},
+            writes=True,
+        ),
+    ],
+    "inbox/items/<int:pk>/comment/": [
+        Check("GET", lambda w: f"/inbox/items/{w['item']}/comment/", pages(405)),
+        Check(
+            "POST",
+            lambda w: f"/inbox/items/{w['item']}/comment/",
+            pages((302, "/inbox/items/"), other_reviewer=404, auditor=404, staff=404),
+            data={"text": "matrix"},
+            writes=True,
+        ),
+    ],
     # Retry (issue 12): managers of the workflow's queue only; the session here has not failed, so
     # they get 409 and nothing changes.
     "inbox/items/<int:pk>/retry/": [
@@ -250,6 +313,62 @@ EXPECTATIONS: dict[str, list[Check]] = {
             api(200, client_unscoped=404),
             json=True,
             writes=True,
+        ),
+    ],
+    # The lifecycle in the API (issue 15): the scoped client acts; another workflow's client gets 404.
+    "api/v1/sessions/<session_id>/interrupts/<interrupt_id>/defer": [
+        Check(
+            "POST",
+            lambda w: f"/api/v1/sessions/{w['session']}/interrupts/{w['interrupt']}/defer",
+            api(200, client_unscoped=404),
+            data={"note": "matrix", "due_at": SOON},
+            json=True,
+            writes=True,
+        ),
+    ],
+    "api/v1/sessions/<session_id>/interrupts/<interrupt_id>/release": [
+        Check(
+            "POST",
+            lambda w: f"/api/v1/sessions/{w['session']}/interrupts/{w['interrupt']}/release",
+            api(409, client_unscoped=404),
+            data={"note": "matrix"},
+            json=True,
+            writes=True,
+        ),
+    ],
+    "api/v1/sessions/<session_id>/interrupts/<interrupt_id>/escalate": [
+        Check(
+            "POST",
+            lambda w: f"/api/v1/sessions/{w['session']}/interrupts/{w['interrupt']}/escalate",
+            api(200, client_unscoped=404),
+            data={"note": "matrix"},
+            json=True,
+            writes=True,
+        ),
+    ],
+    "api/v1/sessions/<session_id>/interrupts/<interrupt_id>/cancel": [
+        Check(
+            "POST",
+            lambda w: f"/api/v1/sessions/{w['session']}/interrupts/{w['interrupt']}/cancel",
+            api(200, client_unscoped=404),
+            data={"reason": "matrix"},
+            json=True,
+            writes=True,
+        ),
+    ],
+    "api/v1/sessions/<session_id>/interrupts/<interrupt_id>/comments": [
+        Check(
+            "POST",
+            lambda w: f"/api/v1/sessions/{w['session']}/interrupts/{w['interrupt']}/comments",
+            api(201, client_unscoped=404),
+            data={"text": "matrix"},
+            json=True,
+            writes=True,
+        ),
+        Check(
+            "GET",
+            lambda w: f"/api/v1/sessions/{w['session']}/interrupts/{w['interrupt']}/comments",
+            api(200, client_unscoped=404),
         ),
     ],
     # Reviews (issue 14): the queue scope decides who may ask; a review is its own client's only.
@@ -368,7 +487,7 @@ def world(demo, client, on_commit, request):
         response = post_webhook(client, {"complaint": COMPLAINT})
     session = WorkflowSession.objects.get(pk=response.json()["session_id"])
     item = Item.objects.get(session=session, status="pending")
-    found = {"session": session.id, "item": item.pk}
+    found = {"session": session.id, "item": item.pk, "interrupt": item.interrupt_id}
     callspec = getattr(request.node, "callspec", None)
     if callspec is not None and str(callspec.params.get("route", "")).startswith("api/v1/reviews/"):
         import json

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine import AnswerInvalidError, InterruptKind, normalize_answer
+from engine import AnswerInvalidError, InterruptKind, is_cancelled_answer, normalize_answer
 
 from ...workflows.answers import REVIEW_SHAPES, AnswerShapeError, Decision, read_review
 from ..errors import AnswerMissingError, AnswerShapeInvalidError, AnswerTooLongError
@@ -67,6 +67,10 @@ def read_answer(item: Item, value: Any) -> Answer:
         ActionNotSupportedError: a decision the request kind does not support (feedback to a VIP
             confirmation): 400 ``action_not_supported``.
     """
+    if item.kind == InterruptKind.INPUT and is_cancelled_answer(value):
+        # The console's own answer for a cancelled request (it skips the schema): cancelling is
+        # its own action (inbox/items/lifecycle.py), never an answer from outside.
+        raise AnswerShapeInvalidError("an answer to the request (to cancel it, use its cancel action)")
     if item.kind == InterruptKind.INPUT and item.response_schema:
         _check_total(value)
         return Answer("answer", value)

@@ -15,6 +15,8 @@ transaction. A claim or take-over also requires the session's interrupt to be st
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -22,10 +24,9 @@ from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
 
-from ...audit.services import audit_record
 from ..errors import DecisionError
-from ..live.changes import queue_changes_record
 from ..models import Item, ItemStatus, Queue
+from .recording import item_change_record
 from .refusals import claimed_conflict, moved_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
 
@@ -38,6 +39,21 @@ UNANSWERED = Q(session_interrupt__isnull=True) | Q(session_interrupt__status=Ite
 
 def _owner(row: Item) -> str | None:
     return row.claimed_by.get_username() if row.claim_holder() and row.claimed_by else None
+
+
+def _record_claimed(
+    action: str, interrupt: Item, user: AbstractBaseUser, request: HttpRequest | None, expires: dt.datetime
+) -> None:
+    """Audit a claim or take-over (who held it before, who now, until when) and log ``interrupt.claimed``."""
+    item_change_record(
+        action=action,
+        interrupt=interrupt,
+        changes=[(interrupt.queue_id, "interrupt.claimed")],
+        user=user,
+        request=request,
+        before={"claimed_by": _owner(interrupt)},
+        after={"claimed_by": user.get_username(), "until": expires.isoformat()},
+    )
 
 
 def _require_member(interrupt: Item, user: AbstractBaseUser) -> None:
@@ -84,15 +100,7 @@ def interrupt_claim(*, interrupt: Item, user: AbstractBaseUser, request: HttpReq
         )
         if changed != 1:
             raise _refuse_after_race(interrupt)
-        audit_record(
-            action="interrupt.claim",
-            user=user,
-            target=interrupt,
-            request=request,
-            before={"claimed_by": _owner(interrupt)},
-            after={"claimed_by": user.get_username(), "until": expires.isoformat()},
-        )
-        queue_changes_record(changes=[(interrupt.queue_id, "interrupt.claimed", interrupt.pk)])
+        _record_claimed("interrupt.claim", interrupt, user, request, expires)
     return _reload(interrupt)
 
 
@@ -116,15 +124,15 @@ def interrupt_unclaim(*, interrupt: Item, user: AbstractBaseUser, request: HttpR
         ).update(claimed_by=None, claimed_at=None, claim_expires_at=None)
         if changed != 1:
             raise _refuse_after_race(interrupt)
-        audit_record(
+        item_change_record(
             action="interrupt.unclaim",
+            interrupt=interrupt,
+            changes=[(interrupt.queue_id, "interrupt.unclaimed")],
             user=user,
-            target=interrupt,
             request=request,
             before={"claimed_by": _owner(interrupt)},
             after={"claimed_by": None},
         )
-        queue_changes_record(changes=[(interrupt.queue_id, "interrupt.unclaimed", interrupt.pk)])
     return _reload(interrupt)
 
 
@@ -155,15 +163,7 @@ def interrupt_take_over(*, interrupt: Item, user: AbstractBaseUser, request: Htt
         changed = rows.update(claimed_by=user, claimed_at=now, claim_expires_at=expires)
         if changed != 1:
             raise _refuse_after_race(interrupt)
-        audit_record(
-            action="interrupt.take_over",
-            user=user,
-            target=interrupt,
-            request=request,
-            before={"claimed_by": _owner(interrupt)},
-            after={"claimed_by": user.get_username(), "until": expires.isoformat()},
-        )
-        queue_changes_record(changes=[(interrupt.queue_id, "interrupt.claimed", interrupt.pk)])
+        _record_claimed("interrupt.take_over", interrupt, user, request, expires)
     return _reload(interrupt)
 
 
@@ -196,25 +196,22 @@ def interrupt_reassign(
         rows = Item.objects.filter(pk=interrupt.pk, status=ItemStatus.PENDING, queue_id=interrupt.queue_id)
         if to_user is not None:
             changes = {"claimed_by": to_user, "claimed_at": now, "claim_expires_at": now + interrupt.queue.claim_ttl()}
-            log = [(interrupt.queue_id, "interrupt.claimed", interrupt.pk)]
+            log = [(interrupt.queue_id, "interrupt.claimed")]
             after = {"claimed_by": to_user.get_username()}
         else:
             assert to_queue is not None
             changes = {"queue": to_queue, "claimed_by": None, "claimed_at": None, "claim_expires_at": None}
-            log = [
-                (interrupt.queue_id, "interrupt.reassigned", interrupt.pk),
-                (to_queue.pk, "interrupt.created", interrupt.pk),
-            ]
+            log = [(interrupt.queue_id, "interrupt.reassigned"), (to_queue.pk, "interrupt.created")]
             after = {"queue": to_queue.slug}
         if rows.update(**changes) != 1:
             raise _refuse_after_race(interrupt)
-        audit_record(
+        item_change_record(
             action="interrupt.reassign",
+            interrupt=interrupt,
+            changes=log,
             user=user,
-            target=interrupt,
             request=request,
             before={"claimed_by": _owner(interrupt), "queue": interrupt.queue.slug},
             after=after,
         )
-        queue_changes_record(changes=log)
     return _reload(interrupt)

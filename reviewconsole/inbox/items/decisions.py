@@ -14,7 +14,8 @@ same decision sent again by the same reviewer is a no-op (``receipts.is_repeat``
 
 Who may decide: a reviewer or manager of the item's queue; when someone else holds an unexpired
 claim, only a queue manager. The store's conditional UPDATE re-checks the queue, claim and due
-time, so the first decision wins even against a claim, a move or an expiry landing at the same moment.
+time (and that nobody deferred the item since the reviewer loaded it), so the first decision wins
+even against a claim, a move, a defer or an expiry landing at the same moment.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from .answer_guard import InboxGuard
 from .decision_checks import audit_refusal, check_before_decision
 from .policy_gate import approval_gate, record_refused
 from .receipts import is_repeat
-from .refusals import claimed_conflict, expired_conflict, refusal_for
+from .refusals import claimed_conflict, expired_conflict, moved_conflict, refusal_for
 from .selectors import is_queue_manager, queues_for
 from .standing_grants import StandingRequest
 
@@ -111,7 +112,8 @@ def _check_may_decide(interrupt: Item, user: AbstractBaseUser) -> bool:
     """Raise unless ``user`` may decide now; return whether they may override a claim."""
     if not queues_for(user).filter(pk=interrupt.queue_id).exists():
         if interrupt.escalated_from_id and queues_for(user).filter(pk=interrupt.escalated_from_id).exists():
-            raise expired_conflict(interrupt)
+            # Escalated away from their queue: by its due time (expired), or by a reviewer (moved).
+            raise expired_conflict(interrupt) if interrupt.expired_at else moved_conflict(interrupt)
         raise PermissionDenied("You are not a reviewer of this queue.")
     refusal = refusal_for(interrupt)
     if refusal is not None:
@@ -169,7 +171,8 @@ def interrupt_decide(
         DecisionRefusedError: a check of the workflow refused it (400 ``decision_refused``;
             audited as ``interrupt.decide_refused``).
         engine.AlreadyDecidedError: someone decided first; the message says who, what and when.
-        ClaimConflictError / ExpiredError / SupersededError: the item's state refuses it (409).
+        ClaimConflictError / ExpiredError / SupersededError / DeferredError: the item's state
+            refuses it (409).
         engine.AnswerInvalidError: the answer (or edited arguments) fails its schema.
         engine.UnknownInterruptError: ``interrupt_id`` is not the item's (a forged id; 409).
         engine.ArgsChangedError: ``args_digest`` is not the stored one: the call changed (409).
@@ -231,7 +234,13 @@ def interrupt_decide(
                 {interrupt.interrupt_id: payload},
                 decided_by=user.get_username(),
                 decisions={interrupt.interrupt_id: decision},
-                guard=InboxGuard(user_id=user.pk, queue_id=interrupt.queue_id, override_claim=override),
+                guard=InboxGuard(
+                    user_id=user.pk,
+                    queue_id=interrupt.queue_id,
+                    override_claim=override,
+                    check_deferral=True,
+                    deferral_seen=interrupt.deferred_until,
+                ),
             )
             audit_record(
                 action="interrupt.decide",

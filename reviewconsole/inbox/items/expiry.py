@@ -144,6 +144,13 @@ def _escalate(row: Item, now: dt.datetime) -> str:
     if target is None:
         logger.warning("Queue %r to escalate item %s to does not exist; escalating to triage", row.escalate_to, row.pk)
         target = triage_queue()
+    if target.pk == row.queue_id:  # escalated there already (by a reviewer): it stays, overdue
+        with transaction.atomic():
+            if not _mark_expired(row, now):
+                return "done"
+            audit_record(action="interrupt.expire", actor="system", target=row, detail={"on_expiry": "escalate"})
+            queue_changes_record(changes=[(row.queue_id, "interrupt.expired", row.pk)])
+        return "marked"
     with transaction.atomic():
         moved = _mark_expired(
             row,

@@ -12,10 +12,12 @@ relayed again after a crash finds its work done):
   ``interrupt.created`` in the queue's change log; after the commit schedule the expiry of a due
   item and mail its queue (``notify_new_item`` records each mail, so a repeat sends none twice).
 - ``interrupt.answered``: mark the pending item resolved with the decision, decider, reason, edit
-  diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout); a person's
-  decision is compared with a shadow rule's verdict (``policies/shadow.py``).
+  diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout,
+  ``interrupt.cancelled`` for a manager's cancel: decision ``cancelled``); a person's decision
+  (not a cancel) is compared with a shadow rule's verdict (``policies/shadow.py``).
 - ``interrupt.cancelled``: mark it cancelled (decision ``session_failed`` when its session
-  failed); log ``interrupt.cancelled``.
+  failed; else the decision is left as it is: ``cancelled`` when a door cancelling the session
+  said so, ``lifecycle.session_items_cancelled``, else superseded); log ``interrupt.cancelled``.
 
 Live push is the change log's (``changes.py``): published after the relay's transaction commits.
 """
@@ -31,7 +33,7 @@ from django.db import connection, transaction
 from ...policies.shadow import shadow_compare
 from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
 from ..live.changes import queue_changes_record
-from ..models import SESSION_FAILED, Item, ItemStatus
+from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
 from ..tasks import notify_new_item, schedule_expiry
 from .assignment import item_row
 from .policy_decisions import policy_apply, policy_verdict
@@ -102,19 +104,25 @@ def _answered(event: InterruptAnswered) -> None:
         "decided_at": dt.datetime.fromisoformat(event.decided_at),
     }
     item = _close_pending(event.interrupt_pk, fields)
-    if event.decided_by_id is not None:
+    if event.decided_by_id is not None and event.decision != "cancelled":  # a cancel is no verdict to compare
         shadow_compare(event.interrupt_pk, event.decision)  # a person's decision beside a shadow rule's
     if item is not None:
-        change = "interrupt.expired" if event.timeout else "interrupt.resolved"
+        change = (
+            "interrupt.expired"
+            if event.timeout
+            else "interrupt.cancelled"
+            if event.decision == CANCELLED
+            else "interrupt.resolved"
+        )
         queue_changes_record(changes=[(item[1], change, item[0])])
 
 
 def _cancelled(event: InterruptCancelled) -> None:
-    fields = {
-        "status": ItemStatus.CANCELLED,
-        "decided_at": dt.datetime.fromisoformat(event.decided_at),
-        "decision": SESSION_FAILED if event.cause == SESSION_FAILED else "",
-    }
+    fields: dict[str, Any] = {"status": ItemStatus.CANCELLED, "decided_at": dt.datetime.fromisoformat(event.decided_at)}
+    if event.cause == SESSION_FAILED:
+        fields["decision"] = SESSION_FAILED
+    # Else the decision stays as it is: "" (superseded), or "cancelled" with who and why, set by
+    # the door that cancelled the session (lifecycle.session_items_cancelled).
     item = _close_pending(event.interrupt_pk, fields)
     if item is not None:
         queue_changes_record(changes=[(item[1], "interrupt.cancelled", item[0])])

@@ -14,9 +14,11 @@ __all__ = ["queue_ensure", "workflow_queue_slugs", "workflow_queues_sync"]
 
 
 def workflow_queue_slugs(specs: list[WorkflowSpec] | None = None) -> list[str]:
-    """Every queue the workflows route or escalate to, and triage, sorted (``specs``: the registry's)."""
+    """Every queue the workflows route or escalate to (``escalate_to``, ``escalate_queues``), and
+    triage, sorted (``specs``: the registry's)."""
     specs = all_specs() if specs is None else specs
     slugs = {s.queue for s in specs} | {s.escalate_to for s in specs if s.escalate_to}
+    slugs |= {slug for s in specs for slug in s.escalate_queues if slug}
     return sorted(slugs | {settings.REVIEWCONSOLE["TRIAGE_QUEUE"]})
 
 

@@ -14,11 +14,12 @@ from django.utils import timezone
 
 from engine import AlreadyDecidedError
 
-from ..errors import ClaimConflictError, ExpiredError, MovedError, SupersededError
-from ..models import SESSION_FAILED, Item, ItemStatus, OnExpiry
+from ..errors import ClaimConflictError, DeferredError, ExpiredError, MovedError, SupersededError
+from ..models import CANCELLED, SESSION_FAILED, CommentKind, Item, ItemStatus, OnExpiry
 
 __all__ = [
     "claimed_conflict",
+    "deferred_conflict",
     "expired_conflict",
     "moved_conflict",
     "newer_request",
@@ -56,6 +57,21 @@ def expired_conflict(row: Item) -> ExpiredError:
     else:
         message = f"This request expired{_utc(at)}: the workflow went on with a timeout; nothing was recorded."
     return ExpiredError(message, expired_at=(at or timezone.now()).isoformat())
+
+
+def deferred_conflict(row: Item) -> DeferredError:
+    """The 409 for a decision on an item someone deferred since the decider loaded it: names who,
+    until when, and their note (the reviewer reads it before deciding again)."""
+    note = row.comments.filter(kind=CommentKind.DEFER).order_by("-id").first()
+    by = note.author_label if note is not None else "someone"
+    until = row.deferred_until
+    text = f": {note.text[:500]}" if note is not None else ""
+    return DeferredError(
+        f"This request was deferred by {by} until {_utc(until).removeprefix(' at ')} since you opened it{text}; "
+        "nothing was recorded.",
+        deferred_by=by,
+        deferred_until=until.isoformat() if until else None,
+    )
 
 
 def moved_conflict(row: Item) -> MovedError:
@@ -122,7 +138,13 @@ def superseded_conflict(row: Item, newer: Item) -> SupersededError:
     )
 
 
-_DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}
+_DONE = {
+    "approve": "approved",
+    "reject": "rejected",
+    "revise": "answered with feedback",
+    "answer": "answered",
+    CANCELLED: "cancelled",
+}
 
 
 def with_answer(row: Item) -> Item:
@@ -156,6 +178,11 @@ def refusal_for(row: Item, now: dt.datetime | None = None) -> Exception | None:
         newer = newer_request(row)
         if newer is not None:
             return superseded_conflict(row, newer)
+    if row.status == ItemStatus.CANCELLED and row.decision == CANCELLED:
+        return SupersededError(
+            f"This request was cancelled{_utc(row.decided_at)}: its session was cancelled; nothing was recorded.",
+            superseded_at=row.decided_at.isoformat() if row.decided_at else None,
+        )
     if row.status == ItemStatus.CANCELLED:
         return SupersededError(
             f"This request was superseded{_utc(row.decided_at)}: the session moved on without it; "

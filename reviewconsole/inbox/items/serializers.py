@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from ...workflow_sessions.models import WorkflowSession
 from ...workflow_sessions.serializers import session_json
-from ..models import SESSION_FAILED, Item, ItemStatus
+from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
 from ..pages.drafts import draft_of
 from .actions import allows_bulk_approve
 
@@ -46,8 +46,11 @@ def item_json(row: Item, now: dt.datetime | None = None) -> dict[str, Any]:
     "response", "args_digest": str | None (a tool call's confirmation or long-running result: the
     hex SHA-256 of its name and arguments as shown, which an approval names back; ``engine._digest``),
     "decision", "reason": str | None, "edits": unified diff | None, "decided_by":
-    str | None, "decided_at", "created_at", "due_at", "claimed_by": username | None (a claim in
-    force), "claim_expires_at", "url": the item's page}``; times are ISO 8601 strings or None.
+    str | None, "decided_at", "created_at", "due_at", "deferred_until" (the due time a defer put it
+    off to), "claimed_by": username | None (a claim in force), "claim_expires_at", "url": the item's
+    page}``; times are ISO 8601 strings or None. A cancelled request is ``status`` "resolved" with
+    ``decision`` "cancelled" (``decided_by``, ``reason``: who and why), or ``status`` "cancelled"
+    with ``decision`` "cancelled" when its whole session was cancelled.
     Reads ``row.queue`` and ``row.claimed_by``: select them with the row.
     """
     holder = row.claim_holder(now or timezone.now())
@@ -73,6 +76,7 @@ def item_json(row: Item, now: dt.datetime | None = None) -> dict[str, Any]:
         "decided_at": _iso(row.decided_at),
         "created_at": _iso(row.created_at),
         "due_at": _iso(row.due_at),
+        "deferred_until": _iso(row.deferred_until),
         "claimed_by": row.claimed_by.get_username() if holder and row.claimed_by else None,
         "claim_expires_at": _iso(row.claim_expires_at) if holder else None,
         "url": f"/inbox/items/{row.pk}/",
@@ -110,7 +114,13 @@ def list_entry(row: Item) -> dict[str, Any]:
     }
 
 
-_DONE = {"approve": "approved", "reject": "rejected", "revise": "answered with feedback", "answer": "answered"}
+_DONE = {
+    "approve": "approved",
+    "reject": "rejected",
+    "revise": "answered with feedback",
+    "answer": "answered",
+    CANCELLED: "cancelled",
+}
 
 
 def status_sentence(row: Item, now: dt.datetime | None = None) -> str:
@@ -118,6 +128,10 @@ def status_sentence(row: Item, now: dt.datetime | None = None) -> str:
     now = now or timezone.now()
     if row.status == ItemStatus.CANCELLED and row.decision == SESSION_FAILED:
         return f"The session failed at {_utc(row.decided_at)}, before this request was answered."
+    if row.status == ItemStatus.CANCELLED and row.decision == CANCELLED:
+        by = f" by {row.decided_by_label}" if row.decided_by_label else ""
+        why = f" Reason: {row.reason}" if row.reason else ""
+        return f"This request was cancelled{by} at {_utc(row.decided_at)}: its session was cancelled.{why}"
     if row.status == ItemStatus.CANCELLED:
         return f"This request was superseded at {_utc(row.decided_at)}: the session moved on without it."
     if row.status == ItemStatus.RESOLVED:
@@ -126,7 +140,8 @@ def status_sentence(row: Item, now: dt.datetime | None = None) -> str:
             return f"This request expired at {at}: the workflow went on with a timeout."
         done = _DONE.get(row.decision, "decided")
         by = f" by {row.decided_by_label}" if row.decided_by_label else ""
-        return f"This request was {done}{by} at {_utc(row.decided_at)}."
+        why = f" Reason: {row.reason}" if row.decision == CANCELLED and row.reason else ""
+        return f"This request was {done}{by} at {_utc(row.decided_at)}.{why}"
     parts = []
     if row.escalated_from_id and row.expired_at:
         parts.append(f"Escalated to {row.queue.name} at {_utc(row.expired_at)}.")
@@ -135,6 +150,8 @@ def status_sentence(row: Item, now: dt.datetime | None = None) -> str:
         parts.append(f"Claimed by {row.claimed_by.get_username()} since {_utc(row.claimed_at)}.")
     if row.is_overdue(now):
         parts.append(f"Overdue since {_utc(row.due_at)}.")
+    elif row.deferred_until is not None and row.deferred_until > now:
+        parts.append(f"Deferred until {_utc(row.deferred_until)}.")
     return " ".join(parts) or "Waiting for a decision."
 
 

@@ -87,7 +87,7 @@ def _form_data(request: HttpRequest) -> dict[str, str]:
     return {key: request.POST.get(key, "") for key in request.POST if key == "f" or key.startswith("f.")}
 
 
-def _check_posted(request: HttpRequest) -> None:
+def check_posted(request: HttpRequest) -> None:
     """Refuse a posted field (feedback, reason, draft, form answer) holding a NUL character."""
     try:
         check_storable(dict(request.POST.lists()))
@@ -121,7 +121,7 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     action = request.POST.get("action", "")
     edited = request.POST.get("draft") if request.POST.get("edit_draft") else None
     try:
-        _check_posted(request)
+        check_posted(request)
         standing = standing_from_post(request.POST) if action == "approve" else None
         interrupt_decide(
             interrupt=item,

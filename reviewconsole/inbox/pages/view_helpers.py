@@ -14,6 +14,7 @@ browser and ``404 {"error": {"code": "item_unknown", …}}`` for a JSON caller (
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -24,6 +25,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 
 from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
@@ -36,7 +38,9 @@ from ...workflows import UnknownWorkflowError, get
 from ..conf import inbox_setting
 from ..errors import DecisionError, InboxConflict, MovedError
 from ..items.actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
+from ..items.comments import comments_for
 from ..items.decisions import editable_arguments
+from ..items.escalation import escalation_targets
 from ..items.permissions import can_retry
 from ..items.policy_gate import approvals_of, standing_offered
 from ..items.refusals import retried_request
@@ -123,6 +127,10 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "claim_ttl_minutes": round(item.queue.claim_ttl().total_seconds() / 60),
         "reviewers": _reviewers(item.queue) if manager and pending else [],
         "all_queues": list(Queue.objects.exclude(pk=item.queue_id)) if manager and pending else [],
+        "comments": list(comments_for(item)) if member else [],
+        "escalation_targets": escalation_targets(item) if pending else [],
+        "may_defer": pending and (not holder or holder == user.pk or manager),
+        "defer_default": (timezone.now() + dt.timedelta(days=1)).astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M"),
         "picture": session_picture(session),
         "mermaid": mermaid_available(),
         "sentence": status_sentence(item),
