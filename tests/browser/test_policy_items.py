@@ -62,12 +62,13 @@ def confirmation_row(page: Any, order_id: str) -> Any:
 
 
 def listed(page: Any, session_id: str, query: str = "") -> list[tuple[str, str]]:
-    """``(function_name, status)`` of the session's items that ``items.json?query`` lists now."""
+    """``(what, status)`` of the session's items that ``items.json?query`` lists now, ``what`` the
+    start of the item's snippet: ``ask_for_approval`` or ``Confirm submit_refund``."""
     items = page.evaluate(
         "async (q) => (await (await fetch('/inbox/items.json' + q, {credentials: 'same-origin'})).json()).items",
         f"?{query}" if query else "",
     )
-    return [(i["function_name"], i["status"]) for i in items if i["session_id"] == session_id]
+    return [(i["snippet"].split(":")[0], i["status"]) for i in items if i["session_id"] == session_id]
 
 
 def open_approval(page: Any, order_id: str) -> str:
@@ -91,7 +92,7 @@ def test_a_small_refund_is_decided_by_the_policy_and_only_its_confirmation_waits
     first = refund(console, "PB-40", 40)
     expect(confirmation_row(page, "PB-40")).to_have_count(1)  # the run went on by itself
     expect(page.locator("#items tr[data-id]", has_text="order_id=PB-40,")).to_have_count(1)
-    assert listed(page, first) == [("submit_refund", "pending")]
+    assert listed(page, first) == [("Confirm submit_refund", "pending")]
 
     # An admin replaces the workflow's rule by name, with a reason holding markup.
     admin_context, admin = open_page(browser, console, "admin")
@@ -107,7 +108,7 @@ def test_a_small_refund_is_decided_by_the_policy_and_only_its_confirmation_waits
     admin_context.close()
     second = refund(console, "PB-41", 41)
     expect(confirmation_row(page, "PB-41")).to_have_count(1)
-    assert listed(page, second) == [("submit_refund", "pending")]
+    assert listed(page, second) == [("Confirm submit_refund", "pending")]
 
     # The resolved list, "Decided by policy": both approvals, not the confirmations that wait.
     page.locator("details.more-filters summary").click()
@@ -170,7 +171,7 @@ def test_a_large_refund_needs_two_different_managers(console, browser):
     expect(approval_row(other, "PB-1500")).to_have_count(0)
     page.goto("/inbox/")
     expect(confirmation_row(page, "PB-1500")).to_have_count(1)
-    assert listed(page, session_id) == [("submit_refund", "pending")]
+    assert listed(page, session_id) == [("Confirm submit_refund", "pending")]
     other.goto(item)
     expect(other.locator("#decided-by")).to_have_text(SECOND_MANAGER)
     expect(other.locator("#decision-reason")).to_have_text("Second pair of eyes: lost in transit")
