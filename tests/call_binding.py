@@ -38,3 +38,12 @@ def _two_refunds(request):
 def two_refunds(monkeypatch):
     """The refund agent's offline model asks for two refunds (A-1, B-2) in one turn, then says "Done."."""
     monkeypatch.setitem(built_model("offline").policies, "refund_agent", _two_refunds)
+
+
+def answers_to_people(session) -> int:
+    """The answers stored for the session's interrupts, less the approval policy's (the demo
+    refund's ``ask_for_approval`` is approved by policy under $100 before the confirmation waits)."""
+    from reviewconsole.workflow_sessions.models import Answer, Interrupt
+
+    by_policy = Interrupt.objects.filter(session=session, decided_by_label__startswith="policy").values("interrupt_id")
+    return Answer.objects.filter(session=session).exclude(interrupt_id__in=by_policy).count()
