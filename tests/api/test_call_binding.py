@@ -7,7 +7,7 @@ from __future__ import annotations
 from engine import args_digest
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.models import Item
-from reviewconsole.workflow_sessions.models import Answer, Event, WorkflowSession
+from reviewconsole.workflow_sessions.models import Event, WorkflowSession
 from tests import call_binding
 from tests.api.conftest import post
 from tests.call_binding import SMALL

@@ -13,7 +13,7 @@ from engine import args_digest
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.console.timeline import timeline
 from reviewconsole.inbox.models import Item
-from reviewconsole.workflow_sessions.models import Answer, Checkpoint, Event, WorkflowSession
+from reviewconsole.workflow_sessions.models import Checkpoint, Event, WorkflowSession
 from reviewconsole.workflow_sessions.runners import runner_for
 from tests import call_binding
 from tests.call_binding import SMALL

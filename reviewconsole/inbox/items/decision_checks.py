@@ -23,6 +23,7 @@ from ...workflows.checks_before_decision import first_refusal
 from ..errors import DecisionRefusedError
 from ..models import Item
 from .actions import request_kind
+from .policy_gate import edited_args_refusal
 
 __all__ = ["CHECK_FAILED", "audit_refusal", "check_before_decision"]
 
@@ -55,7 +56,8 @@ def _attempt(item: Item, decision: str, reason: str, response: Any, decided_by: 
 
 
 def check_before_decision(item: Item, *, decision: str, reason: str, response: Any, decided_by: str, door: str) -> None:
-    """Run the item's workflow's ``before_decision`` checks on this decision.
+    """Run the item's workflow's ``before_decision`` checks on this decision, after the approval
+    policies' check of edited arguments (:func:`.policy_gate.edited_args_refusal`).
 
     ``response``: the function response that would be stored (JSON); ``door``: ``inbox``,
     ``bulk``, ``api`` or ``agui``. A workflow no longer registered has no checks (the session
@@ -64,27 +66,28 @@ def check_before_decision(item: Item, *, decision: str, reason: str, response: A
     Raises:
         DecisionRefusedError: a check refused (its message), or raised (:data:`CHECK_FAILED`).
     """
-    try:
-        checks = get(item.workflow).before_decision
-    except UnknownWorkflowError:
-        return
-    if not checks:
-        return
-    attempt = _attempt(item, decision, reason, response, decided_by, door)
-    try:
-        refused = first_refusal(checks, attempt)
-    except Exception:  # the author's check: whatever it raises refuses the decision, logged
-        logger.exception("A before_decision check of %s raised on interrupt %s", item.workflow, item.interrupt_id)
-        refused = CHECK_FAILED
+    refused = edited_args_refusal(item, response) if decision == "approve" else None
     if refused is None:
-        return
+        try:
+            checks = get(item.workflow).before_decision
+        except UnknownWorkflowError:
+            return
+        if not checks:
+            return
+        try:
+            refused = first_refusal(checks, _attempt(item, decision, reason, response, decided_by, door))
+        except Exception:  # the author's check: whatever it raises refuses the decision, logged
+            logger.exception("A before_decision check of %s raised on interrupt %s", item.workflow, item.interrupt_id)
+            refused = CHECK_FAILED
+        if refused is None:
+            return
     raise DecisionRefusedError(
         refused[:2000],
         interrupt_id=item.interrupt_id,
         decision=decision,
         audit={
             "target": item,
-            "detail": {"decision": decision, "reason": attempt.reason, "message": refused[:2000], "door": door},
+            "detail": {"decision": decision, "reason": reason.strip(), "message": refused[:2000], "door": door},
         },
     )
 

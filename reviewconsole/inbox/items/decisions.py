@@ -195,6 +195,10 @@ def interrupt_decide(
     _check_action(interrupt, action, reason)
     check_lengths(feedback=text if action == "revise" else None, reason=reason, draft=draft)
     if standing is not None:
+        if edited_args is not None:
+            raise DecisionError(
+                "A standing approval covers calls as the model makes them: approve the edited call without one."
+            )
         standing.check(interrupt, action)
     value = None
     if action == "answer":
@@ -223,7 +227,7 @@ def interrupt_decide(
     except DecisionRefusedError as exc:
         audit_refusal(exc, user=user, request=request)
         raise
-    if approval_gate(item=interrupt, user=user, action=action, request=request):
+    if approval_gate(item=interrupt, user=user, action=action, reason=reason.strip(), request=request):
         interrupt.refresh_from_db()
         return interrupt  # the first of two approvals: recorded, nothing answered yet
     decision = Decision(kind=action, reason=reason.strip(), edit_diff=diff or args_diff, user_id=user.pk)
@@ -275,13 +279,24 @@ def edited_arguments(interrupt: Item, action: str, args: str | None) -> tuple[di
         raise DecisionError("Only an approval of a tool call takes edited arguments.")
     assert isinstance(interrupt.payload, dict)
     try:
-        edited = json.loads(args)
-    except ValueError:
+        edited = json.loads(args, parse_constant=_not_finite, parse_float=_finite)
+    except (ValueError, RecursionError):  # not JSON, NaN / Infinity / 1e999, or nested past recursion
         edited = None
     if not isinstance(edited, dict):
         raise DecisionError('The edited arguments must be a JSON object, e.g. {"amount": 40}.')
     diff = args_diff(interrupt, edited)
     return (edited, diff) if diff else (None, "")
+
+
+def _not_finite(text: str) -> float:
+    raise ValueError(f"{text} is not a finite number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is not a finite number")
+    return value
 
 
 def args_diff(interrupt: Item, edited: Any) -> str:

@@ -75,6 +75,8 @@ def policy_apply(row: Item, verdict: Verdict) -> None:
             requester=requester,
             queue=row.queue.slug,
         )
+        if found is not None and requester == f"user:{found.granted_by.get_username()}":
+            found = None  # the requester never approves their own, by a standing approval either
         standing = found if found is not None and standing_use(found) else None
     if not verdict.governed and verdict.shadow is None and standing is None:
         return

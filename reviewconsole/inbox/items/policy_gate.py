@@ -27,6 +27,7 @@ from engine import InterruptKind
 
 from ...audit.services import audit_record
 from ...policies.models import FirstApproval, PolicyVerdict
+from ...policies.rules import evaluate
 from ...workflow_sessions.models import Interrupt as SessionInterrupt
 from ..errors import InboxConflict
 from ..models import Item
@@ -40,6 +41,7 @@ __all__ = [
     "by_policy",
     "call_of",
     "client_gate",
+    "edited_args_refusal",
     "policy_decided",
     "record_refused",
     "standing_offered",
@@ -82,17 +84,19 @@ def _verdict(item: Item) -> PolicyVerdict | None:
 
 
 def approvals_of(item: Item) -> dict[str, object] | None:
-    """What the item's page shows of four eyes: ``{"required": 2, "given": 0|1, "first_by":
-    username or None, "first_at": datetime or None, "rule": name}``; None when one approval suffices."""
+    """What the item's page and JSON show of four eyes: ``{"required": 2, "given": 0|1|2,
+    "first_by": username or None, "first_at": datetime or None, "first_reason": str, "rule":
+    name}`` (``given`` 2 once the second approval decided it); None when one approval suffices."""
     verdict = _verdict(item)
     if verdict is None or verdict.approvals_required < 2:
         return None
     first = FirstApproval.objects.filter(session_interrupt_id=item.session_interrupt_id).select_related("user").first()
     return {
         "required": verdict.approvals_required,
-        "given": 1 if first else 0,
+        "given": (2 if item.decision == "approve" else 1) if first else 0,
         "first_by": first.user.get_username() if first else None,
         "first_at": first.at if first else None,
+        "first_reason": first.reason if first else "",
         "rule": verdict.rule,
     }
 
@@ -103,7 +107,9 @@ def standing_offered(item: Item) -> bool:
     return verdict is not None and verdict.approvals_required == 1 and call_of(item) is not None
 
 
-def approval_gate(*, item: Item, user: AbstractBaseUser, action: str, request: HttpRequest | None = None) -> bool:
+def approval_gate(
+    *, item: Item, user: AbstractBaseUser, action: str, reason: str = "", request: HttpRequest | None = None
+) -> bool:
     """Check a person's ``action`` on ``item`` against its policy; True when it was recorded as the
     first of two approvals (the caller stores no answer), False when the decision goes on.
 
@@ -124,13 +130,13 @@ def approval_gate(*, item: Item, user: AbstractBaseUser, action: str, request: H
     if first is None:
         try:
             with transaction.atomic():
-                FirstApproval.objects.create(session_interrupt_id=item.session_interrupt_id, user=user)
+                FirstApproval.objects.create(session_interrupt_id=item.session_interrupt_id, user=user, reason=reason)
                 audit_record(
                     action="interrupt.approve_first",
                     user=user,
                     target=item,
                     request=request,
-                    detail={"policy": verdict.rule, "approvals_required": verdict.approvals_required},
+                    detail={"policy": verdict.rule, "approvals_required": verdict.approvals_required, "reason": reason},
                 )
             return True
         except IntegrityError:  # someone else's first approval landed first: this one is the second
@@ -210,3 +216,34 @@ def _policy_decided(session_id: str, interrupt_id: str | None) -> tuple[int, str
     if asked is None or not (asked[1] or "").startswith((POLICY_LABEL, STANDING_LABEL)):
         return None
     return asked
+
+
+def edited_args_refusal(item: Item, response: Any) -> str | None:
+    """Why an approval with edited arguments (``response["args"]``, any door) is refused, or None.
+
+    The approval policies were asked about the call as the model made it; edited arguments must
+    not change their answer (a $20 refund edited to $50,000 would skip four eyes), so they are
+    refused when the rules' verdict on them differs (another governing rule or automatic
+    decision, or four eyes), and under four eyes always (the first approver saw other arguments).
+    """
+    edited = response.get("args") if isinstance(response, dict) else None
+    call = call_of(item)
+    if not isinstance(edited, dict) or call is None or edited == call[1]:
+        return None
+    tool, args = call
+    state = item.session.state
+    asked, now = evaluate(item.workflow, tool, args, state), evaluate(item.workflow, tool, edited, state)
+    if max(asked.approvals_required, now.approvals_required) >= 2:
+        return (
+            "Under four eyes the arguments cannot be edited: approve the call as shown or reject it. "
+            "Nothing was recorded."
+        )
+    before = (asked.rule.name if asked.rule else None, asked.decide)
+    after = (now.rule.name if now.rule else None, now.decide)
+    if before != after:
+        named = after[0] or "none"
+        return (
+            f"The edited arguments fall under another approval rule ({named}): approve the call as shown "
+            "or reject it. Nothing was recorded."
+        )
+    return None
