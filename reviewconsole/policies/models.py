@@ -90,6 +90,7 @@ class FirstApproval(models.Model):
     )
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     at = models.DateTimeField(default=timezone.now)
+    reason = models.TextField(blank=True, help_text="The first approver's reason, kept beside the second's.")
 
     def __str__(self) -> str:
         return f"first approval of {self.session_interrupt_id} by {self.user_id}"

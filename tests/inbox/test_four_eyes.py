@@ -143,3 +143,24 @@ def test_the_api_client_that_asked_gives_a_one_approval_result(start_session, cl
     with on_commit():
         response = post(client, f"/api/v1/sessions/{session_id}/resume", body, token)
     assert response.status_code == 202, response.content
+
+
+def test_the_decided_item_keeps_both_approvers_and_their_reasons(large, personas, client, on_commit):
+    """Found by this session's trial: after the second approval the page named only the second
+    approver and reason; the first lived only in the admin's first approvals."""
+    item = large()
+    with on_commit():
+        interrupt_decide(
+            interrupt=item, user=personas.other_reviewer, action="approve", reason="Courier <b>lost</b> it"
+        )
+    client.force_login(personas.admin)
+    waiting = client.get(f"/inbox/items/{item.pk}/").content.decode()
+    assert "(reason: Courier &lt;b&gt;lost&lt;/b&gt; it)" in waiting
+    with on_commit():
+        interrupt_decide(interrupt=item, user=_user("manager"), action="approve", reason="Second check ok")
+    page = client.get(f"/inbox/items/{item.pk}/").content.decode()
+    assert "Four eyes: first approved by p-other at" in page
+    assert "(reason: Courier &lt;b&gt;lost&lt;/b&gt; it), then by manager." in page
+    assert "Second check ok" in page
+    [first] = AuditEntry.objects.filter(action="interrupt.approve_first")
+    assert first.detail["reason"] == "Courier <b>lost</b> it"
