@@ -3,8 +3,9 @@
 ``POST /api/v1/sessions/{session_id}/interrupts/{interrupt_id}/defer | release | escalate | cancel |
 comments`` and ``GET …/comments``. The interrupt is named as ``/resume`` names it: the session
 (through the client's scope first: ``selectors.session_for``) and the interrupt's wire id; the
-session's pending request with that id is acted on (404 ``interrupt_unknown`` when there is none;
-``comments`` also takes a decided one). Each calls the inbox's service
+session's pending request with that id is acted on (404 ``interrupt_unknown`` when there is none,
+409 ``interrupt_decided`` naming who when it was decided or cancelled; ``comments`` also takes a
+decided one). A cancel's answer shows the decision its transaction stored. Each calls the inbox's service
 (``inbox/items/lifecycle.py``, ``comments.py``) as the client (``client:<name>``; audited so), which
 acts on a request a reviewer has claimed only with the ``override_claims`` scope (409
 ``interrupt_claimed`` otherwise). Refusals are the API's errors (``errors.py``): the inbox's 409s
@@ -31,6 +32,8 @@ from ..inbox.items.lifecycle import (
 )
 from ..inbox.items.serializers import item_json
 from ..inbox.models import Comment, Item, ItemStatus
+from ..workflow_sessions.models import Interrupt as SessionInterrupt
+from ..workflow_sessions.models import InterruptStatus
 from .errors import ApiError
 from .idempotency import idempotent, request_hash
 from .lifecycle_schemas import (
@@ -66,6 +69,16 @@ def _item(client: ApiClient, session_id: str, interrupt_id: str, *, pending: boo
         rows = rows.filter(status=ItemStatus.PENDING)
     found = rows.order_by("-id").first()
     if found is None:
+        decided = SessionInterrupt.objects.filter(session=session, interrupt_id=interrupt_id).order_by("-id").first()
+        if pending and decided is not None and decided.status != InterruptStatus.PENDING:
+            raise ApiError(
+                409,
+                "interrupt_decided",
+                f"This interrupt was already {decided.decision or decided.status} by "
+                f"{decided.decided_by_label or 'the console'}; nothing was recorded.",
+                decided_by=decided.decided_by_label or None,
+                decided_at=decided.decided_at.isoformat() if decided.decided_at else None,
+            )
         raise ApiError(404, "interrupt_unknown", "No such pending interrupt in this session.")
     return found
 
@@ -75,8 +88,20 @@ def _actor(client: ApiClient) -> Actor:
 
 
 def _answer(row: Item, comment: Comment | None = None) -> tuple[int, dict[str, Any]]:
-    row = Item.objects.select_related("queue", "session", "claimed_by").get(pk=row.pk)
-    return 200, {"interrupt": item_json(row), "comment": comment_json(comment) if comment is not None else None}
+    """The request as it stands now: the item, with its decision read from the session's interrupt,
+    which the cancel's own transaction wrote (the item follows once the outbox is relayed)."""
+    row = Item.objects.select_related("queue", "session", "claimed_by", "session_interrupt").get(pk=row.pk)
+    data = item_json(row)
+    asked = row.session_interrupt
+    if asked is not None and asked.status != InterruptStatus.PENDING and data.get("status") == ItemStatus.PENDING:
+        data.update(
+            status=asked.status,
+            decision=asked.decision,
+            decided_by=asked.decided_by_label or None,
+            decided_at=asked.decided_at.isoformat() if asked.decided_at else None,
+            reason=asked.reason or None,
+        )
+    return 200, {"interrupt": data, "comment": comment_json(comment) if comment is not None else None}
 
 
 def _run(request: HttpRequest, response: HttpResponse, body: Any, key: str | None, act: Callable[[], Any]) -> Any:

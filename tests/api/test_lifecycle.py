@@ -77,12 +77,15 @@ def test_cancel_records_a_cancelled_answer_the_workflow_routes_on(client, token,
     with on_commit():
         response = post(client, _url(item, "cancel"), {"reason": "Order withdrawn"}, token)
     assert response.status_code == 200, response.content
+    shown = response.json()["interrupt"]  # the answer says what was done (this session's trial: it said pending)
+    assert (shown["status"], shown["decision"], shown["decided_by"]) == ("resolved", "cancelled", "client:partner")
     row = Item.objects.get(pk=item.pk)
     assert (row.decision, row.decided_by_label, row.reason) == ("cancelled", "client:partner", "Order withdrawn")
     session = WorkflowSession.objects.get(pk=item.session_id)
     assert end_message(session) == "Draft cancelled."
     late = post(client, _url(item, "cancel"), {"reason": "again"}, token)
-    assert (late.status_code, late.json()["error"]["code"]) == (404, "interrupt_unknown")  # nothing pending
+    assert (late.status_code, late.json()["error"]["code"]) == (409, "interrupt_decided")  # as /resume says it
+    assert late.json()["error"]["decided_by"] == "client:partner"
 
 
 def test_cancel_after_a_decision_is_a_409_naming_who(client, token, item, personas, on_commit):
