@@ -28,8 +28,11 @@ each arrival is claimed by a conditional UPDATE, so it starts once. One that can
 
 Input queued behind a session that ended without its release running (the release failed) is
 started by the next arrival of the key, before it: the order holds. Arrivals of one key are
-serialised by locking the key's open sessions (``SELECT … FOR UPDATE``;
-SQLite's ``IMMEDIATE`` transactions serialise every write), so two at once are both kept, in order.
+serialised by an advisory lock on the key on PostgreSQL (also when no session of it exists yet) and
+by locking the key's open sessions (``SELECT … FOR UPDATE``; SQLite's ``IMMEDIATE`` transactions
+serialise every write), so two at once are both kept, in order. ``supersede`` refuses (409
+``session_busy``, retry) while a decision on the open session is stored but not yet applied:
+cancelling then would discard it.
 """
 
 from __future__ import annotations
@@ -39,12 +42,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.http import HttpRequest
 from django.utils import timezone
 
-from engine import EngineError, SessionStatus
+from engine import EngineError, SessionBusyError, SessionStatus
 
 from ..audit.services import audit_record
 from ..workflows import UnknownWorkflowError, get
@@ -59,6 +62,7 @@ __all__ = [
     "SessionWaitingError",
     "arrival_queue_message",
     "arrivals_release",
+    "release_stranded",
     "session_arrive",
 ]
 
@@ -142,6 +146,7 @@ def session_arrive(
     if not key:
         return ArrivalResult("started", session_start(workflow=workflow, data=data, user_id=user_id, metadata=metadata))
     check_input(runner_for(workflow), data)  # a bad input is refused now, under any policy
+    _lock_key(workflow, key)
     open_ = list(
         WorkflowSession.objects.select_for_update()
         .filter(workflow=workflow, correlation_key=key, status__in=OPEN)
@@ -169,6 +174,9 @@ def session_arrive(
         _audit(user_id, waiting, policy, "queued", arrival=arrival.pk, pending=_pending(waiting.id))
         return ArrivalResult("queued", waiting, arrival)
     if policy == "supersede":
+        if Answer.objects.filter(session__in=open_, applied_at__isnull=True).exists():
+            # A decision is stored but not yet applied: cancelling now would discard it.
+            raise SessionBusyError("A decision on the open session is being applied; send the input again shortly.")
         for row in open_:
             async_to_sync(session_cancel)(row, reason="Superseded: newer input arrived for the same key.")
         shown = {**(metadata or {}), "supersedes_session": waiting.id}
@@ -177,6 +185,15 @@ def session_arrive(
         _audit(user_id, session, policy, "superseded", superseded=superseded)
         return ArrivalResult("superseded", session, superseded=superseded)
     raise SessionWaitingError(waiting, _pending(waiting.id))
+
+
+def _lock_key(workflow: str, key: str) -> None:
+    """Serialise the arrivals of one key until the transaction ends, even when no session of it
+    exists yet to lock (two first arrivals would each start one): PostgreSQL's transaction-level
+    advisory lock on the key's hash. SQLite's ``IMMEDIATE`` transactions serialise every write."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"arrival\x1f{workflow}\x1f{key}"])
 
 
 def _start_queued(arrival: Arrival) -> WorkflowSession:
@@ -240,6 +257,19 @@ def _start(arrival: Arrival, session: WorkflowSession) -> WorkflowSession:
         metadata=arrival.metadata,
         correlation_key=arrival.correlation_key,
     )
+
+
+def release_stranded(limit: int = 100) -> int:
+    """Release input left queued behind a session that no longer runs (its run's release was lost:
+    a crash between the run's end and :func:`arrivals_release`); the recovery sweep calls it.
+    Returns how many sessions it released input of (at most ``limit`` looked at)."""
+    behind = (
+        Arrival.objects.filter(status=ArrivalStatus.QUEUED, session__isnull=False)
+        .exclude(session__status__in=(SessionStatus.NEW.value, SessionStatus.RUNNING.value))
+        .values_list("session_id", flat=True)
+        .distinct()[:limit]
+    )
+    return sum(1 for session_id in list(behind) if arrivals_release(session_id) is not None)
 
 
 def arrivals_release(session_id: str) -> Arrival | None:

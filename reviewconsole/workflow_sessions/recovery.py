@@ -39,6 +39,7 @@ from django_tasks_db.models import DBTaskResult
 
 from engine import SessionStatus
 
+from .arrivals import release_stranded
 from .models import Answer, Interrupt, InterruptStatus, WorkflowSession
 from .outbox import outbox_sweep
 from .tasks import run_session
@@ -137,6 +138,10 @@ class RecoveryLoop:
                 recover()
             except Exception:  # the database may be away for a while; the next sweep tries again
                 logger.exception("Recovery sweep failed")
+            try:
+                release_stranded()  # input queued behind a session whose run's release a crash lost
+            except Exception:
+                logger.exception("Arrival release sweep failed")
             try:
                 outbox_sweep()  # events a crash left unpublished; the registered sweeps (inbox expiry)
             except Exception:

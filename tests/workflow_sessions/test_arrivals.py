@@ -168,3 +168,45 @@ def test_two_inputs_arriving_at_once_are_both_queued_in_order(demo_tx, monkeypat
     assert len(kept) == 2 and {a.data["message"] for a in kept} == {"1", "2"}
     interrupt_decide(interrupt=pending_item(first.session), user=personas.admin, action="approve")
     assert [a.status for a in Arrival.objects.order_by("id")] == ["started", "queued"]  # the older one first
+
+
+def test_supersede_keeps_a_decision_not_yet_applied(demo, monkeypatch, personas, on_commit):
+    """Found by this session's attack: an approval stored but not yet applied by its run was
+    thrown away when newer input superseded the session. Now the newer input is refused with a
+    retryable 409 and the approval goes on."""
+    from engine import SessionBusyError
+    from reviewconsole.workflow_sessions import outbox
+    from reviewconsole.workflow_sessions.models import Answer
+
+    with_policy(monkeypatch, "supersede")
+    with on_commit():
+        first = arrive()
+    interrupt_decide(interrupt=pending_item(first.session), user=personas.admin, action="approve")  # run not yet run
+    outbox.relay(session_id=first.session.id)
+    assert Answer.objects.filter(session=first.session, applied_at__isnull=True).exists()
+    with pytest.raises(SessionBusyError):
+        arrive({"customer_id": "c123", "message": "newer"})
+    first.session.refresh_from_db()
+    assert first.session.status != "cancelled"
+    assert WorkflowSession.objects.filter(correlation_key="ticket-1").count() == 1
+
+
+def test_the_recovery_sweep_releases_input_a_lost_release_left_queued(demo, monkeypatch, personas, on_commit):
+    """Found by this session's attack: when the process died between a run's end and its release,
+    queued input waited until more input of the key arrived. The sweep releases it."""
+    from reviewconsole.workflow_sessions import tasks
+    from reviewconsole.workflow_sessions.arrivals import release_stranded
+
+    with_policy(monkeypatch, "queue")
+    with on_commit():
+        first = arrive()
+        queued = arrive({"customer_id": "c123", "message": "2"})
+    monkeypatch.setattr(tasks, "_release", lambda session_id: None)  # the process died here
+    with on_commit():
+        interrupt_decide(interrupt=pending_item(first.session), user=personas.admin, action="approve")
+    first.session.refresh_from_db()
+    assert first.session.status == "completed"
+    assert Arrival.objects.get(pk=queued.arrival.pk).status == "queued"
+    with on_commit():
+        assert release_stranded() == 1
+    assert Arrival.objects.get(pk=queued.arrival.pk).status == "started"
