@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from typing import Any
 
 import cel
@@ -41,6 +42,13 @@ _STANDARD = frozenset(
 """CEL's functions and macros a condition may call (operators are named ``_…_`` / ``@…``)."""
 
 
+MAX_MACROS = 2
+"""Most list macros in one condition: nested ``[1..10].map(...)`` takes seconds at depth 6 and
+runs in the relay's transaction (found by this session's attack)."""
+
+_MACRO = re.compile(r"\.\s*(?:map|filter|all|exists_one|exists)\s*\(")
+
+
 class ConditionError(ValueError):
     """A condition that cannot be used; the message says what is wrong (never raised by
     :func:`condition_holds`, which logs and answers ``default`` instead)."""
@@ -57,6 +65,12 @@ def _program(text: str) -> Any:
         raise ConditionError("The condition is empty: write e.g. args.amount > 100 (or true).")
     if len(text) > MAX_LENGTH:
         raise ConditionError(f"The condition is longer than {MAX_LENGTH} characters.")
+    loops = len(_MACRO.findall(text))
+    if loops > MAX_MACROS:
+        raise ConditionError(
+            f"The condition {text!r} has {loops} list macros (map, filter, all, exists, exists_one): "
+            f"at most {MAX_MACROS}, so that it cannot run for long in the relay."
+        )
     try:
         program = cel.compile(text)
     except ValueError as exc:
