@@ -67,6 +67,7 @@ WORKFLOWS = [
                 message=f"Approving a refund above ${refund_approval.REASON_LIMIT:,.0f} needs a reason: "
                 "write it in the Reason field. Nothing was recorded.",
             ),
+            refund_approval.no_larger_refund,
         ),
         due_in_seconds=24 * 3600,
         on_expiry="escalate",

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from reviewconsole.workflows import (
     ApprovalPolicy,
+    DecisionAttempt,
     FunctionCall,
     FunctionTool,
     LlmAgent,
@@ -35,6 +36,7 @@ __all__ = [
     "REASON_LIMIT",
     "RefundInput",
     "build",
+    "no_larger_refund",
     "offline_agent",
     "submitted_refunds",
 ]
@@ -105,6 +107,22 @@ def submit_refund(order_id: str, amount: float) -> dict[str, Any]:
     """
     submitted_refunds.append({"order_id": order_id, "amount": amount})
     return {"status": "submitted", "order_id": order_id, "amount": amount}
+
+
+def no_larger_refund(attempt: DecisionAttempt) -> str | None:
+    """The refund's check before a decision (``WorkflowSpec.before_decision``): an approval of
+    ``submit_refund`` with edited arguments may lower the amount or fix the order, never raise the
+    amount (one reviewer could otherwise approve $50,000 where $250 was approved)."""
+    edited = attempt.response.get("args") if isinstance(attempt.response, dict) else None
+    if attempt.decision != "approve" or not isinstance(edited, dict) or attempt.tool_args.get("amount") is None:
+        return None
+    try:
+        raised = float(edited.get("amount", 0)) > float(attempt.tool_args["amount"])
+    except (TypeError, ValueError):
+        return "The edited amount must be a number. Nothing was recorded."
+    if raised:
+        return "An edited refund may not be larger than the amount asked for. Nothing was recorded."
+    return None
 
 
 def build(model: Model | None = None, *, name: str = "refund_agent") -> LlmAgent:

@@ -157,3 +157,24 @@ def test_a_standing_approval_never_approves_its_grantors_own_request(demo, perso
     assert Item.objects.get(session=other, function_name="ask_for_approval").decided_by_label.startswith(
         "standing approval"
     )  # it still approves other people's requests
+
+
+def test_the_demo_refund_cannot_be_raised_by_an_edit(demo, personas, client, on_commit, refunds):
+    """Found by this session's attack: on the demo as shipped one reviewer approved a $250 refund's
+    ask_for_approval, then its submit_refund edited to $50,000. The refund's check refuses a raise."""
+    with on_commit():
+        session = session_start(
+            workflow="refund-approval", data={"order_id": "A-1", "amount": 250, "reason": "broken"}, user_id="webhook:x"
+        )
+    [ask] = Item.objects.filter(session=session, status="pending")
+    with on_commit():
+        interrupt_decide(interrupt=ask, user=personas.other_reviewer, action="approve")
+    item = _confirmation(session)
+    client.force_login(personas.other_reviewer)
+    response = _approve_edited(client, item, 50000)
+    assert response.status_code == 400, response.content
+    assert "may not be larger" in response.json()["error"]["message"]
+    assert refunds == []
+    with on_commit():
+        assert _approve_edited(client, item, 200).status_code == 200  # lowering it is allowed
+    assert refunds == [{"order_id": "A-1", "amount": 200}]
