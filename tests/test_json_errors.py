@@ -87,7 +87,8 @@ def _decide(client, user, item, data):
 
 def _decided_twice(client, user, item):
     assert _decide(client, user, item, {"action": "approve"}).status_code == 200
-    return _decide(client, user, item, {"action": "approve"})
+    # A different decision: the same one again is a no-op returning its receipt (issue 15).
+    return _decide(client, user, item, {"action": "reject", "reason": "changed my mind"})
 
 
 def _claimed(client, personas, item):
