@@ -119,7 +119,7 @@ def no_larger_refund(attempt: DecisionAttempt) -> str | None:
     try:
         raised = float(edited.get("amount", 0)) > float(attempt.tool_args["amount"])
     except (TypeError, ValueError):
-        return "The edited amount must be a number. Nothing was recorded."
+        return None  # not a number: the tool's parameter schema refuses it (answer_invalid)
     if raised:
         return "An edited refund may not be larger than the amount asked for. Nothing was recorded."
     return None
