@@ -52,6 +52,7 @@ from engine import (
 )
 
 from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
+from ..inbox.items.policy_gate import record_refused
 from ..inbox.items.receipts import refusal_record
 from ..workflow_sessions.services import answer_waiting, interrupt_answer, interrupt_get, session_cancel
 from . import services
@@ -163,5 +164,8 @@ async def apply_resume(
 
 
 async def _record(exc: EngineError, session_id: str, interrupt_id: str, decided_by: str) -> None:
-    """Audit a resume refused for the call it names (``inbox.items.receipts.refusal_record``)."""
+    """Audit a resume refused for the call it names (``inbox.items.receipts.refusal_record``; one a
+    policy decided, ``inbox.items.policy_gate.record_refused``)."""
+    if isinstance(exc, AlreadyDecidedError):
+        await sync_to_async(record_refused)(session_id, interrupt_id, actor=decided_by)
     await sync_to_async(refusal_record)(exc, session_id=session_id, interrupt_id=interrupt_id, actor=decided_by)

@@ -155,9 +155,8 @@ def resume(
         answer = idempotent(client=client, key=idempotency_key, digest=digest, action=action)
     except AlreadyDecidedError as exc:  # after its transaction rolled back: a policy's decision stands, recorded
         wire = body.interrupt_id or exc.details.get("interrupt_id")
-        actor = f"client:{client.name}"
-        if not record_refused(session.id, wire, answer=body.payload, actor=actor, request=request):
-            api_refusal_record(exc, client=client, session=session, interrupt_id=body.interrupt_id, request=request)
+        record_refused(session.id, wire, answer=body.payload, actor=f"client:{client.name}", request=request)
+        api_refusal_record(exc, client=client, session=session, interrupt_id=body.interrupt_id, request=request)
         raise
     except DecisionRefusedError as exc:
         audit_refusal(exc, actor=f"client:{client.name}", request=request)

@@ -29,6 +29,7 @@ from engine import AlreadyDecidedError, ArgsChangedError, EngineError, UnknownIn
 
 from ...audit.services import audit_record
 from ...workflow_sessions.models import Interrupt, InterruptStatus, WorkflowSession
+from .policy_gate import policy_decided
 
 __all__ = ["BOUND_REFUSALS", "is_repeat", "receipt", "refusal_record"]
 
@@ -84,9 +85,13 @@ def refusal_record(
 ) -> None:
     """Audit ``exc`` as ``interrupt.refuse`` when it is one of :data:`BOUND_REFUSALS` (else nothing):
     ``detail = {"code", "interrupt_id", "message"}`` plus the digests of an ``args_changed``. The
-    entry's target is ``target`` (a row), else the session ``session_id``."""
+    entry's target is ``target`` (a row), else the session ``session_id``. A call a policy decided
+    is left to ``policy_gate.record_refused``, which every door calls for it."""
     if not isinstance(exc, BOUND_REFUSALS):
         return
+    session = session_id or getattr(target, "session_id", None) or getattr(target, "pk", "")
+    if isinstance(exc, AlreadyDecidedError) and policy_decided(str(session), interrupt_id):
+        return  # a policy decided it: policy_gate.record_refused audits the attempt (interrupt.decide_refused)
     detail: dict[str, Any] = {"code": exc.code, "interrupt_id": interrupt_id or "", "message": exc.message}
     if isinstance(exc, ArgsChangedError):
         detail.update(expected=exc.details.get("expected"), given=exc.details.get("given"))

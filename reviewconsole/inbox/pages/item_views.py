@@ -30,7 +30,6 @@ from ..errors import DecisionError, InboxConflict
 from ..items import claims
 from ..items.decisions import interrupt_decide
 from ..items.permissions import require_retry_permission
-from ..items.policy_gate import policy_decided
 from ..items.receipts import receipt, refusal_record
 from ..items.refusals import retried_request
 from ..items.selectors import item_for
@@ -138,8 +137,7 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
             standing=standing,
         )
     except REFUSALS as exc:
-        if not (isinstance(exc, AlreadyDecidedError) and policy_decided(item.session_id, item.interrupt_id)):
-            refusal_record(exc, user=request.user, target=item, interrupt_id=item.interrupt_id, request=request)
+        refusal_record(exc, user=request.user, target=item, interrupt_id=item.interrupt_id, request=request)
         return refusal(request, item, exc, form_data=_form_data(request))
     item.refresh_from_db()
     first = item.is_pending and action == "approve"  # four eyes: the first of two approvals
