@@ -3,9 +3,12 @@
 Records handed out are copies, so callers cannot change stored data by accident. Events and
 pause checkpoints (kept for :meth:`InMemoryStore.restore_checkpoint`) are stored as JSON text:
 about a quarter of the memory of the objects (an event of a few hundred bytes of JSON is about
-3 KB as a pydantic object), and nothing outside can reach into them. When a session pauses, the
-events since its previous pause are packed into one zlib chunk (level 1, about 20 µs for the
-four events of a review, a third of their size): a paused session holds its history packed.
+3 KB as a pydantic object), and nothing outside can reach into them. An event's text is ADK's
+session JSON as pydantic writes it with ``exclude_none`` (what ADK's own session services
+store); fields left at their defaults are written too, which costs a third of the time of
+leaving them out. When a session pauses, the events since its previous pause are packed into one
+raw deflate chunk (level 1, with a preset dictionary of the event's keys: about 10 µs for the
+four events of a review, a quarter of their size): a paused session holds its history packed.
 """
 
 from __future__ import annotations
@@ -60,8 +63,37 @@ def _clone[T](obj: T) -> T:
     return cls(*get(obj))
 
 
-def _json(event: Event) -> str:
-    return event.model_dump_json(by_alias=True, exclude_none=True, exclude_defaults=True)
+_to_json = Event.__pydantic_serializer__.to_json
+"""pydantic's serialiser of :class:`Event` (what ``model_dump_json`` calls, without its wrapper)."""
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+"""Compact ``json.dumps`` without building an encoder per call."""
+
+
+def _json(event: Event) -> bytes:
+    """The event as ADK session JSON (UTF-8): camelCase keys, ``None`` fields left out."""
+    return _to_json(event, by_alias=True, exclude_none=True)
+
+
+_ZDICT = (
+    b'{"id":"","invocationId":"","author":"user","branch":"","timestamp":0.0,"content":{"role":"model","parts":'
+    b'[{"text":"","functionCall":{"id":"","name":"adk_request_input","args":{"interruptId":"","message":"",'
+    b'"payload":null,"response_schema":null}},"functionResponse":{"id":"","name":"","response":{"result":""}}}]},'
+    b'"actions":{"stateDelta":{},"route":"","requestedToolConfirmations":{}},"longRunningToolIds":[""],'
+    b'"nodeInfo":{"path":"","outputFor":[""],"messageAsOutput":true},"output":null}'
+)
+"""Deflate's preset dictionary: the keys every event repeats (a chunk of a few events shrinks by a
+fifth more, and packs faster)."""
+_WBITS = -15
+"""Raw deflate (no header or checksum: the chunks never leave the process), 32 KiB window."""
+
+
+def _pack(lines: list[bytes]) -> bytes:
+    packer = zlib.compressobj(1, zlib.DEFLATED, _WBITS, 4, zlib.Z_DEFAULT_STRATEGY, _ZDICT)
+    return packer.compress(b"\n".join(lines)) + packer.flush()
+
+
+def _unpack(chunk: bytes) -> list[bytes]:
+    return zlib.decompressobj(_WBITS, _ZDICT).decompress(chunk).split(b"\n")
 
 
 def _record_copy(record: SessionRecord, checkpoint: Any = None) -> SessionRecord:
@@ -88,10 +120,10 @@ class _MemSession:
     record: SessionRecord
     checkpoint: str = "null"
     """The latest checkpoint as JSON text (the record's ``checkpoint`` field stays None here)."""
-    events: list[str] = field(default_factory=list)
-    """Each event since the last pause as JSON (``Event.model_dump_json``)."""
+    events: list[bytes] = field(default_factory=list)
+    """Each event since the last pause as JSON (:func:`_json`)."""
     packed: list[bytes] | None = None
-    """The events before it, a zlib chunk per pause (JSON lines: JSON text holds no newline)."""
+    """The events before it, a deflate chunk per pause (:func:`_pack`: JSON lines, as JSON text holds no newline)."""
     interrupts: list[InterruptRecord] = field(default_factory=list)
     pending: dict[str, InterruptRecord] = field(default_factory=dict)
     """Pending interrupts by wire id, in creation order (so no call scans the history)."""
@@ -163,7 +195,7 @@ class InMemoryStore:
 
     async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[Event]:
         mem = self._get(session_id)
-        lines = [line for chunk in mem.packed or () for line in zlib.decompress(chunk).decode().split("\n")]
+        lines = [line for chunk in mem.packed or () for line in _unpack(chunk)]
         events = [Event.model_validate_json(raw) for raw in [*lines, *mem.events][after:]]
         if path is not None:
             events = [e for e in events if e.node_info.path == path]
@@ -214,7 +246,7 @@ class InMemoryStore:
             consumed = set(commit.consumed)
             mem.answers = [a for a in mem.answers if a.id not in consumed]
         record.status = commit.status
-        mem.checkpoint = json.dumps(commit.checkpoint, separators=(",", ":"))
+        mem.checkpoint = _dumps(commit.checkpoint)
         record.invocation_id = commit.invocation_id or record.invocation_id
         record.version += 1
         record.updated_at = time.time()
@@ -222,7 +254,7 @@ class InMemoryStore:
             record.output = commit.output
         record.error = commit.error
         if commit.pause and mem.events:
-            chunk = zlib.compress("\n".join(mem.events).encode(), 1)
+            chunk = _pack(mem.events)
             if mem.packed is None:
                 mem.packed = [chunk]
             else:
@@ -234,7 +266,7 @@ class InMemoryStore:
                 _MemCheckpoint(
                     id=checkpoint_id,
                     data=mem.checkpoint,
-                    state=json.dumps(record.state, separators=(",", ":")),
+                    state=_dumps(record.state),
                     pending=tuple(mem.newest[wire] for wire in mem.pending),
                     opened=len(mem.interrupts),
                 )
