@@ -187,22 +187,26 @@ class Context:
         delta = self.state.delta
         if delta:
             if event.actions is None:
-                event.actions = EventActions()
-            event.actions.state_delta = {**delta, **event.actions.state_delta}
+                event.actions = EventActions(state_delta=dict(delta))
+            else:
+                event.actions.state_delta = {**delta, **event.actions.state_delta}
             delta.clear()
         if self.state_schema is not None and event.actions is not None and event.actions.state_delta:
             validate_state_delta(self.state_schema, event.actions.state_delta, f"Node {self.node_path}")
+        # Only fields that change are set: each assignment goes through pydantic's __setattr__.
         if not event.author:
             event.author = self.author
-        event.invocation_id = self.session.invocation_id
-        if not event.node_info.path:
-            event.node_info.path = self.node_path
-        if event.branch is None:
+        if event.invocation_id != self.session.invocation_id:
+            event.invocation_id = self.session.invocation_id
+        node_info = event.node_info
+        if not node_info.path:
+            node_info.path = self.node_path
+        if event.branch is None and self.branch is not None:
             event.branch = self.branch
-        if event.isolation_scope is None:
+        if event.isolation_scope is None and self.isolation_scope is not None:
             event.isolation_scope = self.isolation_scope
-        if event.output is not None and event.node_info.output_for is None:
-            event.node_info.output_for = [self.node_path, *self.output_for]
+        if event.output is not None and node_info.output_for is None:
+            node_info.output_for = [self.node_path, *self.output_for]
         self.session.apply(event)
         self.pending.append(event)
         return event

@@ -203,28 +203,33 @@ class Event(_Model):
     @model_validator(mode="before")
     @classmethod
     def _shorthand(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or not ({"message", "state", "route"} & data.keys()):
+        # Nested values are given as plain dicts where they can be: pydantic builds the models.
+        if not isinstance(data, dict) or not ("message" in data or "state" in data or "route" in data):
             return data
         data = dict(data)
         message = data.pop("message", None)
         state = data.pop("state", None)
         route = data.pop("route", None)
         if isinstance(message, list):
-            data["content"] = Content(
-                role="user", parts=[p if isinstance(p, Part) else Part(text=str(p)) for p in message]
-            )
+            data["content"] = {
+                "role": "user",
+                "parts": [p if isinstance(p, Part) else {"text": str(p)} for p in message],
+            }
         elif message is not None:
             data["content"] = (
-                message if isinstance(message, Content) else Content(role="user", parts=[Part(text=str(message))])
+                message if isinstance(message, Content) else {"role": "user", "parts": [{"text": str(message)}]}
             )
         if state is not None or route is not None:
-            actions = data.get("actions") or EventActions()
-            if isinstance(actions, dict):
-                actions = EventActions.model_validate(actions)
-            if state:
-                actions.state_delta.update(state)
-            if route is not None:
-                actions.route = route
+            actions = data.get("actions")
+            if actions is None:
+                actions = {"state_delta": dict(state) if state else {}, "route": route}
+            else:
+                if isinstance(actions, dict):
+                    actions = EventActions.model_validate(actions)
+                if state:
+                    actions.state_delta.update(state)
+                if route is not None:
+                    actions.route = route
             data["actions"] = actions
         return data
 
