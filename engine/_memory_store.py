@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from pydantic_core import PydanticSerializationError, from_json, to_json
+
 from ._errors import (
     AlreadyDecidedError,
     CheckpointDecidedError,
@@ -65,8 +67,30 @@ def _clone[T](obj: T) -> T:
 
 _to_json = Event.__pydantic_serializer__.to_json
 """pydantic's serialiser of :class:`Event` (what ``model_dump_json`` calls, without its wrapper)."""
-_dumps = json.JSONEncoder(separators=(",", ":")).encode
-"""Compact ``json.dumps`` without building an encoder per call."""
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def _dumps(value: Any) -> str:
+    """``value`` as compact JSON text, by pydantic_core (5 to 10 times faster than ``json.dumps``).
+
+    NaN and infinities are written as ``json.dumps`` writes them. What pydantic_core cannot write
+    (a string with a lone surrogate, an object of unknown type) goes to ``json.dumps``, which
+    writes it or raises ``TypeError`` as before. Values of types ``json.dumps`` refuses but
+    pydantic writes (datetimes, sets, bytes, models) are written as pydantic writes them.
+    """
+    try:
+        return to_json(value, inf_nan_mode="constants").decode()
+    except PydanticSerializationError:
+        return _encode(value)
+
+
+def _loads(text: str) -> Any:
+    """The value of JSON text written by :func:`_dumps` (pydantic_core's reader; ``json.loads``
+    for what it cannot read, e.g. an escaped lone surrogate)."""
+    try:
+        return from_json(text)
+    except ValueError:
+        return json.loads(text)
 
 
 def _json(event: Event) -> bytes:
@@ -191,7 +215,7 @@ class InMemoryStore:
 
     async def get_session(self, session_id: str) -> SessionRecord:
         mem = self._get(session_id)
-        return _record_copy(mem.record, json.loads(mem.checkpoint))
+        return _record_copy(mem.record, _loads(mem.checkpoint))
 
     async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[Event]:
         mem = self._get(session_id)
@@ -355,7 +379,7 @@ class InMemoryStore:
         mem = self._get(session_id)
         record = mem.record
         return RunLoad(
-            record=_record_copy(record, json.loads(mem.checkpoint)),
+            record=_record_copy(record, _loads(mem.checkpoint)),
             pending=[_clone(r) for r in mem.pending.values()],
             answers=list(mem.answers),
             shared_state=await self.get_shared_state(record.app_name, record.user_id),
@@ -369,7 +393,7 @@ class InMemoryStore:
 
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
         found = self._get(session_id).find_checkpoint(checkpoint_id)
-        return json.loads(found.data) if found is not None else None
+        return _loads(found.data) if found is not None else None
 
     async def restore_checkpoint(
         self,
@@ -400,8 +424,8 @@ class InMemoryStore:
         for later in mem.interrupts[found.opened :]:
             if later.status == "resolved" and later.decided_by != decided_by:
                 raise CheckpointDecidedError.for_interrupt(later.id, later.decided_by, later.decided_at)
-        data = json.loads(found.data)
-        restored_state = json.loads(found.state)
+        data = _loads(found.data)
+        restored_state = _loads(found.state)
         invocation_id = str(data.get("invocation_id") or record.invocation_id)
         mem.events.append(
             _json(
