@@ -40,6 +40,7 @@ if __package__ in (None, ""):  # executed as a script
 
 from bench import run_bench
 from bench.peers import cli, common, measure
+from engine import Content, LlmResponse, Part
 
 SYSTEM = "reviewconsole"
 DB_NAME = "reviewconsole.sqlite3"
@@ -55,8 +56,6 @@ class BenchModel:
     offline = True
 
     async def generate(self, request: Any) -> AsyncIterator[Any]:
-        from engine import Content, LlmResponse, Part
-
         text = request.instruction
         complaint = text.split("Customer complaint:\n", 1)[1].split("\n\nReviewer feedback", 1)[0]
         feedback = text.split("(apply it if present):\n", 1)[1].strip()

@@ -118,6 +118,9 @@ class Context:
         """True once a child was run with ``use_as_output=True``: its output event is this node's."""
         self.attempt_count = 1
         """Which attempt of this activation is running (1 for the first; ``retry_config`` retries)."""
+        self.input_valid = False
+        """True when ``node_input`` was validated against the node's ``input_schema`` already (the
+        root's input, which :meth:`engine.Runner.start` validates before it stores it)."""
         self.recovered = False
         """True when this leaf runs again because a worker died while it ran: its code (and any
         effect it has) may have run before. The run is flagged with an event (scenario H26)."""

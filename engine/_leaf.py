@@ -38,7 +38,8 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
         ctx.emit(Event(custom_metadata={EFFECT_MAY_HAVE_RUN: True}))
     await ctx.session.flush()  # everything before this node is stored before its code runs
     try:
-        ctx.node_input = node.validate_input(ctx.node_input)
+        if not ctx.input_valid:
+            ctx.node_input = node.validate_input(ctx.node_input)
         gate = _confirmation_gate(node, ctx) if node.require_confirmation else None
         if gate is None and node.auth_config is not None:
             gate = _auth_gate(node, ctx)

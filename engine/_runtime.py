@@ -14,7 +14,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from ._errors import EngineError
-from ._events import REQUEST_INPUT_FUNCTION, Content, Event, FunctionCall, Part, new_id
+from ._events import REQUEST_INPUT_FUNCTION, Event, new_id
 from ._interrupts import RequestInput
 from ._listener import Listener, RunListener, as_listener
 from ._state import TEMP_PREFIX, split_delta
@@ -33,8 +33,12 @@ CHECKPOINT_FORMAT = 1
 
 def _drop_temp_keys(event: Event) -> None:
     actions = event.actions
-    if actions is not None and any(key.startswith(TEMP_PREFIX) for key in actions.state_delta):
-        actions.state_delta = {k: v for k, v in actions.state_delta.items() if not k.startswith(TEMP_PREFIX)}
+    if actions is None or not actions.state_delta:
+        return
+    for key in actions.state_delta:
+        if key.startswith(TEMP_PREFIX):
+            actions.state_delta = {k: v for k, v in actions.state_delta.items() if not k.startswith(TEMP_PREFIX)}
+            return
 
 
 class RunSession:
@@ -158,15 +162,9 @@ class RunSession:
                 "payload": request.payload,
                 "response_schema": schema,
             }
-            ctx.emit(
-                Event(
-                    content=Content(
-                        role="model",
-                        parts=[Part(function_call=FunctionCall(id=wire_id, name=function_name, args=args))],
-                    ),
-                    long_running_tool_ids=[wire_id],
-                )
-            )
+            call = {"id": wire_id, "name": function_name, "args": args}
+            content = {"role": "model", "parts": [{"function_call": call}]}
+            ctx.emit(Event.model_validate({"content": content, "long_running_tool_ids": [wire_id]}))
         return wire_id
 
     def register_interrupt(self, record: InterruptRecord, ctx: Context) -> None:

@@ -182,6 +182,7 @@ class Slot:
                 self.child = dynamic_snapshot(ctx.dynamic)
         else:
             self.interrupts = {}
-        for wire in previous.keys() - self.interrupts.keys():
-            session.cancel_interrupt(wire)
+        if previous:
+            for wire in previous.keys() - self.interrupts.keys():
+                session.cancel_interrupt(wire)
         self.ctx = None

@@ -67,9 +67,11 @@ def split_delta(delta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], 
     app: dict[str, Any] = {}
     user: dict[str, Any] = {}
     for key, value in delta.items():
-        if key.startswith(TEMP_PREFIX):
+        if ":" not in key:  # no prefix: most keys
+            session[key] = value
+        elif key.startswith(TEMP_PREFIX):
             continue
-        if key.startswith(APP_PREFIX):
+        elif key.startswith(APP_PREFIX):
             app[key] = value
         elif key.startswith(USER_PREFIX):
             user[key] = value

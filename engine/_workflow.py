@@ -66,6 +66,15 @@ def _common_prefix(branches: list[str | None]) -> str | None:
     return ".".join(prefix) or None
 
 
+def _text_field(schema: Any) -> str | None:
+    """The only required field of a pydantic model ``schema`` when it is a ``str`` (a plain text
+    input fills it), else None."""
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        return None
+    required = [n for n, f in schema.model_fields.items() if f.is_required()]
+    return required[0] if len(required) == 1 and schema.model_fields[required[0]].annotation is str else None
+
+
 @dataclass
 class _Trigger:
     input: Any
@@ -117,6 +126,7 @@ class Workflow(BaseNode):
         )
         if max_concurrency is not None and max_concurrency < 1:
             raise ConfigurationError(f"Workflow {name}: max_concurrency must be at least 1.")
+        self._text_field = _text_field(input_schema)
         self.graph: Graph = build_graph(edges, as_node)
         self.max_concurrency = max_concurrency
         self.state_schema = state_schema
@@ -125,11 +135,8 @@ class Workflow(BaseNode):
             check_state_schema(self, state_schema)
 
     def validate_input(self, value: Any) -> Any:
-        schema = self.input_schema
-        if isinstance(value, str) and isinstance(schema, type) and issubclass(schema, BaseModel):
-            required = [n for n, f in schema.model_fields.items() if f.is_required()]
-            if len(required) == 1 and schema.model_fields[required[0]].annotation is str:
-                value = {required[0]: value}
+        if isinstance(value, str) and self._text_field is not None:
+            value = {self._text_field: value}
         validated = super().validate_input(value)
         return validated.model_dump(mode="json") if isinstance(validated, BaseModel) else validated
 
@@ -141,10 +148,11 @@ class Workflow(BaseNode):
         elif ctx.saved is not None:
             loop = _Loop.restore(self, ctx, ctx.saved)
         else:
-            try:
-                ctx.node_input = self.validate_input(ctx.node_input)
-            except Exception as exc:
-                return Outcome.failed(exc)
+            if not ctx.input_valid:
+                try:
+                    ctx.node_input = self.validate_input(ctx.node_input)
+                except Exception as exc:
+                    return Outcome.failed(exc)
             loop = _Loop.fresh(self, ctx)
         ctx.saved = loop
         loop.deliver(ctx.resume_inputs, ctx.messages)
