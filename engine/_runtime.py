@@ -287,7 +287,8 @@ class RunSession:
         error: dict[str, Any] | None = None,
         checkpoint: dict[str, Any] | None = None,
     ) -> SessionRecord:
-        async with self._lock:
+        await self._lock.acquire()  # not ``async with``: a third of its cost
+        try:
             events, self._batch, self._dirty = self._batch, [], False
             state = self.committed_state
             for event in events:
@@ -317,3 +318,5 @@ class RunSession:
             self.written_checkpoint, self.written = commit.checkpoint, True
             self.committed_events.extend(events)
             return record
+        finally:
+            self._lock.release()
