@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import os
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -41,9 +42,35 @@ REQUEST_CONFIRMATION_FUNCTION = "adk_request_confirmation"
 """Function-call name of a tool-confirmation interrupt."""
 
 
+_IDS_PER_READ = 64
+_ids: Iterator[str] = iter(())
+"""Ids not handed out yet from the last read of the OS's random source."""
+
+
 def new_id() -> str:
-    """A fresh random id: 32 hex characters (128 random bits, as a uuid4 has 122)."""
-    return os.urandom(16).hex()
+    """A fresh random id: 32 hex characters (128 random bits from ``os.urandom``, as a uuid4 has 122).
+
+    The random bytes are read 64 ids at a time (one system call, not one per id: a node run
+    makes several ids). ``next`` on the batch is atomic, so threads never share an id; a batch
+    two threads refill at once is simply dropped by one of them. A forked child starts a batch of
+    its own (it must not repeat its parent's ids).
+    """
+    global _ids
+    found = next(_ids, None)
+    if found is None:
+        raw = os.urandom(16 * _IDS_PER_READ).hex()
+        batch = iter([raw[at : at + 32] for at in range(0, len(raw), 32)])
+        found = next(batch)
+        _ids = batch
+    return found
+
+
+def _forget_ids() -> None:
+    global _ids
+    _ids = iter(())
+
+
+os.register_at_fork(after_in_child=_forget_ids)
 
 
 class _Model(BaseModel):

@@ -56,7 +56,8 @@ async def keep_lease[T](store: Store, session_id: str, owner: str, ttl: float, w
         raise RuntimeError("keep_lease must run inside an asyncio task.")
     keeper = _Keeper(store, session_id, owner, ttl, task)
     cancelling = task.cancelling()
-    first_renewal = asyncio.get_running_loop().call_later(ttl / 3, keeper.start)
+    loop = asyncio.get_running_loop()
+    first_renewal = loop.call_at(loop.time() + ttl / 3, keeper.start)
     try:
         result = await work
     except asyncio.CancelledError:
@@ -69,7 +70,8 @@ async def keep_lease[T](store: Store, session_id: str, owner: str, ttl: float, w
         raise
     finally:
         first_renewal.cancel()
-        await keeper.stop()
+        if keeper.renewing is not None:
+            await keeper.stop()
     if keeper.lost:  # the run ended on its own although its task was cancelled: nothing to stop
         task.uncancel()
     return result

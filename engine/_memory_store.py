@@ -244,11 +244,12 @@ class InMemoryStore:
             raise StuckSessionError(
                 f"Session {session_id} would wait with nothing to resume it.", session_id=session_id
             )
-        for event in commit.events:
-            delta = event.state_delta
-            if not delta:
+        events = commit.events
+        for event in events:
+            actions = event.actions
+            if actions is None or not actions.state_delta:
                 continue
-            session_delta, app_delta, user_delta = split_delta(delta)
+            session_delta, app_delta, user_delta = split_delta(actions.state_delta)
             record.state.update(session_delta)
             if app_delta:
                 self._app_state.setdefault(record.app_name, {}).update(app_delta)
@@ -256,7 +257,8 @@ class InMemoryStore:
                 self._user_state.setdefault((record.app_name, record.user_id), {}).update(user_delta)
         if commit.lease_owner is not None and commit.lease_ttl:
             mem.lease_expires = self._clock() + commit.lease_ttl
-        mem.events.extend(_json(event) for event in commit.events)
+        if events:
+            mem.events += [_to_json(event, by_alias=True, exclude_none=True) for event in events]  # as _json
         for opened in commit.opened:
             rec = _clone(opened)
             mem.newest[rec.id] = len(mem.interrupts)

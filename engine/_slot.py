@@ -36,7 +36,7 @@ RUN = "run"
 COMPLETE = "complete"
 
 
-@dataclass
+@dataclass(slots=True)
 class Slot:
     """One activation: ``status`` is ``running`` or ``waiting``; ``run`` is its run id."""
 

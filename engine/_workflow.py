@@ -305,8 +305,9 @@ class _Loop:
             if limit is not None and len(self.tasks) + len(self.starting) >= limit:
                 return
             self._launch(self.ready.pop(0), fresh=False)
-        if any(slot.awaiting_message for slot in self.nodes.values()):
-            return  # a task agent is talking with the user: nothing else starts meanwhile
+        for slot in self.nodes.values():
+            if slot.awaiting_message:
+                return  # a task agent is talking with the user: nothing else starts meanwhile
         for name in list(self.triggers):
             if limit is not None and len(self.tasks) + len(self.starting) >= limit:
                 return

@@ -1,0 +1,54 @@
+"""Ids (``engine.new_id``): 128 random bits as 32 hex characters, never repeated across batches,
+threads or a fork (the random bytes are read 64 ids at a time)."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+
+import pytest
+
+from engine._events import new_id
+
+
+def test_ids_are_32_hex_characters_and_unique_across_many_batches():
+    ids = [new_id() for _ in range(5_000)]
+    assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids)
+    assert len(set(ids)) == len(ids)
+
+
+def test_threads_taking_ids_at_once_never_share_one():
+    taken: list[list[str]] = [[] for _ in range(8)]
+    start = threading.Barrier(len(taken))
+
+    def take(into: list[str]) -> None:
+        start.wait()
+        into.extend(new_id() for _ in range(3_000))
+
+    threads = [threading.Thread(target=take, args=(into,)) for into in taken]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    every = [i for into in taken for i in into]
+    assert len(every) == 24_000
+    assert len(set(every)) == len(every)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_does_not_repeat_its_parents_ids():
+    new_id()  # a batch is under way: the child inherits its remaining ids
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: send ten ids, then leave without running pytest's teardown
+        os.write(write, "".join(new_id() for _ in range(10)).encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read) as pipe:
+        text = pipe.read()
+    child = {text[at : at + 32] for at in range(0, len(text), 32)}
+    parent = {new_id() for _ in range(10)}
+    assert len(child) == 10
+    assert not child & parent
