@@ -185,4 +185,9 @@ class Slot:
         if previous:
             for wire in previous.keys() - self.interrupts.keys():
                 session.cancel_interrupt(wire)
+        if ctx is not None and node.composite:
+            # The activation is over (its checkpoint, if it waits, is in ``child``): drop its live
+            # state, which points back at the context (a workflow's loop does), so that the run's
+            # objects are freed when the run ends rather than by the garbage collector.
+            ctx.saved = None
         self.ctx = None
