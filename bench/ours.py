@@ -150,8 +150,10 @@ class OursDriver(common.AsyncPeerDriver):
     def _outcome(self, result: Any) -> common.Outcome:
         if result.status == "waiting":
             return common.Paused(result.session.state["draft"])
-        texts = [e.text for e in result.events if e.text and e.author != "draft_email"]
-        return common.Finished(texts[-1] if texts else "")
+        for event in reversed(result.events):  # the last message that is not a draft
+            if event.author != "draft_email" and event.text:
+                return common.Finished(event.text)
+        return common.Finished("")
 
     async def astart(self, session_id: str, complaint: str) -> common.Outcome:
         record = await self.runner.create_session()

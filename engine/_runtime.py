@@ -218,7 +218,8 @@ class RunSession:
         stored (ADK ``sessions/base_session_service.py``).
         """
         for event in events:
-            _drop_temp_keys(event)
+            if event.actions is not None:
+                _drop_temp_keys(event)
         self._batch.extend(events)
         self._dirty = True
         if not self._soon_planned:
