@@ -86,6 +86,7 @@ async def prepare_answers(
             "invocation_id": records[0].invocation_id,
             "branch": branches.pop() if len(branches) == 1 else None,
             "content": {"role": "user", "parts": parts},
+            "node_info": {},
         }
     )
     return records, to_store, event

@@ -10,6 +10,7 @@ use :class:`~engine.Runner`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 from typing import TYPE_CHECKING, Any
 
@@ -76,7 +77,10 @@ class RunSession:
         self._opened: list[InterruptRecord] = []
         self._cancelled: list[str] = []
         self._consumed: list[int] = []
-        self._lock = asyncio.Lock()
+        self._writing = False
+        """True while a write is under way (writes happen one at a time, see :meth:`_write`)."""
+        self._write_waiters: collections.deque[asyncio.Future[None]] | None = None
+        """Writes waiting for their turn, oldest first (made when one first waits)."""
         self._batch: list[Event] = []
         self._dirty = False
         self._soon: asyncio.Future[None] | None = None
@@ -164,7 +168,7 @@ class RunSession:
             }
             call = {"id": wire_id, "name": function_name, "args": args}
             content = {"role": "model", "parts": [{"function_call": call}]}
-            ctx.emit(Event.model_validate({"content": content, "long_running_tool_ids": [wire_id]}))
+            ctx.emit(Event.model_validate({"content": content, "long_running_tool_ids": [wire_id], "node_info": {}}))
         return wire_id
 
     def register_interrupt(self, record: InterruptRecord, ctx: Context) -> None:
@@ -288,7 +292,10 @@ class RunSession:
         error: dict[str, Any] | None = None,
         checkpoint: dict[str, Any] | None = None,
     ) -> SessionRecord:
-        await self._lock.acquire()  # not ``async with``: a third of its cost
+        if self._writing:
+            await self._wait_to_write()
+        else:
+            self._writing = True
         try:
             events, self._batch, self._dirty = self._batch, [], False
             state = self.committed_state
@@ -320,4 +327,29 @@ class RunSession:
             self.committed_events.extend(events)
             return record
         finally:
-            self._lock.release()
+            self._pass_write_on()
+
+    # One write at a time, first come first served: asyncio.Lock's rule, without its coroutine
+    # and object per write (the run's own writes never wait; a flush scheduled by commit() may).
+
+    async def _wait_to_write(self) -> None:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._write_waiters is None:
+            self._write_waiters = collections.deque()
+        self._write_waiters.append(waiter)
+        try:
+            await waiter  # set by _pass_write_on, which hands the turn over (_writing stays True)
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self._pass_write_on()  # handed the turn just as it was cancelled: hand it on
+            elif waiter in self._write_waiters:
+                self._write_waiters.remove(waiter)
+            raise
+
+    def _pass_write_on(self) -> None:
+        while self._write_waiters:
+            waiter = self._write_waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self._writing = False

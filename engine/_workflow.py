@@ -297,7 +297,7 @@ class _Loop:
         if waiting:
             interrupts = [wire for slot in waiting for wire in slot.interrupts]
             return Outcome.waiting(interrupts, awaiting_message=any(s.awaiting_message for s in waiting))
-        return Outcome.completed(self.terminal_output)
+        return Outcome("completed", self.terminal_output)
 
     def _schedule(self) -> None:
         limit = self.wf.max_concurrency
