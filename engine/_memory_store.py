@@ -20,7 +20,7 @@ import time
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic_core import PydanticSerializationError, from_json, to_json
 
@@ -120,9 +120,12 @@ def _unpack(chunk: bytes) -> list[bytes]:
     return zlib.decompressobj(_WBITS, _ZDICT).decompress(chunk).split(b"\n")
 
 
+_record_fields = operator.attrgetter(*(f.name for f in fields(SessionRecord)))
+
+
 def _record_copy(record: SessionRecord, checkpoint: Any = None) -> SessionRecord:
     """A copy of the stored record; its checkpoint is ``checkpoint`` (the stored one is JSON text)."""
-    copy = _clone(record)
+    copy = SessionRecord(*_record_fields(record))
     copy.state = dict(record.state)
     copy.checkpoint = checkpoint
     return copy
@@ -181,11 +184,8 @@ class InMemoryStore:
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
         self._lock = asyncio.Lock()
 
-    def _get(self, session_id: str) -> _MemSession:
-        try:
-            return self._sessions[session_id]
-        except KeyError:
-            raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id) from None
+    def _missing(self, session_id: str) -> NoReturn:
+        raise SessionNotFoundError(f"No session {session_id!r}.", session_id=session_id)
 
     # -- sessions ----------------------------------------------------------------------------
 
@@ -214,11 +214,11 @@ class InMemoryStore:
         return _record_copy(record)
 
     async def get_session(self, session_id: str) -> SessionRecord:
-        mem = self._get(session_id)
+        mem = self._sessions.get(session_id) or self._missing(session_id)
         return _record_copy(mem.record, _loads(mem.checkpoint))
 
     async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[Event]:
-        mem = self._get(session_id)
+        mem = self._sessions.get(session_id) or self._missing(session_id)
         lines = [line for chunk in mem.packed or () for line in _unpack(chunk)]
         events = [Event.model_validate_json(raw) for raw in [*lines, *mem.events][after:]]
         if path is not None:
@@ -231,7 +231,7 @@ class InMemoryStore:
     # -- commits -----------------------------------------------------------------------------
 
     async def commit(self, session_id: str, commit: Commit) -> SessionRecord:
-        mem = self._get(session_id)
+        mem = self._sessions.get(session_id) or self._missing(session_id)
         record = mem.record
         if record.version != commit.expected_version:
             raise ConcurrencyError(
@@ -312,10 +312,10 @@ class InMemoryStore:
     # -- interrupts and answers --------------------------------------------------------------
 
     async def pending_interrupts(self, session_id: str) -> list[InterruptRecord]:
-        return [_clone(r) for r in self._get(session_id).pending.values()]
+        return [_clone(r) for r in (self._sessions.get(session_id) or self._missing(session_id)).pending.values()]
 
     async def get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
-        mem = self._get(session_id)
+        mem = self._sessions.get(session_id) or self._missing(session_id)
         at = mem.newest.get(interrupt_id)
         return _clone(mem.interrupts[at]) if at is not None else None
 
@@ -329,7 +329,7 @@ class InMemoryStore:
         decisions: Mapping[str, Decision] | None = None,
         guard: AnswerGuard | None = None,
     ) -> None:
-        mem = self._get(session_id)
+        mem = self._sessions.get(session_id) or self._missing(session_id)
         pending = mem.pending
         for answer in answers:
             if answer.interrupt_id and answer.interrupt_id not in pending:
@@ -356,12 +356,12 @@ class InMemoryStore:
         mem.events.append(_json(event))
 
     async def take_answers(self, session_id: str) -> list[StoredAnswer]:
-        return list(self._get(session_id).answers)
+        return list((self._sessions.get(session_id) or self._missing(session_id)).answers)
 
     # -- leases ------------------------------------------------------------------------------
 
     async def acquire_lease(self, session_id: str, owner: str, ttl: float) -> bool:
-        mem = self._get(session_id)
+        mem = self._sessions.get(session_id) or self._missing(session_id)
         now = self._clock()
         if mem.lease_owner not in (None, owner) and mem.lease_expires > now:
             return False
@@ -370,7 +370,7 @@ class InMemoryStore:
         return True
 
     async def release_lease(self, session_id: str, owner: str) -> None:
-        mem = self._get(session_id)
+        mem = self._sessions.get(session_id) or self._missing(session_id)
         if mem.lease_owner == owner:
             mem.lease_owner = None
             mem.lease_expires = 0.0
@@ -378,7 +378,7 @@ class InMemoryStore:
     async def open_run(self, session_id: str, owner: str, ttl: float) -> RunLoad | None:
         if not await self.acquire_lease(session_id, owner, ttl):
             return None
-        mem = self._get(session_id)
+        mem = self._sessions.get(session_id) or self._missing(session_id)
         record = mem.record
         return RunLoad(
             record=_record_copy(record, _loads(mem.checkpoint)),
@@ -389,12 +389,12 @@ class InMemoryStore:
 
     async def close_run(self, session_id: str, owner: str) -> bool:
         await self.release_lease(session_id, owner)
-        return bool(self._get(session_id).answers)
+        return bool((self._sessions.get(session_id) or self._missing(session_id)).answers)
 
     # -- checkpoints -------------------------------------------------------------------------
 
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
-        found = self._get(session_id).find_checkpoint(checkpoint_id)
+        found = (self._sessions.get(session_id) or self._missing(session_id)).find_checkpoint(checkpoint_id)
         return _loads(found.data) if found is not None else None
 
     async def restore_checkpoint(
@@ -406,7 +406,7 @@ class InMemoryStore:
         decided_by: str | None = None,
     ) -> SessionRecord | None:
         """See :meth:`engine.Store.restore_checkpoint` (closed sessions and others' decisions refused)."""
-        mem = self._get(session_id)
+        mem = self._sessions.get(session_id) or self._missing(session_id)
         found = mem.find_checkpoint(checkpoint_id)
         if found is None:
             return None

@@ -327,7 +327,10 @@ class RunSession:
             self.committed_events.extend(events)
             return record
         finally:
-            self._pass_write_on()
+            if self._write_waiters:
+                self._pass_write_on()
+            else:
+                self._writing = False
 
     # One write at a time, first come first served: asyncio.Lock's rule, without its coroutine
     # and object per write (the run's own writes never wait; a flush scheduled by commit() may).
