@@ -146,7 +146,7 @@ class Content(_Model):
     @property
     def text(self) -> str:
         """The concatenated text parts ('' when there are none)."""
-        return "".join(p.text for p in self.parts if p.text is not None)
+        return "".join([p.text for p in self.parts if p.text is not None])  # a list: no generator frame
 
     def function_calls(self) -> list[FunctionCall]:
         """The function-call parts, in order."""
