@@ -1,17 +1,19 @@
-"""Python calls per ORM start and resume, attributed to the product's modules: a cost that does not
+"""Python calls per start and resume, attributed to the product's modules: a cost that does not
 move with the machine's load, so two commits compare on a shared machine.
 
-Drives ``bench.ours``'s ``orm`` variant (the email-review workflow, the console's ORM store on
-SQLite, the in-memory channel layer, every registered outbox consumer) and counts, in every
+Drives a ``bench.ours`` variant: ``orm`` (the default: the email-review workflow, the console's ORM
+store on SQLite, the in-memory channel layer, every registered outbox consumer) or ``memory`` (the
+same workflow on the engine's ``InMemoryStore``, as ``run_bench.py`` times it), and counts, in every
 thread, each Python function start and each call (``sys.monitoring`` ``PY_START`` and ``CALL``
 events), charged to the innermost frame of ``reviewconsole/`` or ``engine/`` on the stack
 ("other": none, e.g. the event loop). ``--sessions`` sessions are started and then resumed once
-each, after five untimed warm-up sessions.
+each (``--answer``), after five untimed warm-up sessions.
 
 Run it from the tree to measure, so that tree's ``bench.ours`` and code are imported; it may be
 another commit's checkout::
 
     .venv/bin/python bench/calls.py --sessions 30
+    .venv/bin/python bench/calls.py --variant memory --sessions 100
     (cd /tmp/old && PYTHONPATH=. /path/to/.venv/bin/python /path/to/bench/calls.py --sessions 30)
 
 Prints, per phase, the events per operation, then the top modules and functions.
@@ -45,7 +47,7 @@ def _owner(counts: collections.Counter[tuple[str, str]]) -> Any:
     return charge
 
 
-async def _measure(driver: Any, sessions: int) -> dict[str, collections.Counter[tuple[str, str]]]:
+async def _measure(driver: Any, sessions: int, answer: str) -> dict[str, collections.Counter[tuple[str, str]]]:
     await driver.aopen()
     for i in range(5):
         await driver.astart(f"warm{i}", "My order arrived broken")
@@ -64,7 +66,7 @@ async def _measure(driver: Any, sessions: int) -> dict[str, collections.Counter[
                 if phase == "start":
                     await driver.astart(f"s{i}", "My order arrived broken")
                 else:
-                    await driver.aresume(f"s{i}", "make it shorter")
+                    await driver.aresume(f"s{i}", answer)
             mon.set_events(TOOL, 0)
             phases[phase] = counts
     finally:
@@ -77,12 +79,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--variant", choices=("orm", "memory"), default="orm")
+    parser.add_argument(
+        "--answer",
+        default="make it shorter",
+        help="the resume's answer: feedback (a revise: the draft again, then a pause) or approve (to completion, "
+        "as run_bench.py's resume)",
+    )
     args = parser.parse_args(argv)
     from bench import ours
 
-    driver = ours.OursDriver("orm")
-    driver.open()  # migrates: before the event loop (migrate is sync-only)
-    for phase, counts in asyncio.run(_measure(driver, args.sessions)).items():
+    driver = ours.OursDriver(args.variant)
+    driver.open()  # orm: migrates, before the event loop (migrate is sync-only)
+    for phase, counts in asyncio.run(_measure(driver, args.sessions, args.answer)).items():
         per_op = sum(counts.values()) / args.sessions
         print(f"{phase}: {per_op:,.0f} Python calls per operation")
         modules: collections.Counter[str] = collections.Counter()

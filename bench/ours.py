@@ -40,6 +40,7 @@ if __package__ in (None, ""):  # executed as a script
 
 from bench import run_bench
 from bench.peers import cli, common, measure
+from engine import Content, LlmResponse, Part
 
 SYSTEM = "reviewconsole"
 DB_NAME = "reviewconsole.sqlite3"
@@ -55,8 +56,6 @@ class BenchModel:
     offline = True
 
     async def generate(self, request: Any) -> AsyncIterator[Any]:
-        from engine import Content, LlmResponse, Part
-
         text = request.instruction
         complaint = text.split("Customer complaint:\n", 1)[1].split("\n\nReviewer feedback", 1)[0]
         feedback = text.split("(apply it if present):\n", 1)[1].strip()
@@ -151,8 +150,10 @@ class OursDriver(common.AsyncPeerDriver):
     def _outcome(self, result: Any) -> common.Outcome:
         if result.status == "waiting":
             return common.Paused(result.session.state["draft"])
-        texts = [e.text for e in result.events if e.text and e.author != "draft_email"]
-        return common.Finished(texts[-1] if texts else "")
+        for event in reversed(result.events):  # the last message that is not a draft
+            if event.author != "draft_email" and event.text:
+                return common.Finished(event.text)
+        return common.Finished("")
 
     async def astart(self, session_id: str, complaint: str) -> common.Outcome:
         record = await self.runner.create_session()

@@ -265,24 +265,34 @@ class LlmAgent(ToolCalls, BaseNode):
                 final = response.content
         if final is None:
             raise ConfigurationError(f"Model {model.name} returned no complete response.")
-        final.role = "model"
+        if final.role != "model":
+            final.role = "model"
+        calls = final.function_calls()
         long_running: list[str] = []
-        for call in final.function_calls():
+        for call in calls:
             call.id = f"adk-{new_id()}"
             tool = self.tool(call.name)
             if tool is not None and tool.is_long_running:
                 long_running.append(call.id)
-        event = Event(id=event_id, author=self.name, content=final, long_running_tool_ids=long_running or None)
-        if not final.function_calls() and mode == "single_turn":
+        node_info = NodeInfo()
+        if not calls and mode == "single_turn":
             output = self._final_output(final)
-            event.node_info = NodeInfo(message_as_output=True)
-            if ctx.parent is not None:
-                event.node_info.output_for = [ctx.node_path, *ctx.output_for]
+            node_info = NodeInfo(
+                message_as_output=True, output_for=[ctx.node_path, *ctx.output_for] if ctx.parent is not None else None
+            )
             if self.output_key:
                 ctx.state[self.output_key] = output
-        elif not final.function_calls() and self.output_key and mode == "chat":
+        elif not calls and self.output_key and mode == "chat":
             ctx.state[self.output_key] = self._final_output(final)
-        ctx.emit(event)
+        ctx.emit(
+            Event(
+                id=event_id,
+                author=self.name,
+                content=final,
+                long_running_tool_ids=long_running or None,
+                node_info=node_info,
+            )
+        )
         if run.transcript is not None:
             run.transcript.append(final)
         run.model_due = False  # stored with the model's reply, in one commit

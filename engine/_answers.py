@@ -13,7 +13,7 @@ from typing import Any
 
 from ._digest import bind_answer
 from ._errors import AlreadyDecidedError, AmbiguousAnswerError, InterruptNotReadyError, UnknownInterruptError
-from ._events import Content, Event, FunctionResponse, NodeInfo, Part
+from ._events import Content, Event
 from ._interrupts import InterruptKind, normalize_answer
 from ._store import Answer, InterruptRecord, SessionStatus, Store
 
@@ -48,7 +48,7 @@ async def prepare_answers(
     pending = {r.id: r for r in await store.pending_interrupts(session_id)}
     records: list[InterruptRecord] = []
     to_store: list[Answer] = []
-    parts: list[Part] = []
+    parts: list[dict[str, Any]] = []  # Part fields: pydantic builds the event's models in one go
     for interrupt_id, response in items:
         if interrupt_id is None:
             if len(pending) != 1:
@@ -75,19 +75,19 @@ async def prepare_answers(
         wire_response = response if isinstance(response, dict) else {"result": response}
         if rec.kind == InterruptKind.LONG_RUNNING and rec.args_digest:  # the tool's result, as the model gets it
             wire_response = {k: v for k, v in wire_response.items() if k != "args_digest"}
-        parts.append(
-            Part(function_response=FunctionResponse(id=interrupt_id, name=rec.function_name, response=wire_response))
-        )
+        parts.append({"function_response": {"id": interrupt_id, "name": rec.function_name, "response": wire_response}})
         records.append(rec)
     if not records:
         raise UnknownInterruptError("No answer given.", pending=sorted(pending))
     branches = {r.branch for r in records}
-    event = Event(
-        author="user",
-        invocation_id=records[0].invocation_id,
-        branch=branches.pop() if len(branches) == 1 else None,
-        content=Content(role="user", parts=parts),
-        node_info=NodeInfo(path=""),
+    event = Event.model_validate(
+        {
+            "author": "user",
+            "invocation_id": records[0].invocation_id,
+            "branch": branches.pop() if len(branches) == 1 else None,
+            "content": {"role": "user", "parts": parts},
+            "node_info": {},
+        }
     )
     return records, to_store, event
 

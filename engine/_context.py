@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["Context", "Outcome"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Outcome:
     """How a node activation ended.
 
@@ -67,6 +67,36 @@ class Context:
     ``state_schema`` is the nearest enclosing workflow's ``state_schema`` (None: writes are not
     checked); :meth:`emit` validates state writes against it.
     """
+
+    __slots__ = (
+        "attempt_count",
+        "author",
+        "branch",
+        "dynamic",
+        "dynamic_answers",
+        "dynamic_counts",
+        "dynamic_running",
+        "dynamic_stopped",
+        "input_valid",
+        "interrupt_ids",
+        "isolation_scope",
+        "messages",
+        "node",
+        "node_input",
+        "node_path",
+        "output_claimed",
+        "output_for",
+        "parent",
+        "pending",
+        "recovered",
+        "resume_inputs",
+        "route",
+        "run_id",
+        "saved",
+        "session",
+        "state",
+        "state_schema",
+    )
 
     def __init__(
         self,
@@ -118,6 +148,9 @@ class Context:
         """True once a child was run with ``use_as_output=True``: its output event is this node's."""
         self.attempt_count = 1
         """Which attempt of this activation is running (1 for the first; ``retry_config`` retries)."""
+        self.input_valid = False
+        """True when ``node_input`` was validated against the node's ``input_schema`` already (the
+        root's input, which :meth:`engine.Runner.start` validates before it stores it)."""
         self.recovered = False
         """True when this leaf runs again because a worker died while it ran: its code (and any
         effect it has) may have run before. The run is flagged with an event (scenario H26)."""
@@ -187,22 +220,32 @@ class Context:
         delta = self.state.delta
         if delta:
             if event.actions is None:
-                event.actions = EventActions()
-            event.actions.state_delta = {**delta, **event.actions.state_delta}
+                event.actions = EventActions(state_delta=dict(delta))
+            else:
+                event.actions.state_delta = {**delta, **event.actions.state_delta}
             delta.clear()
         if self.state_schema is not None and event.actions is not None and event.actions.state_delta:
             validate_state_delta(self.state_schema, event.actions.state_delta, f"Node {self.node_path}")
+        # The identity is written into the event's fields directly: pydantic's __setattr__ costs
+        # four calls a field, and Event validates nothing on assignment. Only fields that change.
+        stamp: dict[str, Any] = {}
         if not event.author:
-            event.author = self.author
-        event.invocation_id = self.session.invocation_id
-        if not event.node_info.path:
-            event.node_info.path = self.node_path
-        if event.branch is None:
-            event.branch = self.branch
-        if event.isolation_scope is None:
-            event.isolation_scope = self.isolation_scope
-        if event.output is not None and event.node_info.output_for is None:
-            event.node_info.output_for = [self.node_path, *self.output_for]
+            stamp["author"] = self.author
+        if event.invocation_id != self.session.invocation_id:
+            stamp["invocation_id"] = self.session.invocation_id
+        if event.branch is None and self.branch is not None:
+            stamp["branch"] = self.branch
+        if event.isolation_scope is None and self.isolation_scope is not None:
+            stamp["isolation_scope"] = self.isolation_scope
+        if stamp:
+            event.__dict__.update(stamp)
+            event.__pydantic_fields_set__.update(stamp)
+        node_info = event.node_info
+        if not node_info.path:
+            node_info.__dict__["path"] = self.node_path
+            node_info.__pydantic_fields_set__.add("path")
+        if event.output is not None and node_info.output_for is None:
+            node_info.output_for = [self.node_path, *self.output_for]
         self.session.apply(event)
         self.pending.append(event)
         return event

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import os
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -41,9 +42,35 @@ REQUEST_CONFIRMATION_FUNCTION = "adk_request_confirmation"
 """Function-call name of a tool-confirmation interrupt."""
 
 
+_IDS_PER_READ = 64
+_ids: Iterator[str] = iter(())
+"""Ids not handed out yet from the last read of the OS's random source."""
+
+
 def new_id() -> str:
-    """A fresh random id: 32 hex characters (128 random bits, as a uuid4 has 122)."""
-    return os.urandom(16).hex()
+    """A fresh random id: 32 hex characters (128 random bits from ``os.urandom``, as a uuid4 has 122).
+
+    The random bytes are read 64 ids at a time (one system call, not one per id: a node run
+    makes several ids). ``next`` on the batch is atomic, so threads never share an id; a batch
+    two threads refill at once is simply dropped by one of them. A forked child starts a batch of
+    its own (it must not repeat its parent's ids).
+    """
+    global _ids
+    found = next(_ids, None)
+    if found is None:
+        raw = os.urandom(16 * _IDS_PER_READ).hex()
+        batch = iter([raw[at : at + 32] for at in range(0, len(raw), 32)])
+        found = next(batch)
+        _ids = batch
+    return found
+
+
+def _forget_ids() -> None:
+    global _ids
+    _ids = iter(())
+
+
+os.register_at_fork(after_in_child=_forget_ids)
 
 
 class _Model(BaseModel):
@@ -119,7 +146,7 @@ class Content(_Model):
     @property
     def text(self) -> str:
         """The concatenated text parts ('' when there are none)."""
-        return "".join(p.text for p in self.parts if p.text is not None)
+        return "".join([p.text for p in self.parts if p.text is not None])  # a list: no generator frame
 
     def function_calls(self) -> list[FunctionCall]:
         """The function-call parts, in order."""
@@ -203,28 +230,33 @@ class Event(_Model):
     @model_validator(mode="before")
     @classmethod
     def _shorthand(cls, data: Any) -> Any:
-        if not isinstance(data, dict) or not ({"message", "state", "route"} & data.keys()):
+        # Nested values are given as plain dicts where they can be: pydantic builds the models.
+        if not isinstance(data, dict) or not ("message" in data or "state" in data or "route" in data):
             return data
         data = dict(data)
         message = data.pop("message", None)
         state = data.pop("state", None)
         route = data.pop("route", None)
         if isinstance(message, list):
-            data["content"] = Content(
-                role="user", parts=[p if isinstance(p, Part) else Part(text=str(p)) for p in message]
-            )
+            data["content"] = {
+                "role": "user",
+                "parts": [p if isinstance(p, Part) else {"text": str(p)} for p in message],
+            }
         elif message is not None:
             data["content"] = (
-                message if isinstance(message, Content) else Content(role="user", parts=[Part(text=str(message))])
+                message if isinstance(message, Content) else {"role": "user", "parts": [{"text": str(message)}]}
             )
         if state is not None or route is not None:
-            actions = data.get("actions") or EventActions()
-            if isinstance(actions, dict):
-                actions = EventActions.model_validate(actions)
-            if state:
-                actions.state_delta.update(state)
-            if route is not None:
-                actions.route = route
+            actions = data.get("actions")
+            if actions is None:
+                actions = {"state_delta": dict(state) if state else {}, "route": route}
+            else:
+                if isinstance(actions, dict):
+                    actions = EventActions.model_validate(actions)
+                if state:
+                    actions.state_delta.update(state)
+                if route is not None:
+                    actions.route = route
             data["actions"] = actions
         return data
 

@@ -56,6 +56,10 @@ def _route_set(route: Any) -> frozenset[Any]:
     return frozenset((type(v), v) for v in values)
 
 
+_DEFAULT: frozenset[Any] = frozenset({DEFAULT_ROUTE})
+"""Marks a ``DEFAULT_ROUTE`` edge in :attr:`Graph._accepts` (compared by identity)."""
+
+
 @dataclass
 class Graph:
     """A validated graph of named nodes.
@@ -69,22 +73,37 @@ class Graph:
     start_targets: list[str]
     terminal: frozenset[str]
     predecessors: dict[str, list[str]] = field(default_factory=dict)
+    _accepts: dict[str, list[tuple[str, frozenset[Any] | None]]] = field(init=False, repr=False, compare=False)
+    """Per source, each edge's target and the routes it fires on (:func:`_route_set`; None: always;
+    ``_DEFAULT``: when no routed edge matched), worked out once rather than on every completion."""
+
+    def __post_init__(self) -> None:
+        self._accepts = {
+            source: [
+                (target, None if route is None else _DEFAULT if route == DEFAULT_ROUTE else _route_set(route))
+                for target, route in out
+            ]
+            for source, out in self.edges.items()
+        }
 
     def next_nodes(self, name: str, route: Any) -> list[str]:
         """Targets to trigger after ``name`` finished having emitted ``route`` (None for none)."""
-        out = self.edges.get(name)
+        out = self._accepts.get(name)
         if not out:
             return []
-        emitted = _route_set(route) if route is not None else frozenset()
+        if route is None:
+            emitted: Any = ()
+        else:
+            emitted = _route_set(route) if isinstance(route, list) else ((type(route), route),)
         targets: list[str] = []
         defaults: list[str] = []
         matched = False
-        for target, edge_route in out:
-            if edge_route is None:
+        for target, accepts in out:
+            if accepts is None:
                 targets.append(target)
-            elif edge_route == DEFAULT_ROUTE:
+            elif accepts is _DEFAULT:
                 defaults.append(target)
-            elif emitted & _route_set(edge_route):
+            elif not accepts.isdisjoint(emitted):
                 targets.append(target)
                 matched = True
         if not matched:

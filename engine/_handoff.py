@@ -127,10 +127,11 @@ class HandoffGroup(BaseNode):
         elif ctx.saved is not None:
             team = _Team.from_json(ctx.saved)
         else:
-            try:
-                ctx.node_input = self.validate_input(ctx.node_input)
-            except Exception as exc:
-                return Outcome.failed(exc)
+            if not ctx.input_valid:
+                try:
+                    ctx.node_input = self.validate_input(ctx.node_input)
+                except Exception as exc:
+                    return Outcome.failed(exc)
             team = _Team(active=self.entry)
         ctx.saved = team
         resume = False

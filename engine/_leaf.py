@@ -38,7 +38,8 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
         ctx.emit(Event(custom_metadata={EFFECT_MAY_HAVE_RUN: True}))
     await ctx.session.flush()  # everything before this node is stored before its code runs
     try:
-        ctx.node_input = node.validate_input(ctx.node_input)
+        if not ctx.input_valid:
+            ctx.node_input = node.validate_input(ctx.node_input)
         gate = _confirmation_gate(node, ctx) if node.require_confirmation else None
         if gate is None and node.auth_config is not None:
             gate = _auth_gate(node, ctx)
@@ -76,7 +77,7 @@ async def drive_leaf(node: BaseNode, ctx: Context) -> Outcome:
         ctx.flush_state()
         return Outcome.waiting(list(ctx.interrupt_ids))
     ctx.flush_state()
-    return Outcome.completed(output, ctx.route)
+    return Outcome("completed", output, ctx.route)
 
 
 def _close_attempt(ctx: Context, exc: BaseException) -> None:
@@ -116,8 +117,9 @@ class _Output:
             if item.partial:  # a streamed piece (ADK ``partial=True``): to the listener, never stored
                 ctx.stream(item)
                 return
-            if item.route is not None:
-                ctx.route = item.route
+            route = item.route
+            if route is not None:
+                ctx.route = route
             if item.output is not None:
                 item.output = node.validate_output(item.output)
                 self.value, self.has_output = item.output, True
@@ -140,7 +142,10 @@ async def _consume(node: BaseNode, ctx: Context) -> Any:
     out = _Output()
     try:
         if isinstance(node, FunctionNode) and node.returns_once:
-            out.take(node, ctx, await node.call(ctx))
+            # Called here, not through ``run``: no async generator to drive (the event loop tracks
+            # every one it sees, a cost on each node run), no coroutine for a plain function.
+            result = node.func(**node.bind(ctx))
+            out.take(node, ctx, await result if node.is_coroutine else result)
             return out.value
         async for item in node.run(ctx):
             out.take(node, ctx, item)

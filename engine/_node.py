@@ -20,7 +20,7 @@ import dataclasses
 import inspect
 import random
 import typing
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +64,10 @@ def to_jsonable(value: Any) -> Any:
     if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
         return dataclasses.asdict(value)
     return value
+
+
+_drive_leaf: Callable[[BaseNode, Context], Awaitable[Outcome]] | None = None
+"""``engine._leaf.drive_leaf`` (see :meth:`BaseNode.execute`)."""
 
 
 class BaseNode:
@@ -131,9 +135,12 @@ class BaseNode:
 
     async def execute(self, ctx: Context) -> Outcome:
         """Run one activation to an :class:`~engine.Outcome`. Composite nodes override this."""
-        from ._leaf import drive_leaf  # a cycle: _leaf imports _dynamic, which imports this module
+        global _drive_leaf
+        if _drive_leaf is None:  # imported once, not on every run (an import in a function costs calls)
+            from ._leaf import drive_leaf  # a cycle: _leaf imports _dynamic, which imports this module
 
-        return await drive_leaf(self, ctx)
+            _drive_leaf = drive_leaf
+        return await _drive_leaf(self, ctx)
 
     def snapshot(self, ctx: Context) -> Any:
         """JSON state a composite node needs to continue after a restart (None for leaves)."""
@@ -271,6 +278,10 @@ class FunctionNode(BaseNode):
             if inspect.iscoroutinefunction(func)
             else "plain"
         )
+        self.returns_once = self._kind in ("plain", "coro")
+        """True for a plain or coroutine function: it gives at most one item, by returning it."""
+        self.is_coroutine = self._kind == "coro"
+        """True for a coroutine function: what a call returns is awaited."""
 
     def bind(self, ctx: Context) -> dict[str, Any]:
         """Arguments for one call, read from ``ctx``."""
@@ -305,22 +316,6 @@ class FunctionNode(BaseNode):
                     ) from exc
             kwargs[p.name] = value
         return kwargs
-
-    @property
-    def returns_once(self) -> bool:
-        """True for a plain or coroutine function: it gives at most one item, by returning it."""
-        return self._kind in ("plain", "coro")
-
-    async def call(self, ctx: Context) -> Any:
-        """Call a :attr:`returns_once` function and return what it returned (None: no item).
-
-        The same as the one item :meth:`run` would yield, without an async generator to drive
-        (the event loop tracks every async generator it sees, a cost on each node run).
-        """
-        result = self.func(**self.bind(ctx))
-        if self._kind == "coro":
-            result = await result
-        return result
 
     async def run(self, ctx: Context) -> AsyncIterator[Any]:
         kwargs = self.bind(ctx)

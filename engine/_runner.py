@@ -406,6 +406,7 @@ class Runner:
             node_input=slot.input,
             author=self.app.name,
         )
+        ctx.input_valid = True  # validated by start() before it was stored
         slot.bind(ctx, self.app, fresh=fresh)
         return await self.app.execute(ctx)
 

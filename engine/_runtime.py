@@ -10,11 +10,12 @@ use :class:`~engine.Runner`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 from typing import TYPE_CHECKING, Any
 
 from ._errors import EngineError
-from ._events import REQUEST_INPUT_FUNCTION, Content, Event, FunctionCall, Part, new_id
+from ._events import REQUEST_INPUT_FUNCTION, Event, new_id
 from ._interrupts import RequestInput
 from ._listener import Listener, RunListener, as_listener
 from ._state import TEMP_PREFIX, split_delta
@@ -33,8 +34,12 @@ CHECKPOINT_FORMAT = 1
 
 def _drop_temp_keys(event: Event) -> None:
     actions = event.actions
-    if actions is not None and any(key.startswith(TEMP_PREFIX) for key in actions.state_delta):
-        actions.state_delta = {k: v for k, v in actions.state_delta.items() if not k.startswith(TEMP_PREFIX)}
+    if actions is None or not actions.state_delta:
+        return
+    for key in actions.state_delta:
+        if key.startswith(TEMP_PREFIX):
+            actions.state_delta = {k: v for k, v in actions.state_delta.items() if not k.startswith(TEMP_PREFIX)}
+            return
 
 
 class RunSession:
@@ -72,7 +77,10 @@ class RunSession:
         self._opened: list[InterruptRecord] = []
         self._cancelled: list[str] = []
         self._consumed: list[int] = []
-        self._lock = asyncio.Lock()
+        self._writing = False
+        """True while a write is under way (writes happen one at a time, see :meth:`_write`)."""
+        self._write_waiters: collections.deque[asyncio.Future[None]] | None = None
+        """Writes waiting for their turn, oldest first (made when one first waits)."""
         self._batch: list[Event] = []
         self._dirty = False
         self._soon: asyncio.Future[None] | None = None
@@ -158,15 +166,9 @@ class RunSession:
                 "payload": request.payload,
                 "response_schema": schema,
             }
-            ctx.emit(
-                Event(
-                    content=Content(
-                        role="model",
-                        parts=[Part(function_call=FunctionCall(id=wire_id, name=function_name, args=args))],
-                    ),
-                    long_running_tool_ids=[wire_id],
-                )
-            )
+            call = {"id": wire_id, "name": function_name, "args": args}
+            content = {"role": "model", "parts": [{"function_call": call}]}
+            ctx.emit(Event.model_validate({"content": content, "long_running_tool_ids": [wire_id], "node_info": {}}))
         return wire_id
 
     def register_interrupt(self, record: InterruptRecord, ctx: Context) -> None:
@@ -220,7 +222,8 @@ class RunSession:
         stored (ADK ``sessions/base_session_service.py``).
         """
         for event in events:
-            _drop_temp_keys(event)
+            if event.actions is not None:
+                _drop_temp_keys(event)
         self._batch.extend(events)
         self._dirty = True
         if not self._soon_planned:
@@ -289,7 +292,11 @@ class RunSession:
         error: dict[str, Any] | None = None,
         checkpoint: dict[str, Any] | None = None,
     ) -> SessionRecord:
-        async with self._lock:
+        if self._writing:
+            await self._wait_to_write()
+        else:
+            self._writing = True
+        try:
             events, self._batch, self._dirty = self._batch, [], False
             state = self.committed_state
             for event in events:
@@ -319,3 +326,33 @@ class RunSession:
             self.written_checkpoint, self.written = commit.checkpoint, True
             self.committed_events.extend(events)
             return record
+        finally:
+            if self._write_waiters:
+                self._pass_write_on()
+            else:
+                self._writing = False
+
+    # One write at a time, first come first served: asyncio.Lock's rule, without its coroutine
+    # and object per write (the run's own writes never wait; a flush scheduled by commit() may).
+
+    async def _wait_to_write(self) -> None:
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._write_waiters is None:
+            self._write_waiters = collections.deque()
+        self._write_waiters.append(waiter)
+        try:
+            await waiter  # set by _pass_write_on, which hands the turn over (_writing stays True)
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self._pass_write_on()  # handed the turn just as it was cancelled: hand it on
+            elif waiter in self._write_waiters:
+                self._write_waiters.remove(waiter)
+            raise
+
+    def _pass_write_on(self) -> None:
+        while self._write_waiters:
+            waiter = self._write_waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self._writing = False

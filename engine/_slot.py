@@ -36,7 +36,7 @@ RUN = "run"
 COMPLETE = "complete"
 
 
-@dataclass
+@dataclass(slots=True)
 class Slot:
     """One activation: ``status`` is ``running`` or ``waiting``; ``run`` is its run id."""
 
@@ -133,8 +133,9 @@ class Slot:
 
     def report_completed(self, path: str, name: str, session: RunSession) -> None:
         """Tell the listener about a leaf completed by its answers (it does not run again)."""
-        session.node_started(path, name)
-        session.node_ended(path, NodeStatus.COMPLETED)
+        if session.listener is not None:
+            session.node_started(path, name)
+            session.node_ended(path, NodeStatus.COMPLETED)
 
     def answer_output(self) -> Any:
         """The output of a leaf completed by its answers."""
@@ -154,7 +155,8 @@ class Slot:
         ctx.messages = self.messages
         self.answers, self.messages = {}, []
         self.ctx = ctx
-        ctx.session.node_started(ctx.node_path, node.name)
+        if ctx.session.listener is not None:
+            ctx.session.node_started(ctx.node_path, node.name)
         return ctx
 
     def record(self, node: BaseNode, outcome: Outcome, session: RunSession) -> None:
@@ -163,7 +165,7 @@ class Slot:
         Tells the run's listener that the activation stopped (see :mod:`engine._listener`).
         """
         ctx = self.ctx
-        if ctx is not None:
+        if ctx is not None and session.listener is not None:
             session.node_ended(ctx.node_path, outcome.status)
         previous = self.interrupts
         if outcome.status == "waiting":
@@ -182,6 +184,12 @@ class Slot:
                 self.child = dynamic_snapshot(ctx.dynamic)
         else:
             self.interrupts = {}
-        for wire in previous.keys() - self.interrupts.keys():
-            session.cancel_interrupt(wire)
+        if previous:
+            for wire in previous.keys() - self.interrupts.keys():
+                session.cancel_interrupt(wire)
+        if ctx is not None and node.composite:
+            # The activation is over (its checkpoint, if it waits, is in ``child``): drop its live
+            # state, which points back at the context (a workflow's loop does), so that the run's
+            # objects are freed when the run ends rather than by the garbage collector.
+            ctx.saved = None
         self.ctx = None

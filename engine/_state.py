@@ -24,41 +24,37 @@ class State(MutableMapping[str, Any]):
     Deleting a key is not supported (ADK has no delete either): set it to ``None``.
     """
 
-    __slots__ = ("_base", "_delta")
+    __slots__ = ("_base", "delta")
 
     def __init__(self, base: dict[str, Any], delta: dict[str, Any] | None = None) -> None:
         self._base = base
-        self._delta = delta if delta is not None else {}
+        self.delta: dict[str, Any] = delta if delta is not None else {}
+        """Writes not yet carried by an event."""
 
     def __getitem__(self, key: str) -> Any:
-        if key in self._delta:
-            return self._delta[key]
+        if key in self.delta:
+            return self.delta[key]
         return self._base[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
-        self._delta[key] = value
+        self.delta[key] = value
 
     def __delitem__(self, key: str) -> None:
         raise TypeError("State keys cannot be deleted; set the key to None instead.")
 
     def __contains__(self, key: object) -> bool:
-        return key in self._delta or key in self._base
+        return key in self.delta or key in self._base
 
     def __iter__(self) -> Iterator[str]:
-        yield from self._delta
-        yield from (k for k in self._base if k not in self._delta)
+        yield from self.delta
+        yield from (k for k in self._base if k not in self.delta)
 
     def __len__(self) -> int:
-        return len(self._base.keys() | self._delta.keys())
-
-    @property
-    def delta(self) -> dict[str, Any]:
-        """Writes not yet carried by an event."""
-        return self._delta
+        return len(self._base.keys() | self.delta.keys())
 
     def to_dict(self) -> dict[str, Any]:
         """A plain copy of the current values."""
-        return {**self._base, **self._delta}
+        return {**self._base, **self.delta}
 
 
 def split_delta(delta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -67,9 +63,11 @@ def split_delta(delta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], 
     app: dict[str, Any] = {}
     user: dict[str, Any] = {}
     for key, value in delta.items():
-        if key.startswith(TEMP_PREFIX):
+        if ":" not in key:  # no prefix: most keys
+            session[key] = value
+        elif key.startswith(TEMP_PREFIX):
             continue
-        if key.startswith(APP_PREFIX):
+        elif key.startswith(APP_PREFIX):
             app[key] = value
         elif key.startswith(USER_PREFIX):
             user[key] = value

@@ -66,6 +66,15 @@ def _common_prefix(branches: list[str | None]) -> str | None:
     return ".".join(prefix) or None
 
 
+def _text_field(schema: Any) -> str | None:
+    """The only required field of a pydantic model ``schema`` when it is a ``str`` (a plain text
+    input fills it), else None."""
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        return None
+    required = [n for n, f in schema.model_fields.items() if f.is_required()]
+    return required[0] if len(required) == 1 and schema.model_fields[required[0]].annotation is str else None
+
+
 @dataclass
 class _Trigger:
     input: Any
@@ -117,6 +126,7 @@ class Workflow(BaseNode):
         )
         if max_concurrency is not None and max_concurrency < 1:
             raise ConfigurationError(f"Workflow {name}: max_concurrency must be at least 1.")
+        self._text_field = _text_field(input_schema)
         self.graph: Graph = build_graph(edges, as_node)
         self.max_concurrency = max_concurrency
         self.state_schema = state_schema
@@ -125,11 +135,8 @@ class Workflow(BaseNode):
             check_state_schema(self, state_schema)
 
     def validate_input(self, value: Any) -> Any:
-        schema = self.input_schema
-        if isinstance(value, str) and isinstance(schema, type) and issubclass(schema, BaseModel):
-            required = [n for n, f in schema.model_fields.items() if f.is_required()]
-            if len(required) == 1 and schema.model_fields[required[0]].annotation is str:
-                value = {required[0]: value}
+        if isinstance(value, str) and self._text_field is not None:
+            value = {self._text_field: value}
         validated = super().validate_input(value)
         return validated.model_dump(mode="json") if isinstance(validated, BaseModel) else validated
 
@@ -141,10 +148,11 @@ class Workflow(BaseNode):
         elif ctx.saved is not None:
             loop = _Loop.restore(self, ctx, ctx.saved)
         else:
-            try:
-                ctx.node_input = self.validate_input(ctx.node_input)
-            except Exception as exc:
-                return Outcome.failed(exc)
+            if not ctx.input_valid:
+                try:
+                    ctx.node_input = self.validate_input(ctx.node_input)
+                except Exception as exc:
+                    return Outcome.failed(exc)
             loop = _Loop.fresh(self, ctx)
         ctx.saved = loop
         loop.deliver(ctx.resume_inputs, ctx.messages)
@@ -289,7 +297,7 @@ class _Loop:
         if waiting:
             interrupts = [wire for slot in waiting for wire in slot.interrupts]
             return Outcome.waiting(interrupts, awaiting_message=any(s.awaiting_message for s in waiting))
-        return Outcome.completed(self.terminal_output)
+        return Outcome("completed", self.terminal_output)
 
     def _schedule(self) -> None:
         limit = self.wf.max_concurrency
@@ -297,8 +305,9 @@ class _Loop:
             if limit is not None and len(self.tasks) + len(self.starting) >= limit:
                 return
             self._launch(self.ready.pop(0), fresh=False)
-        if any(slot.awaiting_message for slot in self.nodes.values()):
-            return  # a task agent is talking with the user: nothing else starts meanwhile
+        for slot in self.nodes.values():
+            if slot.awaiting_message:
+                return  # a task agent is talking with the user: nothing else starts meanwhile
         for name in list(self.triggers):
             if limit is not None and len(self.tasks) + len(self.starting) >= limit:
                 return
