@@ -24,12 +24,16 @@ class Decide(models.TextChoices):
 
 
 class PolicyRule(models.Model):
-    """An admin's approval rule for a workflow's tool: replaces the workflow's own rule of the same
-    ``name`` (``WorkflowSpec.policies``) or, with a new name, is tried before the workflow's rules."""
+    """An admin's approval rule for a workflow's tool: with ``replaces_workflow_rule``, it replaces
+    the workflow's own rule of the same ``name`` (``WorkflowSpec.policies``; the form refuses a
+    name the workflow uses without it, and the replacement is audited as ``policy.rule_replace``);
+    with a new name it is tried before the workflow's rules."""
 
     workflow = models.CharField(max_length=100, help_text="The registered workflow's name.")
-    name = models.SlugField(
-        max_length=100, help_text="Unique per workflow; the workflow's rule of this name is replaced."
+    name = models.SlugField(max_length=100, help_text="Unique per workflow.")
+    replaces_workflow_rule = models.BooleanField(
+        default=False,
+        help_text="Replace the rule of this name that the workflow declares in its code (listed above the rules).",
     )
     tool = models.CharField(max_length=200, default="*", help_text="The tool's name, or * for every tool.")
     when = models.TextField(default="true", help_text="CEL over args and state, e.g. args.amount <= 100.")

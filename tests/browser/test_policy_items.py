@@ -4,7 +4,8 @@ demo refund (``reviewconsole/demo/refund_approval.py``, its rules and check in `
 - $40: the ``small-refunds`` rule approves it; the manager finds it in the inbox's resolved list
   with the "Decided by policy" filter, its decider ``policy: small-refunds`` with the rule's
   reason; only the ``submit_refund`` confirmation waits. An admin then replaces the rule by name
-  in the admin with a reason holding markup: the next $40 refund shows that reason as text.
+  in the admin (ticking "Replaces workflow rule") with a reason holding markup: the next $40
+  refund shows that reason as text.
 - $1,500 (four eyes): the manager's approval is the first of two ("1 of 2 approvals, by
   manager"), the manager's second is refused with why, a second manager of the finance queue
   (made here as ``tests/personas.py`` makes its users: a user in ``queue:finance`` and
@@ -99,6 +100,7 @@ def test_a_small_refund_is_decided_by_the_policy_and_only_its_confirmation_waits
     admin.goto("/admin/policies/policyrule/add/")
     admin.select_option("#id_workflow", "refund-approval")
     admin.fill("#id_name", "small-refunds")
+    admin.check("#id_replaces_workflow_rule")  # replacing the workflow's own rule is an explicit choice
     admin.fill("#id_tool", "ask_for_approval")
     admin.fill("#id_when", "double(args.amount) <= 100.0")
     admin.select_option("#id_decide", "approve")
