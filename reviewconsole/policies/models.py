@@ -102,14 +102,16 @@ class FirstApproval(models.Model):
 
 class Scope(models.TextChoices):
     SESSION = "session", "This session"
-    USER = "user", "Sessions of the same requester"
+    USER = "user", "Sessions the same person started"
     QUEUE = "queue", "Requests in this queue"
 
 
 class StandingApproval(models.Model):
     """A reviewer's "approve this from now on": ``tool`` of ``workflow`` with exactly ``args``
-    (None: any arguments), within ``scope`` (the session, the requester's sessions or the queue),
-    until ``expires_at`` or a revocation. Each use decides a request and is counted."""
+    (None: other arguments too, each number argument at most the approved call's, ``ceiling``),
+    for requests the same ``rule`` governs, within ``scope`` (the session, the sessions the same
+    person started, or the queue), until ``expires_at`` or a revocation. Each use decides a
+    request and is counted (``policies/standing.py`` says what a use needs)."""
 
     workflow = models.CharField(max_length=100)
     tool = models.CharField(max_length=200)
@@ -117,7 +119,15 @@ class StandingApproval(models.Model):
     args_digest = models.CharField(max_length=64, blank=True, help_text="sha256 of the canonical arguments.")
     scope = models.CharField(max_length=10, choices=Scope.choices)
     session_id = models.CharField(max_length=64, blank=True)
-    requester = models.CharField(max_length=200, blank=True, help_text="The sessions' user_id (scope user).")
+    requester = models.CharField(
+        max_length=200, blank=True, help_text="The person whose sessions it covers: user:<username> (scope user)."
+    )
+    rule = models.CharField(max_length=100, blank=True, help_text="The approval rule that governed the approved call.")
+    ceiling = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Other arguments: the largest value of each number argument covered (the approved call's).",
+    )
     queue = models.SlugField(max_length=100, blank=True)
     granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     granted_at = models.DateTimeField(default=timezone.now)

@@ -43,6 +43,7 @@ from ..items.decisions import editable_arguments
 from ..items.escalation import escalation_targets
 from ..items.permissions import can_retry
 from ..items.policy_gate import approvals_of, standing_offered
+from ..items.standing_grants import person_started
 from ..items.refusals import retried_request
 from ..items.selectors import is_queue_manager, neighbours, queues_for
 from ..items.serializers import status_sentence
@@ -142,6 +143,7 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         # Approval policies: four eyes ("1 of 2 approvals, by X") and the standing approval offer.
         "approvals": approvals_of(item),
         "standing_offer": pending and "approve" in actions and standing_offered(item),
+        "standing_person": person_started(item),  # the "sessions this person starts" scope
         "prev_pk": prev_pk,
         "next_pk": next_pk,
         "live": {
