@@ -10,7 +10,8 @@
 - **Four eyes**: when the governing rule's ``four_eyes_over`` held, an approval is the first of
   two: it is stored (``policies.FirstApproval``, one per request: the database's unique
   constraint settles two first approvals at the same moment, the later one becoming the second),
-  audited as ``interrupt.approve_first`` and resumes nothing; the second, by a different user,
+  audited as ``interrupt.approve_first``, pushed live to the item's queue
+  (``interrupt.approved_first``: its status sentence names the first approver) and resumes nothing; the second, by a different user,
   decides as usual. The same person approving twice gets 409 ``four_eyes``. An API client cannot
   give either approval (409 ``four_eyes_required``): two people decide in the inbox.
 - :func:`record_refused` audits a decision refused because a policy or a standing approval had
@@ -35,6 +36,7 @@ from ...policies.rules import evaluate
 from ...workflow_sessions.models import Interrupt as SessionInterrupt
 from ..errors import InboxConflict
 from ..models import Item
+from .recording import item_change_record
 
 __all__ = [
     "POLICY_LABEL",
@@ -133,10 +135,11 @@ def approval_gate(
         try:
             with transaction.atomic():
                 FirstApproval.objects.create(session_interrupt_id=item.session_interrupt_id, user=user, reason=reason)
-                audit_record(
+                item_change_record(  # audited, and open inboxes and pages hear of it
                     action="interrupt.approve_first",
+                    interrupt=item,
+                    changes=[(item.queue_id, "interrupt.approved_first")],
                     user=user,
-                    target=item,
                     request=request,
                     detail={"policy": verdict.rule, "approvals_required": verdict.approvals_required, "reason": reason},
                 )
