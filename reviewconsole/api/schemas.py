@@ -139,7 +139,7 @@ class InterruptOut(Schema):
     decided_at: str | None = None
     approvals: ApprovalsOut | None = Field(
         default=None,
-        description="Under four eyes (an approval policy asks two different people): both approvers, in order; else null.",
+        description="Under four eyes (a policy asks two different people): both approvers, in order; else null.",
     )
     created_at: str
     reason: str | None = Field(default=None, description="A rejection's or a cancel's reason.")

@@ -43,10 +43,10 @@ from ..items.decisions import editable_arguments
 from ..items.escalation import escalation_targets
 from ..items.permissions import can_retry
 from ..items.policy_gate import approvals_of, standing_offered
-from ..items.standing_grants import person_started
 from ..items.refusals import retried_request
 from ..items.selectors import is_queue_manager, neighbours, queues_for
 from ..items.serializers import status_sentence
+from ..items.standing_grants import person_started
 from ..models import Item, Queue
 from ..pictures.serving import mermaid_available, session_picture
 from .drafts import parse_unified
