@@ -12,8 +12,9 @@
   constraint settles two first approvals at the same moment, the later one becoming the second),
   audited as ``interrupt.approve_first``, pushed live to the item's queue
   (``interrupt.approved_first``: its status sentence names the first approver) and resumes
-  nothing; the second, by a different user, decides as usual. The same person approving twice gets 409 ``four_eyes``. An API client cannot
-  give either approval (409 ``four_eyes_required``): two people decide in the inbox.
+  nothing; the second, by a different user, decides as usual. The same person approving twice
+  gets 409 ``four_eyes``. An API client cannot give either approval (409
+  ``four_eyes_required``): two people decide in the inbox.
 - :func:`record_refused` audits a decision refused because a policy or a standing approval had
   decided the request (``interrupt.decide_refused``).
 """
