@@ -4,30 +4,46 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('policies', '0003_rule_replaces'),
+        ("policies", "0003_rule_replaces"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='standingapproval',
-            name='ceiling',
-            field=models.JSONField(blank=True, help_text="Other arguments: the largest value of each number argument covered (the approved call's).", null=True),
+            model_name="standingapproval",
+            name="ceiling",
+            field=models.JSONField(
+                blank=True,
+                help_text="Other arguments: the largest value of each number argument covered (the approved call's).",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='standingapproval',
-            name='rule',
-            field=models.CharField(blank=True, help_text='The approval rule that governed the approved call.', max_length=100),
+            model_name="standingapproval",
+            name="rule",
+            field=models.CharField(
+                blank=True, help_text="The approval rule that governed the approved call.", max_length=100
+            ),
         ),
         migrations.AlterField(
-            model_name='standingapproval',
-            name='requester',
-            field=models.CharField(blank=True, help_text='The person whose sessions it covers: user:<username> (scope user).', max_length=200),
+            model_name="standingapproval",
+            name="requester",
+            field=models.CharField(
+                blank=True,
+                help_text="The person whose sessions it covers: user:<username> (scope user).",
+                max_length=200,
+            ),
         ),
         migrations.AlterField(
-            model_name='standingapproval',
-            name='scope',
-            field=models.CharField(choices=[('session', 'This session'), ('user', 'Sessions the same person started'), ('queue', 'Requests in this queue')], max_length=10),
+            model_name="standingapproval",
+            name="scope",
+            field=models.CharField(
+                choices=[
+                    ("session", "This session"),
+                    ("user", "Sessions the same person started"),
+                    ("queue", "Requests in this queue"),
+                ],
+                max_length=10,
+            ),
         ),
     ]
