@@ -68,7 +68,7 @@ async def test_queue_refuses_a_message_that_does_not_fit_at_once_and_queues_noth
     review, so the client heard nothing of its mistake."""
     policy("queue")
     scripted("vip-discount", VIP_TURNS)
-    session_id, interrupt = await _waiting(agui, "t-arr-bad")
+    session_id, _ = await _waiting(agui, "t-arr-bad")
     refused = well_formed(await agui("vip-discount", body("t-arr-bad", '{"customer": "c123"}')))
     assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "input_invalid"
     assert refused.last["message"].startswith("The input does not fit the workflow: customer_id: ")

@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('hooks', '0005_thread_key'),
+        ("hooks", "0005_thread_key"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='webhookdelivery',
-            name='thread_key',
-            field=models.CharField(blank=True, help_text="The thread key the delivery named (kept for replay: a header's key is not in the body).", max_length=200),
+            model_name="webhookdelivery",
+            name="thread_key",
+            field=models.CharField(
+                blank=True,
+                help_text="The thread key the delivery named (kept for replay: a header's key is not in the body).",
+                max_length=200,
+            ),
         ),
     ]
