@@ -106,7 +106,8 @@ def reason_needed_for(item: Item, decisions: tuple[str, ...] = ("approve", "reje
         try:
             bare = first_refusal(checks, _attempt(item, decision, "", {}, "", "inbox"))
             given = first_refusal(checks, _attempt(item, decision, "a reason", {}, "", "inbox"))
-        except Exception:  # the author's check: judged when the decision is sent
+        except Exception:  # the author's check: judged (and logged) when the decision is sent
+            logger.debug("A before_decision check of %s raised while the page asked it", item.workflow, exc_info=True)
             continue
         if bare is not None and given is None:
             needed.append(decision)
