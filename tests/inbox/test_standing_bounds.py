@@ -147,3 +147,17 @@ def test_the_requester_never_approves_an_ungoverned_request_of_their_session(sta
         interrupt_decide(interrupt=confirmation, user=personas.other_reviewer, action="reject", reason="Changed mind")
     confirmation.refresh_from_db()
     assert confirmation.decision == "reject"
+
+
+def test_the_requester_is_refused_in_bulk_approval_too(client, personas, start_session, on_commit):
+    """Bulk approval goes through the same rule: the admin's own VIP discount is refused, another's approved."""
+    _, [own] = start_session("vip-discount", {"customer_id": "c123"}, user_id=f"user:{personas.admin.get_username()}")
+    _, [other] = start_session("vip-discount", {"customer_id": "c123"})
+    client.force_login(personas.admin)
+    with on_commit():
+        response = client.post("/inbox/bulk/", {"action": "approve", "ids": [own.pk, other.pk]}, follow=True)
+    notes = [str(m) for m in response.context["messages"]]
+    assert "Approved 1 item." in notes
+    assert any("someone else must approve it" in n for n in notes), notes
+    assert Item.objects.get(pk=other.pk).decision == "approve"
+    assert Item.objects.get(pk=own.pk).is_pending
