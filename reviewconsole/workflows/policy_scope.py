@@ -24,7 +24,7 @@ from typing import Any
 from engine import BaseNode, BaseTool, HandoffGroup, LlmAgent, ParallelWorker, Workflow
 
 from . import WorkflowSpec
-from .condition_names import Root, Schema
+from .condition_names import Root, Schema, read
 from .conditions import UNCHECKED, rule_error
 
 __all__ = ["roots_for", "spec_rule_error", "state_schema_of", "tools_of", "unchecked_state"]
@@ -116,8 +116,6 @@ def spec_rule_error(
 def unchecked_state(spec: WorkflowSpec, *conditions: str | None) -> bool:
     """Whether one of ``conditions`` reads ``state`` while ``spec`` declares no ``state_schema``
     (so its state names could not be checked)."""
-    from .condition_names import read
-
     root = _built(spec)
     if root is not None and state_schema_of(root) is not None:
         return False
