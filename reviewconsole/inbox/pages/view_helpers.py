@@ -116,6 +116,8 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "model_offline": getattr(model, "offline", False),
         "pending": pending,
         "member": member,
+        # The requester never approves their own (policy_gate.approval_gate): the page says so.
+        "own_request": pending and session.user_id == f"user:{user.get_username()}",
         "is_manager": manager,
         "actions": actions,
         # Which decisions need a reason here: a rejection (the inbox's setting), and any the
@@ -196,7 +198,7 @@ def refusal(request: HttpRequest, item: Item, exc: Exception, **extra: Any) -> H
 
 
 def _reason_for(item: Item, pending: bool) -> str:
-    """"approve", "reject" or "approve or reject": the decisions the reason field is required for."""
+    """ "approve", "reject" or "approve or reject": the decisions the reason field is required for."""
     needed = set(reason_needed_for(item)) if pending else set()
     if reject_reason_required(item):
         needed.add("reject")
