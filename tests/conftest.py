@@ -173,14 +173,15 @@ def start_session(demo, on_commit):
     """Start a session of any workflow and run it to its first pause.
 
     ``start_session("vip-discount", {"customer_id": "c123"})`` returns ``(session, items)``: the
-    session and its pending interrupt rows, oldest first.
+    session and its pending interrupt rows, oldest first; ``user_id`` names who started it
+    (``user:<username>`` for a person in the console).
     """
     from reviewconsole.inbox.models import Item
     from reviewconsole.workflow_sessions.services import session_start
 
-    def start(workflow, data):
+    def start(workflow, data, user_id="test"):
         with on_commit():
-            session = session_start(workflow=workflow, data=data, user_id="test")
+            session = session_start(workflow=workflow, data=data, user_id=user_id)
         session.refresh_from_db()
         return session, list(Item.objects.filter(session=session, status="pending").order_by("id"))
 

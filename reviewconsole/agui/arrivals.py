@@ -57,13 +57,17 @@ async def while_waiting(
     audited as ``session.arrival``).
 
     Raises:
-        Refusal: ``interrupts_pending``.
+        Refusal: ``interrupts_pending``; ``input_invalid`` (a message to queue that does not fit
+            the workflow's input, its fields named; nothing is queued).
     """
     if message is not None and message[0] != thread.last_message_id:
         if on_arrival == "queue":
-            await sync_to_async(services.thread_queue)(
-                thread=thread, client=client, data=message[1], message_id=message[0]
-            )
+            try:
+                await sync_to_async(services.thread_queue)(
+                    thread=thread, client=client, data=message[1], message_id=message[0]
+                )
+            except WorkflowDataError as exc:
+                raise Refusal("input_invalid", exc.message) from None
             return True
         await sync_to_async(services.arrival_refused)(thread=thread, client=client, pending=pending)
     raise Refusal(

@@ -124,9 +124,12 @@ def thread_supersede(*, thread: AguiThread, client: ApiClient, data: Any, messag
 
 def thread_queue(*, thread: AguiThread, client: ApiClient, data: Any, message_id: str) -> int:
     """``on_arrival="queue"``: keep ``data`` as the thread's next message, fed once its review is
-    decided (``arrivals.arrival_queue_message``); notes ``message_id`` as taken. Returns the
-    arrival's id. It is checked when it is fed (``Runner.start``); one refused then is kept as
-    ``refused`` with the error's code."""
+    decided (``arrivals.arrival_queue_message``: checked against the workflow's input now);
+    notes ``message_id`` as taken. Returns the arrival's id.
+
+    Raises:
+        engine.WorkflowDataError: the message does not fit the workflow's input; nothing is stored.
+    """
     with transaction.atomic():
         session = WorkflowSession.objects.get(pk=thread.session_id)
         arrival = arrival_queue_message(

@@ -22,7 +22,7 @@ the format of every door) with a stable ``code``:
 | 400 | ``args_digest_required`` | an approval of a tool call without ``interrupt_id`` or ``payload.args_digest`` |
 | 404 | ``session_not_found`` / ``workflow_unknown`` | none, or out of scope |
 | 409 | ``interrupt_unknown`` | a resume names an interrupt the session never had (a forged id; audited) |
-| 409 | ``args_changed`` | an approval's ``args_digest`` is not the call's: it changed (``expected``, ``given``) |
+| 409 | ``args_changed`` | an approval's ``args_digest`` is not the call's (``given``; never the expected one) |
 | 404 | ``review_unknown`` | no such review, or another client's |
 | 409 | ``interrupt_decided`` | someone answered first (``decided_by``, ``decided_at``) |
 | 409 | ``interrupt_claimed`` | a reviewer holds the claim; tokens with the ``override_claims`` scope may answer |
@@ -86,10 +86,9 @@ _ENGINE_STATUS = {
 }
 
 
-_DETAILS = frozenset(
-    {"errors", "pending", "interrupt_id", "decided_by", "decided_at", "status", "session_id", "expected", "given"}
-)
-"""The engine error details an API refusal carries."""
+_DETAILS = frozenset({"errors", "pending", "interrupt_id", "decided_by", "decided_at", "status", "session_id", "given"})
+"""The engine error details an API refusal carries (never ``args_changed``'s ``expected``: a
+client names the digest it was shown, never one copied back from an error)."""
 
 
 class ApiError(Exception):

@@ -102,6 +102,18 @@ class CancelOut(Schema):
     status: str
 
 
+class ApproverOut(Schema):
+    by: str = Field(description="Who approved: a username.")
+    at: str = Field(description="When (ISO 8601).")
+    reason: str = Field(description="Their reason, as given (may be empty).")
+
+
+class ApprovalsOut(Schema):
+    required: int = Field(description="Approvals the request needs (2: four eyes).")
+    rule: str = Field(description="The approval rule that asked for them.")
+    approvers: list[ApproverOut] = Field(description="Who approved so far, first approver first.")
+
+
 class InterruptOut(Schema):
     id: str
     session_id: str
@@ -123,8 +135,12 @@ class InterruptOut(Schema):
         ),
     )
     decision: str
-    decided_by: str | None = None
+    decided_by: str | None = Field(default=None, description="Who decided (under four eyes: the second approver).")
     decided_at: str | None = None
+    approvals: ApprovalsOut | None = Field(
+        default=None,
+        description="Under four eyes (a policy asks two different people): both approvers, in order; else null.",
+    )
     created_at: str
     reason: str | None = Field(default=None, description="A rejection's or a cancel's reason.")
     claimed_by: str | None = Field(default=None, description="The reviewer whose claim is in force.")

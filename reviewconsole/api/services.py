@@ -13,7 +13,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from django.http import HttpRequest
 
-from engine import AlreadyDecidedError, AnswerInvalidError, Decision, InterruptKind
+from engine import AlreadyDecidedError, AnswerInvalidError, ArgsChangedError, Decision, InterruptKind
 
 from ..audit.services import audit_record
 from ..inbox.errors import DecisionError
@@ -121,7 +121,10 @@ def api_session_resume(
         UnknownWorkflowError: the workflow is no longer registered (409); nothing is stored.
     """
     row, answer = _read_answer(client, session, interrupt_id, payload)
+    stored = answer.payload if answer is not None else payload
+    decision = answer.decision if answer is not None else "answer"
     if row is not None and answer is not None:
+        _check_bound(row, interrupt_id, decision, stored)  # the call first: what the rest judges
         _check_policy(row, answer.decision)
         check_before_decision(
             row,
@@ -131,10 +134,6 @@ def api_session_resume(
             decided_by=_actor(client),
             door="api",
         )
-    stored = answer.payload if answer is not None else payload
-    decision = answer.decision if answer is not None else "answer"
-    if row is not None and answer is not None:
-        _check_bound(row, interrupt_id, decision, stored)
     recorded = Decision(kind=decision)
     if row is not None and answer is not None:
         recorded = Decision(kind=decision, reason=answer.reason, edit_diff=answer.edit_diff)
@@ -182,19 +181,34 @@ class Resumed:
 
 
 def _check_bound(row: Item, interrupt_id: str | None, decision: str, payload: Any) -> None:
-    """Refuse an approval of a tool call's confirmation that does not name its call (see
-    :func:`api_session_resume`); the engine compares the digest itself."""
+    """Refuse an answer not bound to the call it decides, before any other check (the workflow's
+    checks judge the call the client was shown, so they come after): an approval of a tool call's
+    confirmation that does not name its call, and any answer naming a digest other than the
+    call's (a long-running tool's result too; the engine compares it again when it stores).
+    Neither refusal says the expected digest: a client names the one it was shown, never one
+    copied back from an error.
+
+    Raises:
+        ApiError: 400 ``args_digest_required``.
+        engine.ArgsChangedError: 409 ``args_changed`` (``given``: the client's digest).
+    """
     digest = (row.metadata or {}).get("args_digest")
-    if row.kind != InterruptKind.CONFIRMATION or not digest or decision != "approve":
+    if not digest:
         return
-    if not interrupt_id or not isinstance(payload, dict) or not payload.get("args_digest"):
+    given = payload.get("args_digest") if isinstance(payload, dict) else None
+    if row.kind == InterruptKind.CONFIRMATION and decision == "approve" and (not interrupt_id or not given):
         raise ApiError(
             400,
             "args_digest_required",
             "An approval of a tool call names its interrupt_id and the args_digest it was shown"
             ' (payload {"confirmed": true, "args_digest": ...}); nothing was recorded.',
             interrupt_id=row.interrupt_id,
-            args_digest=digest,
+        )
+    if isinstance(given, str) and given.lower() != digest:
+        raise ArgsChangedError(
+            "The tool call's arguments changed since they were shown: review the call again.",
+            interrupt_id=row.interrupt_id,
+            given=given[:80],
         )
 
 

@@ -20,7 +20,7 @@ from engine import AlreadyDecidedError
 from ..inbox.errors import DecisionRefusedError
 from ..inbox.items.decision_checks import audit_refusal
 from ..inbox.items.policy_gate import record_refused
-from ..inbox.items.serializers import item_json, session_with_items
+from ..inbox.items.serializers import items_json, session_with_items
 from ..workflow_sessions.arrivals import SessionWaitingError, arrival_rejected
 from .idempotency import idempotent, request_hash
 from .schemas import (
@@ -116,7 +116,7 @@ def interrupts(request: HttpRequest, filters: Query[InterruptFilter]) -> Any:
     """Interrupts of the client's workflows (pending by default), oldest first."""
     rows = interrupts_for(request.auth, workflow=filters.workflow, queue=filters.queue, status=filters.status)  # type: ignore[attr-defined]
     page = rows[filters.offset : filters.offset + filters.limit]
-    return Status(200, {"count": rows.count(), "interrupts": [item_json(r) for r in page]})
+    return Status(200, {"count": rows.count(), "interrupts": items_json(list(page))})
 
 
 @router.post(

@@ -86,6 +86,11 @@ class WebhookDelivery(models.Model):
     )
     error = models.TextField(blank=True)
     body = models.TextField(blank=True, help_text="The body as received, kept for replay (up to a size cap).")
+    thread_key = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The thread key the delivery named (kept for replay: a header's key is not in the body).",
+    )
     body_kept = models.BooleanField(default=False, help_text="False when the body was over the cap.")
     duplicates = models.PositiveIntegerField(default=0, help_text="Copies received again with this webhook-id.")
     last_duplicate_at = models.DateTimeField(null=True, blank=True)

@@ -25,7 +25,7 @@ from ..json_errors import error_body
 from ..workflow_sessions.arrivals import ArrivalResult, SessionWaitingError, arrival_rejected, session_arrive
 from ..workflows import UnknownWorkflowError
 from ..workflows import get as get_workflow
-from .mapping import map_input, thread_key_of
+from .mapping import HEADER, map_input, thread_key_of
 from .models import DeliveryOutcome, WebhookDelivery, WebhookEndpoint
 
 logger = logging.getLogger("reviewconsole.hooks")
@@ -189,10 +189,15 @@ def webhook_receive(
         return result
     key = ""
     if endpoint.thread_key:
-        headers = dict(request.headers) if request is not None and replay_of is None else {}
-        found = thread_key_of(endpoint.thread_key, data, headers)
+        if replay_of is not None and endpoint.thread_key.startswith(HEADER):
+            found = replay_of.thread_key or None  # the sender's headers are gone: the key it named is kept
+        else:
+            headers = dict(request.headers) if request is not None and replay_of is None else {}
+            found = thread_key_of(endpoint.thread_key, data, headers)
         if found is None:
             message = f"The delivery has no thread key at {endpoint.thread_key}: a string or a whole number."
+            if replay_of is not None and endpoint.thread_key.startswith(HEADER):
+                message += " A replay uses the key the original delivery named, and it named none."
             result = WebhookResult(400, error_body("thread_key_missing", message, thread_key=endpoint.thread_key))
             _record_refusal(endpoint, webhook_id, result, "thread key missing", text, kept, replay_of, request)
             return result
@@ -215,6 +220,7 @@ def webhook_receive(
                 session=None if arrived.outcome == "queued" else arrived.session,
                 body=text,
                 body_kept=kept,
+                thread_key=key,
                 replay_of=replay_of,
             )
             _audit(endpoint, webhook_id, result, DeliveryOutcome.ACCEPTED, request)
@@ -222,13 +228,13 @@ def webhook_receive(
     except WorkflowDataError as exc:
         message = "The body does not match the workflow's input."
         result = WebhookResult(400, error_body("invalid_body", message, **exc.details))
-        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
+        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request, key)
         return result
     except SessionBusyError:  # supersede while a run holds the open session: nothing stored, retry
         return WebhookResult(409, error_body("session_busy", "The open session of this key is running; retry."))
     except SessionWaitingError as exc:
         result = WebhookResult(409, error_body(exc.code, exc.message, **exc.details))
-        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
+        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request, key)
         arrival_rejected(exc, actor=f"webhook:{endpoint.slug}", request=request)
         return result
     except UnknownWorkflowError:  # unregistered since the check above (a registry reload)
@@ -322,6 +328,7 @@ def _record_refusal(
     kept: bool,
     replay_of: WebhookDelivery | None,
     request: Any,
+    thread_key: str = "",
 ) -> None:
     try:
         with transaction.atomic():
@@ -334,6 +341,7 @@ def _record_refusal(
                 error=error[:2000],
                 body=text,
                 body_kept=kept,
+                thread_key=thread_key,
                 replay_of=replay_of,
             )
             _audit(endpoint, webhook_id, result, DeliveryOutcome.REJECTED, request)
@@ -347,7 +355,9 @@ def webhook_replay(
     """Run a kept delivery's body again as a new delivery (id ``<id>:replay:<n>``), for an admin.
 
     The signature was checked when it first arrived; the replay is authorised by the admin's
-    permission instead, and audited (``webhook.replay``).
+    permission instead, and audited (``webhook.replay``). A thread key read from a header is the
+    one the original delivery named (``WebhookDelivery.thread_key``): the sender's headers are not
+    kept, and the admin's request carries none of them.
 
     Raises:
         ValueError: the body was not kept (over the cap) or the endpoint is disabled.

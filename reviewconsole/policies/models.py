@@ -24,12 +24,16 @@ class Decide(models.TextChoices):
 
 
 class PolicyRule(models.Model):
-    """An admin's approval rule for a workflow's tool: replaces the workflow's own rule of the same
-    ``name`` (``WorkflowSpec.policies``) or, with a new name, is tried before the workflow's rules."""
+    """An admin's approval rule for a workflow's tool: with ``replaces_workflow_rule``, it replaces
+    the workflow's own rule of the same ``name`` (``WorkflowSpec.policies``; the form refuses a
+    name the workflow uses without it, and the replacement is audited as ``policy.rule_replace``);
+    with a new name it is tried before the workflow's rules."""
 
     workflow = models.CharField(max_length=100, help_text="The registered workflow's name.")
-    name = models.SlugField(
-        max_length=100, help_text="Unique per workflow; the workflow's rule of this name is replaced."
+    name = models.SlugField(max_length=100, help_text="Unique per workflow.")
+    replaces_workflow_rule = models.BooleanField(
+        default=False,
+        help_text="Replace the rule of this name that the workflow declares in its code (listed above the rules).",
     )
     tool = models.CharField(max_length=200, default="*", help_text="The tool's name, or * for every tool.")
     when = models.TextField(default="true", help_text="CEL over args and state, e.g. args.amount <= 100.")
@@ -98,14 +102,16 @@ class FirstApproval(models.Model):
 
 class Scope(models.TextChoices):
     SESSION = "session", "This session"
-    USER = "user", "Sessions of the same requester"
+    USER = "user", "Sessions the same person started"
     QUEUE = "queue", "Requests in this queue"
 
 
 class StandingApproval(models.Model):
     """A reviewer's "approve this from now on": ``tool`` of ``workflow`` with exactly ``args``
-    (None: any arguments), within ``scope`` (the session, the requester's sessions or the queue),
-    until ``expires_at`` or a revocation. Each use decides a request and is counted."""
+    (None: other arguments too, each number argument at most the approved call's, ``ceiling``),
+    for requests the same ``rule`` governs, within ``scope`` (the session, the sessions the same
+    person started, or the queue), until ``expires_at`` or a revocation. Each use decides a
+    request and is counted (``policies/standing.py`` says what a use needs)."""
 
     workflow = models.CharField(max_length=100)
     tool = models.CharField(max_length=200)
@@ -113,7 +119,15 @@ class StandingApproval(models.Model):
     args_digest = models.CharField(max_length=64, blank=True, help_text="sha256 of the canonical arguments.")
     scope = models.CharField(max_length=10, choices=Scope.choices)
     session_id = models.CharField(max_length=64, blank=True)
-    requester = models.CharField(max_length=200, blank=True, help_text="The sessions' user_id (scope user).")
+    requester = models.CharField(
+        max_length=200, blank=True, help_text="The person whose sessions it covers: user:<username> (scope user)."
+    )
+    rule = models.CharField(max_length=100, blank=True, help_text="The approval rule that governed the approved call.")
+    ceiling = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Other arguments: the largest value of each number argument covered (the approved call's).",
+    )
     queue = models.SlugField(max_length=100, blank=True)
     granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     granted_at = models.DateTimeField(default=timezone.now)

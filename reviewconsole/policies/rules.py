@@ -2,10 +2,14 @@
 
 Rules come from two places: the workflow's own (``WorkflowSpec.policies``, see
 :class:`reviewconsole.workflows.ApprovalPolicy`) and the admin's (:class:`~.models.PolicyRule`,
-enabled rows). An admin's rule with the name of a workflow's rule replaces it in place; an
-admin's rule with a new name is tried before the workflow's rules (so an admin can tighten a
-workflow without a deploy), in ``position`` order. Shadow rules never govern: they only say what
-they would have decided.
+enabled rows). An admin's rule that says it replaces the workflow's rule of its name
+(``replaces_workflow_rule``, a visible choice, audited when saved) takes its place; one that does
+not say so while the workflow uses its name (a row written around the admin's form) replaces
+nothing and is left out, logged: the workflow's rule stands. An admin's rule with a new name
+(or replacing a rule the workflow no longer declares) is tried before the workflow's rules (so
+an admin can tighten a workflow without a deploy), in ``position`` order. Shadow rules never
+govern: they only say what they would have decided. :func:`workflow_rules` lists the workflow's
+own rules (the admin shows them, read-only, and what replaced each).
 
 :func:`evaluate` is pure reading: the first non-shadow rule whose ``when`` holds governs the
 request (its automatic decision, its queue, four eyes when its ``four_eyes_over`` holds); the
@@ -14,6 +18,7 @@ first shadow rule whose ``when`` holds and that decides gives the shadow verdict
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +26,9 @@ from ..workflows import UnknownWorkflowError, get
 from ..workflows.conditions import condition_holds
 from .models import PolicyRule
 
-__all__ = ["Rule", "Verdict", "evaluate", "rules_for"]
+__all__ = ["Rule", "Verdict", "evaluate", "rules_for", "workflow_rules"]
+
+logger = logging.getLogger("reviewconsole.policies")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +69,8 @@ class Verdict:
         return self.rule is not None
 
 
-def _spec_rules(workflow: str) -> list[Rule]:
+def workflow_rules(workflow: str) -> list[Rule]:
+    """The rules ``workflow`` declares in its code, in order (none for an unregistered workflow)."""
     try:
         policies = get(workflow).policies
     except UnknownWorkflowError:
@@ -75,14 +83,23 @@ def _spec_rules(workflow: str) -> list[Rule]:
 
 def rules_for(workflow: str, tool: str) -> list[Rule]:
     """The rules of ``workflow`` covering ``tool``, in the order they are tried (see the module docstring)."""
-    spec = _spec_rules(workflow)
-    admin = [
-        Rule(r.name, r.tool, r.when, r.decide, r.reason, r.four_eyes_over, r.queue, r.shadow, "admin")
-        for r in PolicyRule.objects.filter(workflow=workflow, enabled=True).order_by("position", "name")
-    ]
-    replacing = {r.name: r for r in admin}
+    spec = workflow_rules(workflow)
     names = {r.name for r in spec}
-    ordered = [r for r in admin if r.name not in names] + [replacing.get(r.name, r) for r in spec]
+    admin: list[Rule] = []
+    replacing: dict[str, Rule] = {}
+    for row in PolicyRule.objects.filter(workflow=workflow, enabled=True).order_by("position", "name"):
+        rule = Rule(
+            row.name, row.tool, row.when, row.decide, row.reason, row.four_eyes_over, row.queue, row.shadow, "admin"
+        )
+        if row.name not in names:
+            admin.append(rule)
+        elif row.replaces_workflow_rule:
+            replacing[row.name] = rule
+        else:
+            logger.warning(
+                "Admin rule %s of %s shares a workflow rule's name without replacing it; left out", row.name, workflow
+            )
+    ordered = admin + [replacing.get(r.name, r) for r in spec]
     return [r for r in ordered if r.covers(tool)]
 
 

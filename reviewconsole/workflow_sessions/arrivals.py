@@ -211,9 +211,16 @@ def _start_queued(arrival: Arrival) -> WorkflowSession:
 
 def arrival_queue_message(*, session: WorkflowSession, data: Any, user_id: str, metadata: dict[str, Any]) -> Arrival:
     """Keep ``data`` as the next message of ``session`` (an AG-UI thread waiting on a review,
-    ``on_arrival="queue"``), fed once the review is decided; audited. It is checked when it is
-    fed (``Runner.start``: a waiting agent takes any text), so one refused then is kept as
-    ``refused`` with the error's code."""
+    ``on_arrival="queue"``), fed once the review is decided; audited. It is checked against the
+    workflow's input now, as a new invocation would check it (a chat agent waiting for its user
+    takes any text, which that check lets through too), so a bad message is refused at once and
+    nothing is queued; it is checked again when fed (``Runner.start``), and one refused then (its
+    workflow's version changed meanwhile) is kept as ``refused`` with the error's code.
+
+    Raises:
+        engine.WorkflowDataError: ``data_invalid``, naming the fields (``input_check.input_refusal``).
+    """
+    check_input(runner_for(session.workflow), data)
     arrival = Arrival.objects.create(
         workflow=session.workflow,
         correlation_key=session.correlation_key,

@@ -37,7 +37,7 @@ from typing import Any
 from engine import BaseNode, GraphError
 
 from . import ARRIVAL_POLICIES, ApprovalPolicy, WorkflowSpec
-from .conditions import rule_error
+from .policy_scope import spec_rule_error
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -304,11 +304,15 @@ def _built(spec: WorkflowSpec, module: str, which: str, build: Any) -> Problem |
 
 
 def _policy_problems(spec: WorkflowSpec, module: str) -> list[Problem]:
-    """E011: an approval policy of ``spec`` that is not an ``ApprovalPolicy``, repeats a name, or
-    whose condition or decision is not usable (``conditions.rule_error`` names the rule)."""
+    """E011: an approval policy of ``spec`` that is not an ``ApprovalPolicy``, repeats a name, names
+    a tool the workflow does not have, or whose condition or decision is not usable, e.g. reads an
+    argument the tool does not declare (``policy_scope.spec_rule_error`` names the rule)."""
     problems: list[Problem] = []
     seen: set[str] = set()
-    hint = "Fix the rule in WorkflowSpec.policies; conditions are CEL over args and state, e.g. args.amount > 100."
+    hint = (
+        "Fix the rule in WorkflowSpec.policies; conditions are CEL over args (the tool's parameters) and "
+        "state (the state_schema's keys), e.g. args.amount > 100."
+    )
     for index, policy in enumerate(spec.policies):
         if not isinstance(policy, ApprovalPolicy):
             message = f"policies[{index}] is a {type(policy).__name__}, not an ApprovalPolicy."
@@ -316,7 +320,8 @@ def _policy_problems(spec: WorkflowSpec, module: str) -> list[Problem]:
             message = f"approval policy {policy.name!r} is declared twice."
         else:
             seen.add(policy.name)
-            error = rule_error(
+            error = spec_rule_error(
+                spec,
                 name=policy.name,
                 tool=policy.tool,
                 when=policy.when,

@@ -63,6 +63,20 @@ async def test_queue_keeps_the_message_and_feeds_it_once_the_review_is_decided(a
     assert await Item.objects.filter(session_id=session_id, status="pending").acount() == 1
 
 
+async def test_queue_refuses_a_message_that_does_not_fit_at_once_and_queues_nothing(agui, scripted, policy):
+    """Found by the last session's review: a queued message was checked only when fed, after the
+    review, so the client heard nothing of its mistake."""
+    policy("queue")
+    scripted("vip-discount", VIP_TURNS)
+    session_id, _ = await _waiting(agui, "t-arr-bad")
+    refused = well_formed(await agui("vip-discount", body("t-arr-bad", '{"customer": "c123"}')))
+    assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "input_invalid"
+    assert refused.last["message"].startswith("The input does not fit the workflow: customer_id: ")
+    assert not await Arrival.objects.aexists()
+    assert not await AuditEntry.objects.filter(action="session.arrival").aexists()
+    assert await Item.objects.filter(session_id=session_id, status="pending").acount() == 1
+
+
 async def test_supersede_moves_the_thread_to_a_new_session_and_supersedes_the_item(agui, scripted, policy):
     policy("supersede")
     scripted("vip-discount", VIP_TURNS[:2] + VIP_TURNS)  # the first session never hears the reply

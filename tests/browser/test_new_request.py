@@ -1,5 +1,7 @@
 """New request in a real browser: a manager starts an email review from the generated form, is
-taken to its item once the workflow asks, approves it, and sees the session complete.
+taken to its item once the workflow asks (which says that someone else must approve it: the
+requester never approves their own), a reviewer of the queue approves it, and the manager sees the
+session complete.
 
 Against ``manage.py serve`` on a throwaway database (``inbox_support.serve``: Daphne, the database
 task worker in-process); every wait is on the page's state, never a sleep.
@@ -47,8 +49,14 @@ def test_a_manager_starts_a_session_from_the_form_decides_it_and_sees_it_complet
     session_id = page.locator("p.meta code").first.inner_text()
     page.screenshot(path=ARTIFACTS / "new-request-item.png", full_page=True)
 
-    page.click("#approve")
-    page.wait_for_url("**/inbox/")
+    expect(page.locator("#own-request")).to_contain_text("You started this session: someone else must approve")
+    expect(page.locator("#approve")).to_have_count(0)
+    item = page.url
+    other_context, other = open_page(browser, console, "reviewer")
+    other.goto(item)
+    other.click("#approve")
+    other.wait_for_url("**/inbox/")
+    other_context.close()
     page.goto(f"/sessions/{session_id}/")
     expect(page.locator("#session-status")).to_have_attribute("data-status", "completed")
     expect(page.locator("#session-result")).to_have_text("Draft approved and sent successfully.")

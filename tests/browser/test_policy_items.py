@@ -4,11 +4,13 @@ demo refund (``reviewconsole/demo/refund_approval.py``, its rules and check in `
 - $40: the ``small-refunds`` rule approves it; the manager finds it in the inbox's resolved list
   with the "Decided by policy" filter, its decider ``policy: small-refunds`` with the rule's
   reason; only the ``submit_refund`` confirmation waits. An admin then replaces the rule by name
-  in the admin with a reason holding markup: the next $40 refund shows that reason as text.
+  in the admin (ticking "Replaces workflow rule") with a reason holding markup: the next $40
+  refund shows that reason as text.
 - $1,500 (four eyes): the manager's approval is the first of two ("1 of 2 approvals, by
-  manager"), the manager's second is refused with why, a second manager of the finance queue
-  (made here as ``tests/personas.py`` makes its users: a user in ``queue:finance`` and
-  ``managers:finance``) gives the second and the session asks for the confirmation.
+  manager"), heard live on a second manager's open page ("Approved once, by manager"), the
+  manager's second is refused with why, the second manager of the finance queue (made here as
+  ``tests/personas.py`` makes its users: a user in ``queue:finance`` and ``managers:finance``)
+  gives the second and the session asks for the confirmation.
 - $700 (between the reason limit and the four-eyes limit): approving without a reason is refused
   with the workflow's message and decides nothing; with a reason it goes through.
 
@@ -99,6 +101,7 @@ def test_a_small_refund_is_decided_by_the_policy_and_only_its_confirmation_waits
     admin.goto("/admin/policies/policyrule/add/")
     admin.select_option("#id_workflow", "refund-approval")
     admin.fill("#id_name", "small-refunds")
+    admin.check("#id_replaces_workflow_rule")  # replacing the workflow's own rule is an explicit choice
     admin.fill("#id_tool", "ask_for_approval")
     admin.fill("#id_when", "double(args.amount) <= 100.0")
     admin.select_option("#id_decide", "approve")
@@ -127,6 +130,7 @@ def test_a_small_refund_is_decided_by_the_policy_and_only_its_confirmation_waits
         approval_row(page, order_id).locator("a").click()
         page.wait_for_url("**/inbox/items/*/")
         expect(page.locator("#decided-by")).to_have_text("policy: small-refunds")
+        expect(page.locator("#refund-title")).to_have_text("Refund approval")  # not "above the policy limit"
         expect(page.locator("#status-banner")).to_contain_text("This request was approved by policy: small-refunds at")
         expect(page.locator("#decision-reason")).to_have_text(reason)  # the markup shown as text
         expect(page.locator("#decision-form")).to_have_count(0)  # nothing left to decide
@@ -144,9 +148,14 @@ def test_a_large_refund_needs_two_different_managers(console, browser):
     expect(approval_row(page, "PB-1500")).to_have_count(1)
     item = open_approval(page, "PB-1500")
     expect(page.locator("#four-eyes")).to_contain_text("Four eyes: 0 of 2 approvals.")
+    _manage(console.env, "shell", "-c", MAKE_SECOND_MANAGER)
+    other_context, other = open_page(browser, console, SECOND_MANAGER)
+    other.goto(item)  # open while the first approval is given: it hears of it live
+    expect(other.locator("#status-banner")).to_have_attribute("data-state", "pending")
     approve(page, "Tracking shows the parcel lost")
     page.wait_for_url("**/inbox/")
     expect(page.locator(".messages")).to_contain_text("First approval recorded (1 of 2)")
+    expect(other.locator("#status-banner")).to_contain_text("Approved once, by manager at ")
     expect(approval_row(page, "PB-1500")).to_have_count(1)  # still waiting: it resumed nothing
     assert listed(page, session_id) == [("ask_for_approval", "pending")]
 
@@ -161,9 +170,7 @@ def test_a_large_refund_needs_two_different_managers(console, browser):
     page.screenshot(path=str(ARTIFACTS / "policy-items-four-eyes.png"))
     assert listed(page, session_id) == [("ask_for_approval", "pending")]
 
-    _manage(console.env, "shell", "-c", MAKE_SECOND_MANAGER)
-    other_context, other = open_page(browser, console, SECOND_MANAGER)
-    other.goto(item)
+    other.reload()
     expect(other.locator("#four-eyes")).to_contain_text("1 of 2 approvals, by manager at ")
     approve(other, "Second pair of eyes: lost in transit")
     other.wait_for_url("**/inbox/")
@@ -187,6 +194,7 @@ def test_approving_a_mid_sized_refund_needs_a_reason(console, browser):
     expect(approval_row(page, "PB-700")).to_have_count(1)
     item = open_approval(page, "PB-700")
     expect(page.locator("#four-eyes")).to_have_count(0)  # one approval suffices
+    expect(page.locator("label[for=reason]")).to_contain_text("(required to approve")
     approve(page)
     expect(page.locator("#error")).to_have_text(REASON_MESSAGE)
     expect(page.locator("#decision-form")).to_be_visible()

@@ -149,11 +149,13 @@ def test_a_change_to_a_workflow_package_restarts_the_console_and_paused_sessions
     output.wait_for("Console running at")
     assert process.poll() is None
 
-    decided = http.post(item_url + "decide/", data={"action": "approve", "csrfmiddlewaretoken": _csrf(http, item_url)})
+    # The manager started it, so may reject it but not approve it (the requester rule).
+    answer = {"action": "reject", "reason": "Not needed after all", "csrfmiddlewaretoken": _csrf(http, item_url)}
+    decided = http.post(item_url + "decide/", data=answer)
     assert decided.status_code == 302, decided.text
     ended = _until(lambda: http.get(status_url).json()["session"], lambda s: s["ended"], "the session's end")
     assert ended["status"] == "completed"
-    assert ended["result"] == "Draft approved and sent successfully."
+    assert ended["result"] == "Draft rejected."
 
 
 def _children(pid: int) -> list[int]:

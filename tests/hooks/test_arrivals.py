@@ -10,6 +10,7 @@ import pytest
 
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.hooks.models import WebhookDelivery, WebhookEndpoint, WebhookSecret
+from reviewconsole.hooks.services import webhook_replay
 from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Arrival, WorkflowSession
 from reviewconsole.workflows import registry
@@ -95,3 +96,25 @@ def test_a_header_thread_key_and_a_missing_key(client, keyed, on_commit):
     missing = send(client, on_commit)
     assert missing.status_code == 400 and missing.json()["error"]["code"] == "thread_key_missing"
     assert WorkflowSession.objects.count() == 1
+
+
+def test_a_replay_keeps_the_thread_key_a_header_named(client, keyed, on_commit, admin_user):
+    """Found by the last session's review: the sender's headers are not kept, so a replay of a
+    delivery keyed by a header was refused (thread_key_missing). The key it named is kept."""
+    keyed("header:X-Thread-Id")
+    first = _with_header(client, on_commit, "thread-42")
+    assert first.status_code == 202, first.content
+    original = WebhookDelivery.objects.get(session_id=first.json()["session_id"])
+    assert original.thread_key == "thread-42"
+    WorkflowSession.objects.filter(pk=first.json()["session_id"]).update(status="completed")
+    with on_commit():
+        replayed = webhook_replay(delivery=original, user=admin_user)
+    assert replayed.status == 202, replayed.body
+    again = WorkflowSession.objects.get(pk=replayed.body["session_id"])
+    assert again.correlation_key == "thread-42"
+    assert WebhookDelivery.objects.get(replay_of=original).thread_key == "thread-42"
+    WebhookDelivery.objects.filter(pk=original.pk).update(thread_key="")  # a delivery kept before keys were
+    original.refresh_from_db()
+    refused = webhook_replay(delivery=original, user=admin_user)
+    assert (refused.status, refused.body["error"]["code"]) == (400, "thread_key_missing")
+    assert "A replay uses the key the original delivery named, and it named none." in refused.body["error"]["message"]

@@ -1,6 +1,6 @@
 """Four eyes (``inbox/items/policy_gate.py``): above the demo refund's limit two different people
-approve; the first approval is recorded and resumes nothing, the same person twice and the
-requester are refused, in the inbox and the API."""
+approve; the first approval is recorded, pushed live and resumes nothing, the same person twice
+and the requester are refused, in the inbox and the API, whose interrupts name both approvers."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from django.core.exceptions import PermissionDenied
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.items.policy_gate import FourEyesError, approvals_of
-from reviewconsole.inbox.models import Item
+from reviewconsole.inbox.live.messages import change_message
+from reviewconsole.inbox.models import Item, QueueChange
 from reviewconsole.policies.models import FirstApproval, PolicyVerdict
 from reviewconsole.workflow_sessions.models import Answer
 from reviewconsole.workflow_sessions.services import session_start
-from tests.api.conftest import make_api_client, post
+from tests.api.conftest import auth, make_api_client, post
 from tests.conftest import _user
 
 LARGE = {"order_id": "B-9", "amount": 1500, "reason": "never arrived"}
@@ -164,3 +165,46 @@ def test_the_decided_item_keeps_both_approvers_and_their_reasons(large, personas
     assert "Second check ok" in page
     [first] = AuditEntry.objects.filter(action="interrupt.approve_first")
     assert first.detail["reason"] == "Courier <b>lost</b> it"
+
+
+def test_the_api_shows_both_approvers_as_the_page_does(large, personas, client, on_commit):
+    """Found by the last session's review: the API's interrupt named only the second approver."""
+    item = large()
+    _, token = make_api_client()
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Courier lost it")
+    read = client.get(f"/api/v1/sessions/{item.session_id}", headers=auth(token))
+    assert read.status_code == 200, read.content
+    waiting = read.json()["interrupts"][0]
+    assert waiting["approvals"]["required"] == 2 and waiting["decided_by"] is None
+    assert [(a["by"], a["reason"]) for a in waiting["approvals"]["approvers"]] == [("p-other", "Courier lost it")]
+    with on_commit():
+        interrupt_decide(interrupt=item, user=_user("manager"), action="approve", reason="Second check ok")
+    for shown in (
+        client.get(f"/api/v1/sessions/{item.session_id}", headers=auth(token)).json()["interrupts"][0],
+        next(
+            i
+            for i in client.get("/api/v1/interrupts?status=resolved", headers=auth(token)).json()["interrupts"]
+            if i["id"] == item.interrupt_id
+        ),
+    ):
+        assert shown["decided_by"] == "manager"
+        assert shown["approvals"]["rule"] == "refund-approval"
+        approvers = [(a["by"], a["reason"]) for a in shown["approvals"]["approvers"]]
+        assert approvers == [("p-other", "Courier lost it"), ("manager", "Second check ok")]
+        assert shown["approvals"]["approvers"][0]["at"] < shown["approvals"]["approvers"][1]["at"]
+
+
+def test_a_first_approval_is_pushed_live_to_the_queue(large, personas, on_commit):
+    """Found by the last session's review: open inboxes and pages heard nothing of a first approval."""
+    item = large()
+    before = QueueChange.objects.filter(item=item).count()
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Checked")
+    [change] = QueueChange.objects.filter(item=item).order_by("id")[before:]
+    assert (change.event, change.queue_id) == ("interrupt.approved_first", item.queue_id)
+    message = change_message(change)
+    assert message["item"]["status"] == "pending"
+    assert message["item"]["approvals"]["approvers"][0]["by"] == "p-other"
+    assert "Approved once, by p-other at " in message["item"]["sentence"]
+    assert message["item"]["sentence"].endswith("a second, different person must approve.")

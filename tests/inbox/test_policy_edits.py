@@ -141,6 +141,7 @@ def test_a_standing_approval_never_approves_its_grantors_own_request(demo, perso
     standing_grant(
         workflow="refund-approval", tool="ask_for_approval", args={}, exact=False, scope="queue",
         session_id="", requester="", queue="finance", granted_by=personas.other_reviewer, hours=1,
+        rule="refund-approval",
     )  # fmt: skip
     with on_commit():
         session = session_start(

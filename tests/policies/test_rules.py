@@ -25,7 +25,13 @@ def test_the_workflows_own_rules_apply_to_their_tool_only():
 
 
 def test_an_admin_rule_replaces_the_workflows_of_its_name_and_a_new_one_comes_first():
-    _rule("small-refunds", tool="ask_for_approval", when="double(args.amount) <= 50.0", decide="approve")
+    _rule(
+        "small-refunds",
+        tool="ask_for_approval",
+        when="double(args.amount) <= 50.0",
+        decide="approve",
+        replaces_workflow_rule=True,
+    )
     _rule("vip-first", tool="*", when='state.tier == "vip"', decide="approve", reason="VIP")
     _rule("switched-off", tool="*", decide="reject", enabled=False)
     assert [(r.name, r.source) for r in rules_for("refund-approval", "ask_for_approval")] == [
@@ -35,6 +41,17 @@ def test_an_admin_rule_replaces_the_workflows_of_its_name_and_a_new_one_comes_fi
     ]
     assert evaluate("refund-approval", "ask_for_approval", {"amount": 80}, {}).rule.name == "refund-approval"
     assert evaluate("refund-approval", "ask_for_approval", {"amount": 80}, {"tier": "vip"}).reason == "VIP"
+
+
+def test_a_row_sharing_a_workflow_rules_name_without_saying_it_replaces_it_replaces_nothing(caplog):
+    """Written around the admin's form (the form refuses it): the workflow's rule stands, logged."""
+    _rule("small-refunds", tool="ask_for_approval", when="true", decide="reject", reason="Frozen.")
+    assert [(r.name, r.source) for r in rules_for("refund-approval", "ask_for_approval")] == [
+        ("small-refunds", "workflow"),
+        ("refund-approval", "workflow"),
+    ]
+    assert evaluate("refund-approval", "ask_for_approval", {"amount": 40}, {}).decide == "approve"
+    assert "shares a workflow rule's name without replacing it" in caplog.text
 
 
 @pytest.mark.parametrize(

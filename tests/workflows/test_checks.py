@@ -258,4 +258,53 @@ def test_an_unusable_approval_policy_is_an_error_naming_the_rule(write_module, r
         "The condition 'args.amount <= ' is not valid CEL"
     )
     assert errors[1][1] == "Workflow 'paid' in 'paid_flows': approval policy 'small' is declared twice."
-    assert "CEL over args and state" in errors[0][2]
+    assert "CEL over args (the tool's parameters) and state" in errors[0][2]
+
+
+MISSPELT_POLICIES = """
+from pydantic import BaseModel
+from reviewconsole.workflows import ApprovalPolicy, FunctionTool, LlmAgent, Workflow, WorkflowSpec
+
+class Start(BaseModel):
+    text: str = ""
+
+class Line(BaseModel):
+    sku: str
+    price: float
+
+class Shared(BaseModel):
+    tier: str = ""
+
+def pay(amount: float, lines: list[Line]) -> str:
+    \"\"\"Pay.\"\"\"
+    return "paid"
+
+def build(model=None):
+    agent = LlmAgent("payer", model=model, tools=[FunctionTool(pay, require_confirmation=True)], input_schema=Start)
+    return Workflow("paid", edges=[("START", agent)], input_schema=Start, state_schema=Shared)
+
+WORKFLOWS = [WorkflowSpec(name="paid", title="Paid", queue="hello", build=build, input_schema=Start, policies=(
+    ApprovalPolicy(name="amount", tool="pay", when="args.amont > 5.0", decide="approve"),
+    ApprovalPolicy(name="element", tool="pay", when="args.lines.exists(x, x.prce > 100.0)"),
+    ApprovalPolicy(name="state", tool="*", when='state.tierr == "vip"', decide="approve"),
+    ApprovalPolicy(name="tool", tool="pya", when="true"),
+    ApprovalPolicy(name="good", tool="pay", when='args.lines.exists(x, x.price > 100.0) && state.tier != "vip"'),
+    ApprovalPolicy(name="any-tool", tool="*", four_eyes_over="args.amount > 1000.0"),
+))]
+"""
+
+
+def test_an_approval_policy_reading_an_undeclared_name_is_an_error_naming_it(write_module, register):
+    """E011 checks what a rule reads: the tool's parameters (also an element's fields inside a list
+    macro), the workflow's state_schema, and that the tool is one of the workflow's."""
+    errors = _errors(write_module, register, ("misspelt_flows", textwrap.dedent(MISSPELT_POLICIES)))
+    assert [e[0] for e in errors] == ["reviewconsole.workflows.E011"] * 4
+    prefix = "Workflow 'paid' in 'misspelt_flows': Approval policy"
+    messages = [e[1] for e in errors]
+    assert messages[0].startswith(f"{prefix} 'amount', when: The condition 'args.amont > 5.0' reads what is not")
+    assert "args.amont (the parameters of pay: amount, lines)" in messages[0]
+    assert "x.prce (the fields of args.lines[]: price, sku)" in messages[1]
+    assert "state.tierr (the keys of its state_schema: tier)" in messages[2]
+    assert messages[3] == (
+        f"{prefix} 'tool': tool 'pya' is not a tool of workflow 'paid' (its tools: pay; or '*' for every tool)."
+    )

@@ -25,7 +25,7 @@ from ..models import Item
 from .actions import request_kind
 from .policy_gate import edited_args_refusal
 
-__all__ = ["CHECK_FAILED", "audit_refusal", "check_before_decision"]
+__all__ = ["CHECK_FAILED", "audit_refusal", "check_before_decision", "reason_needed_for"]
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -90,6 +90,28 @@ def check_before_decision(item: Item, *, decision: str, reason: str, response: A
             "detail": {"decision": decision, "reason": reason.strip(), "message": refused[:2000], "door": door},
         },
     )
+
+
+def reason_needed_for(item: Item, decisions: tuple[str, ...] = ("approve", "reject")) -> list[str]:
+    """Which of ``decisions`` the workflow's checks refuse on ``item`` without a reason and accept
+    with one (the page's "Reason … (required to approve)"): each check is asked both ways, with
+    the arguments as the model made them. A check that raises says nothing here (it refuses, and
+    says why, when the decision is sent)."""
+    try:
+        checks = get(item.workflow).before_decision
+    except UnknownWorkflowError:
+        return []
+    needed = []
+    for decision in decisions:
+        try:
+            bare = first_refusal(checks, _attempt(item, decision, "", {}, "", "inbox"))
+            given = first_refusal(checks, _attempt(item, decision, "a reason", {}, "", "inbox"))
+        except Exception:  # the author's check: judged (and logged) when the decision is sent
+            logger.debug("A before_decision check of %s raised while the page asked it", item.workflow, exc_info=True)
+            continue
+        if bare is not None and given is None:
+            needed.append(decision)
+    return needed
 
 
 def audit_refusal(

@@ -153,8 +153,8 @@ def interrupt_decide(
     from the agent's, the workflow receives it and the diff is stored with the decision.
     ``form``: the generated form's raw fields for ``answer`` (see ``schema_form``).
     ``standing``: a standing approval to grant with this approval, in its transaction
-    (``standing_grants.StandingRequest``). On an item an approval policy governs the requester may
-    not approve, and under four eyes the first approval is stored and resumes nothing
+    (``standing_grants.StandingRequest``). The person who started the session may not approve any
+    of its requests, and under four eyes the first approval is stored and resumes nothing
     (``policy_gate.approval_gate``). A decision on an item a policy decided is refused and
     recorded (``interrupt.decide_refused``). ``door``: ``inbox`` or ``bulk``, for the workflow's
     checks (``decision_checks``), which run last before anything is stored.
@@ -165,7 +165,7 @@ def interrupt_decide(
 
     Raises:
         PermissionDenied: the user is not a reviewer or manager of the interrupt's queue, or
-            asked for this policy-governed request and approves it.
+            started the item's session and approves.
         FourEyesError: under four eyes, the user gave the first approval already (409).
         DecisionError: the decision is incomplete or not allowed here (``errors`` for forms).
         DecisionRefusedError: a check of the workflow refused it (400 ``decision_refused``;

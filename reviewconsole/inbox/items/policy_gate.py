@@ -1,14 +1,20 @@
 """Who may approve a policy-governed item, and the record of refused decisions.
 
-- **The requester never approves their own**: on an item a rule governs, the person who started
-  the session (``WorkflowSession.user_id`` ``user:<username>``: a console user, from ``/new/``)
-  may not approve it (403; rejecting stays open to them).
+- **The requester never approves their own**: the person who started the session
+  (``WorkflowSession.user_id`` ``user:<username>``: a console user, from ``/new/``) may not
+  approve any of its requests, whether a rule governs them or not (403; rejecting stays open to
+  them). It holds in every door a person decides through: the item's page and bulk approval both
+  come here (``decisions.interrupt_decide``); an API or AG-UI client decides as itself
+  (``client:<name>``, ``agui:<name>``), never as a person, and a standing approval is never used
+  on its grantor's own requests (``policies/standing.py``).
 - **Four eyes**: when the governing rule's ``four_eyes_over`` held, an approval is the first of
   two: it is stored (``policies.FirstApproval``, one per request: the database's unique
   constraint settles two first approvals at the same moment, the later one becoming the second),
-  audited as ``interrupt.approve_first`` and resumes nothing; the second, by a different user,
-  decides as usual. The same person approving twice gets 409 ``four_eyes``. An API client cannot
-  give either approval (409 ``four_eyes_required``): two people decide in the inbox.
+  audited as ``interrupt.approve_first``, pushed live to the item's queue
+  (``interrupt.approved_first``: its status sentence names the first approver) and resumes
+  nothing; the second, by a different user, decides as usual. The same person approving twice
+  gets 409 ``four_eyes``. An API client cannot give either approval (409
+  ``four_eyes_required``): two people decide in the inbox.
 - :func:`record_refused` audits a decision refused because a policy or a standing approval had
   decided the request (``interrupt.decide_refused``).
 """
@@ -31,6 +37,7 @@ from ...policies.rules import evaluate
 from ...workflow_sessions.models import Interrupt as SessionInterrupt
 from ..errors import InboxConflict
 from ..models import Item
+from .recording import item_change_record
 
 __all__ = [
     "POLICY_LABEL",
@@ -114,27 +121,26 @@ def approval_gate(
     first of two approvals (the caller stores no answer), False when the decision goes on.
 
     Raises:
-        PermissionDenied: the user asked for this request (the session's starter) and approves it.
+        PermissionDenied: the user started the item's session and approves (any of its requests).
         FourEyesError: the user already gave the first approval.
     """
     if action != "approve":
         return False
-    verdict = _verdict(item)
-    if verdict is None:
-        return False
     if item.session.user_id == f"user:{user.get_username()}":
         raise PermissionDenied("You asked for this request: someone else must approve it. Nothing was recorded.")
-    if verdict.approvals_required < 2:
+    verdict = _verdict(item)
+    if verdict is None or verdict.approvals_required < 2:
         return False
     first = FirstApproval.objects.filter(session_interrupt_id=item.session_interrupt_id).first()
     if first is None:
         try:
             with transaction.atomic():
                 FirstApproval.objects.create(session_interrupt_id=item.session_interrupt_id, user=user, reason=reason)
-                audit_record(
+                item_change_record(  # audited, and open inboxes and pages hear of it
                     action="interrupt.approve_first",
+                    interrupt=item,
+                    changes=[(item.queue_id, "interrupt.approved_first")],
                     user=user,
-                    target=item,
                     request=request,
                     detail={"policy": verdict.rule, "approvals_required": verdict.approvals_required, "reason": reason},
                 )

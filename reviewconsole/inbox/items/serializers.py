@@ -26,8 +26,17 @@ from ...workflow_sessions.serializers import session_json
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
 from ..pages.drafts import draft_of
 from .actions import allows_bulk_approve
+from .approvals import approvals_json
 
-__all__ = ["item_json", "list_entry", "session_with_items", "snippet", "status_sentence"]
+__all__ = [
+    "item_json",
+    "items_json",
+    "list_entries",
+    "list_entry",
+    "session_with_items",
+    "snippet",
+    "status_sentence",
+]
 
 
 def _iso(value: dt.datetime | None) -> str | None:
@@ -38,7 +47,11 @@ def _utc(value: dt.datetime | None) -> str:
     return f"{value.astimezone(dt.UTC):%Y-%m-%d %H:%M:%S} UTC" if value is not None else ""
 
 
-def item_json(row: Item, now: dt.datetime | None = None) -> dict[str, Any]:
+_LOOKUP: Any = object()
+"""``approvals`` not given: :func:`item_json` looks them up for its one row."""
+
+
+def item_json(row: Item, now: dt.datetime | None = None, approvals: Any = _LOOKUP) -> dict[str, Any]:
     """One item as every JSON consumer sees it.
 
     ``{"id": interrupt id, "item_id": row id, "session_id", "workflow", "title", "kind",
@@ -50,10 +63,15 @@ def item_json(row: Item, now: dt.datetime | None = None) -> dict[str, Any]:
     off to), "claimed_by": username | None (a claim in force), "claim_expires_at", "url": the item's
     page}``; times are ISO 8601 strings or None. A cancelled request is ``status`` "resolved" with
     ``decision`` "cancelled" (``decided_by``, ``reason``: who and why), or ``status`` "cancelled"
-    with ``decision`` "cancelled" when its whole session was cancelled.
+    with ``decision`` "cancelled" when its whole session was cancelled. ``"approvals"``: under four
+    eyes, both approvers in order (``approvals.approvals_json``: ``{"required", "rule",
+    "approvers": [{"by", "at", "reason"}]}``; ``decided_by`` names the second only), else None;
+    a list passes ``approvals`` looked up for all its rows at once.
     Reads ``row.queue`` and ``row.claimed_by``: select them with the row.
     """
     holder = row.claim_holder(now or timezone.now())
+    if approvals is _LOOKUP:
+        approvals = approvals_json([row])[row.pk]
     return {
         "id": row.interrupt_id,
         "item_id": row.pk,
@@ -74,6 +92,7 @@ def item_json(row: Item, now: dt.datetime | None = None) -> dict[str, Any]:
         "edits": row.edit_diff or None,
         "decided_by": row.decided_by_label or None,
         "decided_at": _iso(row.decided_at),
+        "approvals": approvals,
         "created_at": _iso(row.created_at),
         "due_at": _iso(row.due_at),
         "deferred_until": _iso(row.deferred_until),
@@ -86,11 +105,23 @@ def item_json(row: Item, now: dt.datetime | None = None) -> dict[str, Any]:
 def session_with_items(session: WorkflowSession) -> dict[str, Any]:
     """``workflow_sessions.serializers.session_json`` with ``interrupts``: the session's items
     (:func:`item_json`), oldest first. The API and the console's session JSON answer this."""
-    rows = Item.objects.filter(session=session).select_related("queue", "session", "claimed_by").order_by("id")
-    return {**session_json(session), "interrupts": [item_json(row) for row in rows]}
+    rows = list(Item.objects.filter(session=session).select_related("queue", "session", "claimed_by").order_by("id"))
+    return {**session_json(session), "interrupts": items_json(rows)}
 
 
-def list_entry(row: Item) -> dict[str, Any]:
+def items_json(rows: list[Item]) -> list[dict[str, Any]]:
+    """:func:`item_json` of each row, their four eyes looked up together."""
+    approvals, now = approvals_json(rows), timezone.now()
+    return [item_json(row, now, approvals[row.pk]) for row in rows]
+
+
+def list_entries(rows: list[Item]) -> list[dict[str, Any]]:
+    """:func:`list_entry` of each row, their four eyes looked up together."""
+    approvals = approvals_json(rows)
+    return [list_entry(row, approvals[row.pk]) for row in rows]
+
+
+def list_entry(row: Item, approvals: Any = _LOOKUP) -> dict[str, Any]:
     """An item as a reviewer's list shows it (``items.json``, live messages, the item views' JSON).
 
     :func:`item_json` with ``id`` the row id and ``interrupt_id`` the interrupt's id, plus
@@ -99,7 +130,7 @@ def list_entry(row: Item) -> dict[str, Any]:
     ``bulk_approve`` (the interrupt's metadata, else the workflow's setting).
     """
     now = timezone.now()
-    data = item_json(row, now)
+    data = item_json(row, now, approvals)
     return {
         **data,
         "id": row.pk,
@@ -107,7 +138,7 @@ def list_entry(row: Item) -> dict[str, Any]:
         "queue_id": row.queue_id,
         "queue_name": row.queue.name,
         "state": row.display_status,
-        "sentence": status_sentence(row, now),
+        "sentence": status_sentence(row, now, data["approvals"]),
         "snippet": snippet(row),
         "overdue": row.is_overdue(now),
         "bulk_approve": allows_bulk_approve(row),
@@ -123,8 +154,9 @@ _DONE = {
 }
 
 
-def status_sentence(row: Item, now: dt.datetime | None = None) -> str:
-    """One sentence on where the item stands, e.g. "This request was approved by alice at … UTC."."""
+def status_sentence(row: Item, now: dt.datetime | None = None, approvals: dict[str, Any] | None = None) -> str:
+    """One sentence on where the item stands, e.g. "This request was approved by alice at … UTC.";
+    with ``approvals`` (:func:`item_json`'s), a pending item's first approval under four eyes."""
     now = now or timezone.now()
     if row.status == ItemStatus.CANCELLED and row.decision == SESSION_FAILED:
         return f"The session failed at {_utc(row.decided_at)}, before this request was answered."
@@ -148,6 +180,10 @@ def status_sentence(row: Item, now: dt.datetime | None = None) -> str:
     holder = row.claim_holder(now)
     if holder and row.claimed_by is not None:
         parts.append(f"Claimed by {row.claimed_by.get_username()} since {_utc(row.claimed_at)}.")
+    if approvals and approvals["approvers"]:
+        first = approvals["approvers"][0]
+        at = _utc(dt.datetime.fromisoformat(first["at"]))
+        parts.append(f"Approved once, by {first['by']} at {at}: a second, different person must approve.")
     if row.is_overdue(now):
         parts.append(f"Overdue since {_utc(row.due_at)}.")
     elif row.deferred_until is not None and row.deferred_until > now:

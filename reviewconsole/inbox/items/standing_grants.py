@@ -1,11 +1,13 @@
 """A reviewer's standing approval, granted with an approval on a policy-governed item.
 
 The decision form may carry ``standing`` (``exact``: this tool with these exact arguments;
-``tool``: this tool, any arguments), ``standing_scope`` (``session``, ``user``: the requester's
-sessions, ``queue``) and ``standing_hours`` (how long it lasts, at most 30 days). It is granted in
-the approval's transaction (``interrupt_decide(standing=...)``), audited as
-``policy.standing_grant``; later requests it covers are approved by it
-(``policy_decisions.policy_apply``). Admins list and revoke them (``policies/admin.py``).
+``tool``: this tool, other arguments no larger than these), ``standing_scope`` (``session``,
+``user``: the sessions the same person started, offered only when a person started this one,
+``queue``) and ``standing_hours`` (how long it lasts, at most 30 days). It is granted in the
+approval's transaction (``interrupt_decide(standing=...)``), bound to the rule that governs the
+request, audited as ``policy.standing_grant``; later requests it covers are approved by it
+(``policy_decisions.policy_apply``; what it covers: ``policies/standing.py``). Admins list and
+revoke them (``policies/admin.py``).
 """
 
 from __future__ import annotations
@@ -17,12 +19,18 @@ from django.http import HttpRequest, QueryDict
 
 from ...audit.services import audit_record
 from ...policies.models import PolicyVerdict, Scope
-from ...policies.standing import MAX_HOURS, StandingError, standing_grant
+from ...policies.standing import MAX_HOURS, PERSON_PREFIX, StandingError, standing_grant
 from ..errors import DecisionError
 from ..models import Item
 from .policy_gate import call_of
 
-__all__ = ["StandingRequest", "standing_from_post"]
+__all__ = ["StandingRequest", "person_started", "standing_from_post"]
+
+
+def person_started(item: Item) -> bool:
+    """Whether a person started the item's session in the console (``user:<username>``), so a
+    standing approval may cover the sessions they start (``policies/standing.py``)."""
+    return str(item.session.user_id).startswith(PERSON_PREFIX)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +59,12 @@ class StandingRequest:
             )
         if self.scope not in Scope.values:
             raise DecisionError(f"Choose who the standing approval covers: {', '.join(Scope.values)}.")
+        if self.scope == Scope.USER and not person_started(item):
+            raise DecisionError(
+                f"This session was started by {item.session.user_id}, a sender rather than a person: a standing "
+                "approval for its requester would cover everyone it sends for. Choose this session or this queue; "
+                "nothing was recorded."
+            )
 
     def grant(self, item: Item, user: AbstractBaseUser, request: HttpRequest | None) -> None:
         """Store and audit it (inside the approval's transaction).
@@ -59,6 +73,7 @@ class StandingRequest:
             DecisionError: ``policies.standing.StandingError`` (e.g. an expiry out of range).
         """
         tool, args = call_of(item) or ("", {})
+        verdict = PolicyVerdict.objects.filter(session_interrupt_id=item.session_interrupt_id).first()
         try:
             approval = standing_grant(
                 workflow=item.workflow,
@@ -71,6 +86,7 @@ class StandingRequest:
                 queue=item.queue.slug,
                 granted_by=user,
                 hours=self.hours,
+                rule=verdict.rule if verdict is not None else "",
             )
         except StandingError as exc:
             raise DecisionError(str(exc)) from None
@@ -82,6 +98,8 @@ class StandingRequest:
             after={
                 "tool": tool,
                 "args": approval.args,
+                "ceiling": approval.ceiling,
+                "rule": approval.rule,
                 "scope": approval.scope,
                 "expires_at": approval.expires_at.isoformat(),
             },

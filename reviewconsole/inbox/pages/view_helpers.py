@@ -39,6 +39,7 @@ from ..conf import inbox_setting
 from ..errors import DecisionError, InboxConflict, MovedError
 from ..items.actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
 from ..items.comments import comments_for
+from ..items.decision_checks import reason_needed_for
 from ..items.decisions import editable_arguments
 from ..items.escalation import escalation_targets
 from ..items.permissions import can_retry
@@ -46,6 +47,7 @@ from ..items.policy_gate import approvals_of, standing_offered
 from ..items.refusals import retried_request
 from ..items.selectors import is_queue_manager, neighbours, queues_for
 from ..items.serializers import status_sentence
+from ..items.standing_grants import person_started
 from ..models import Item, Queue
 from ..pictures.serving import mermaid_available, session_picture
 from .drafts import parse_unified
@@ -114,9 +116,13 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "model_offline": getattr(model, "offline", False),
         "pending": pending,
         "member": member,
+        # The requester never approves their own (policy_gate.approval_gate): the page says so.
+        "own_request": pending and session.user_id == f"user:{user.get_username()}",
         "is_manager": manager,
         "actions": actions,
-        "reason_required": reject_reason_required(item),
+        # Which decisions need a reason here: a rejection (the inbox's setting), and any the
+        # workflow's checks refuse without one (the refund's approval above $500).
+        "reason_for": _reason_for(item, pending),
         "can_edit": pending and can_edit_draft(item),
         # Approvals bound to the exact call (engine._digest): the form posts the id and digest shown.
         "args_digest": (item.metadata or {}).get("args_digest", ""),
@@ -142,6 +148,7 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         # Approval policies: four eyes ("1 of 2 approvals, by X") and the standing approval offer.
         "approvals": approvals_of(item),
         "standing_offer": pending and "approve" in actions and standing_offered(item),
+        "standing_person": person_started(item),  # the "sessions this person starts" scope
         "prev_pk": prev_pk,
         "next_pk": next_pk,
         "live": {
@@ -188,6 +195,14 @@ def refusal(request: HttpRequest, item: Item, exc: Exception, **extra: Any) -> H
     if isinstance(exc, DecisionError) and exc.errors:
         extra["form_errors"] = exc.errors
     return render(request, "inbox/detail.html", detail_context(request, item, **notice, **extra), status=status)
+
+
+def _reason_for(item: Item, pending: bool) -> str:
+    """ "approve", "reject" or "approve or reject": the decisions the reason field is required for."""
+    needed = set(reason_needed_for(item)) if pending else set()
+    if reject_reason_required(item):
+        needed.add("reject")
+    return " or ".join(d for d in ("approve", "reject") if d in needed)
 
 
 def _classify(exc: Exception) -> tuple[int, str, str, dict[str, Any]]:

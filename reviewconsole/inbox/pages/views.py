@@ -26,7 +26,7 @@ from ..items.claims import interrupt_claim, interrupt_unclaim
 from ..items.decisions import interrupt_decide
 from ..items.permissions import managed_workflows
 from ..items.selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
-from ..items.serializers import list_entry
+from ..items.serializers import list_entries
 from ..live.changes import changes_since
 from ..live.messages import change_message
 from ..models import Item
@@ -112,7 +112,7 @@ def items_json(request: HttpRequest) -> JsonResponse:
     _, page = _page(request)
     return JsonResponse(
         {
-            "items": [list_entry(i) for i in page.items],
+            "items": list_entries(list(page.items)),
             "versions": {str(k): v for k, v in page.versions.items()},
             "counts": {str(k): v for k, v in page.counts.items()},
             "overdue": {str(k): v for k, v in page.overdue_counts.items()},
