@@ -2,20 +2,23 @@
 
 Each authenticates (``request.auth`` is the :class:`ApiClient`) and calls ``reviews.py``; writes
 take an ``Idempotency-Key`` (``idempotency.py``); refusals are raised and mapped in ``errors.py``.
-The read is an async view: ``?wait=N`` is held on the event loop (``review_wait.py``).
+The read is an async view: ``?wait=N`` is held on the event loop (``review_wait.py``); under
+Daphne :class:`~.review_poll.ReviewLongPoll` holds it before Django, which then answers at once.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse
 from ninja import Router, Status
 
 from .errors import ApiError
 from .idempotency import idempotent, request_hash
-from .review_wait import MAX_WAIT, review_wait
-from .reviews import review_ask, review_cancel, review_json
+from .models import ApiClient
+from .review_wait import MAX_WAIT, review_settled
+from .reviews import review_ask, review_cancel, review_for, review_json
 from .schemas import CancelIn, ReviewIn, ReviewOut
 from .views import ERRORS, KEY, replayable
 
@@ -51,7 +54,14 @@ async def read(request: HttpRequest, review_id: str, wait: float | None = None) 
     ``wait`` seconds have passed (then still ``pending``)."""
     if wait is not None and not 0 <= wait <= MAX_WAIT:
         raise ApiError(400, "wait_invalid", f"wait must be 0 to {MAX_WAIT:g} seconds.")
-    return Status(200, await review_wait(request.auth, review_id, wait or 0.0, _base(request)))  # type: ignore[attr-defined]
+    client = request.auth  # type: ignore[attr-defined]
+    if wait:
+        await review_settled(client, review_id, wait)
+    return Status(200, await sync_to_async(_read)(client, review_id, _base(request)))
+
+
+def _read(client: ApiClient, review_id: str, base_url: str) -> dict[str, Any]:
+    return review_json(review_for(client, review_id), base_url)
 
 
 @router.post("/reviews/{review_id}/cancel", response={200: ReviewOut, **ERRORS}, summary="Cancel a review")

@@ -1,18 +1,22 @@
-"""``GET /api/v1/reviews/{id}?wait=N``: the long-poll, held on the event loop, not on a thread.
+"""The long-poll's wait (``GET /api/v1/reviews/{id}?wait=N``): until the review is not pending.
 
-The waiter joins the Channels group of the review's queue (``inbox.live.messages.group_name``:
+:func:`review_settled` joins the Channels group of the review's queue (``inbox.live.messages.group_name``:
 every change to the queue's items is published there after commit through ``group_sender``), then
-reads the review, so a decision committed in between is either read or heard. It wakes on a
-message about its session's item (created, claimed, resolved, cancelled, escalated…), reads the
-review again, follows the item to another queue's group when it moved (escalation, reassignment),
-and answers once the review is no longer ``pending`` or ``N`` seconds have passed, reading the
-database one last time: the stored review is the answer, the message only a wake-up (messages are
-at most once). No thread is held while it waits: only the reads run on Django's sync thread
-(``sync_to_async``).
+reads the review's status, so a decision committed in between is either read or heard. It wakes on
+a message about its session's item (created, claimed, resolved, cancelled, escalated…), reads the
+status again, follows the item to another queue's group when it moved (escalation, reassignment),
+and returns once the review is no longer ``pending`` or ``N`` seconds have passed. The caller then
+reads the review itself: the stored review is the answer, a message only a wake-up (messages are
+at most once).
 
-Under Daphne with the in-memory layer the group sender hands messages to Daphne's loop, where these
-waiters run (``group_sender.bind_loop``); with Redis any web process's waiter hears any
-process's decision.
+The reads run on a thread (``sync_to_async``: the request's own in a Django view;
+``channels.db.database_sync_to_async``, one shared thread that checks its connections before and
+after as Channels' consumers do, for :class:`~.review_poll.ReviewLongPoll`); the waiting is on the
+event loop. Under Daphne the wait is held
+by :class:`~.review_poll.ReviewLongPoll` in front of Django (``asgi.py``), so no thread is held per
+waiter; served by Django alone (``runserver``, the test client) the view waits with this same
+function. Under Daphne with the in-memory layer the group sender hands messages to Daphne's loop
+(``group_sender.bind_loop``); with Redis any web process's waiter hears any process's decision.
 """
 
 from __future__ import annotations
@@ -27,22 +31,26 @@ from channels.layers import get_channel_layer
 from ..inbox.live.messages import group_name
 from ..inbox.models import Item, Queue
 from .models import ApiClient
-from .reviews import review_for, review_json
+from .reviews import review_for, review_interrupt, review_item, review_status
 
-__all__ = ["MAX_WAIT", "review_wait"]
+__all__ = ["MAX_WAIT", "review_settled"]
 
 MAX_WAIT = 60.0
 """Longest ``wait`` in seconds."""
 
 
-def _read(client: ApiClient, review_id: str, base_url: str) -> tuple[dict[str, Any], set[int]]:
-    """The review's JSON and the queues whose groups tell of its item (404 ``review_unknown``)."""
+def _read(client: ApiClient, review_id: str) -> tuple[str, str, set[int]]:
+    """The review's status, its session's id, and the queues whose groups tell of its item.
+
+    Raises:
+        ApiError: 404 ``review_unknown``.
+    """
     review = review_for(client, review_id)
-    body = review_json(review, base_url)
+    status = review_status(review, review_interrupt(review), review_item(review))
     queues = set(Item.objects.filter(session_id=review.session_id).values_list("queue_id", flat=True))
     if not queues:  # not asked yet: it will be, in the review's queue
         queues = set(Queue.objects.filter(slug=review.queue).values_list("pk", flat=True))
-    return body, queues
+    return status, review.session_id, queues
 
 
 def _about(message: dict[str, Any], session_id: str) -> bool:
@@ -63,17 +71,19 @@ async def _heard(layer: Any, channel: str, session_id: str, deadline: float) -> 
     return False
 
 
-async def review_wait(client: ApiClient, review_id: str, seconds: float, base_url: str) -> dict[str, Any]:
-    """The review's JSON once it is not ``pending`` or after ``seconds`` (0 to :data:`MAX_WAIT`).
+async def review_settled(client: ApiClient, review_id: str, seconds: float, *, to_async: Any = sync_to_async) -> str:
+    """Return the review's status once it is not ``pending`` or ``seconds`` (at most
+    :data:`MAX_WAIT`) have passed (then ``pending``). ``to_async`` runs the reads (see the module
+    docstring).
 
     Raises:
-        ApiError: 404 ``review_unknown``.
+        ApiError: 404 ``review_unknown`` (also another client's review).
     """
-    read = sync_to_async(_read)
-    body, queues = await read(client, review_id, base_url)
+    read = to_async(_read)
+    status, session_id, queues = await read(client, review_id)
     layer = get_channel_layer()
-    if body["status"] != "pending" or seconds <= 0 or layer is None:
-        return body
+    if status != "pending" or seconds <= 0 or layer is None:
+        return status
     loop = asyncio.get_running_loop()
     deadline = loop.time() + min(seconds, MAX_WAIT)
     channel = await layer.new_channel("review.")
@@ -83,13 +93,13 @@ async def review_wait(client: ApiClient, review_id: str, seconds: float, base_ur
             for queue_id in queues - joined:
                 await layer.group_add(group_name(queue_id), channel)
             joined |= queues
-            body, queues = await read(client, review_id, base_url)
-            if body["status"] != "pending":
-                return body
+            status, session_id, queues = await read(client, review_id)
+            if status != "pending":
+                return status
             if not queues <= joined:
                 continue  # the item moved: join its new queue's group before waiting
-            if not await _heard(layer, channel, body["session_id"], deadline):
-                return (await read(client, review_id, base_url))[0]
+            if not await _heard(layer, channel, session_id, deadline):
+                return status
     finally:
         for queue_id in joined:
             with contextlib.suppress(Exception):
