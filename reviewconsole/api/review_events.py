@@ -58,6 +58,8 @@ def review_consume(event: DomainEvent, outbox_id: int) -> None:
     data = review_json(review)
     if isinstance(event, InterruptCancelled) and (data["status"] != "cancelled" or review.cancelled_at is not None):
         return  # superseded by its client's revision, or cancelled by its client: nothing to tell
+    if data["status"] == "cancelled" and (data["cancelled"] or {}).get("by") == f"client:{review.client.name}":
+        return  # its client cancelled it through the sessions API's lifecycle operation
     if review.callback_url:
         callback_emit(
             event_type=EVENT_TYPE,

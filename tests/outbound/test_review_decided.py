@@ -191,8 +191,11 @@ def test_what_the_client_itself_cancels_or_revises_sends_nothing(client, demo, r
     with on_commit():
         cancelled = ask(client, token, receiver)
         revised = ask(client, token, receiver)
+        withdrawn = ask(client, token, receiver)
+    request = f"/api/v1/sessions/{withdrawn['session_id']}/interrupts/{withdrawn['id']}/cancel"
     with on_commit():
         assert post(client, f"/api/v1/reviews/{cancelled['id']}/cancel", {}, token).status_code == 200
         ask(client, token, receiver, revision_of=revised["id"])
+        assert post(client, request, {"reason": "Withdrawn"}, token).status_code == 200
     assert decided(receiver) == []
     assert not OutboundMessage.objects.filter(event_type="review.decided").exists()
