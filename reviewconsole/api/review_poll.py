@@ -134,7 +134,12 @@ class ReviewLongPoll:
             return
         listening = asyncio.ensure_future(receive())
         waiting = asyncio.ensure_future(_wait_for(_authorization(scope), review_id, seconds)())
-        await asyncio.wait({listening, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        try:
+            await asyncio.wait({listening, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # the server stops: end the wait with it
+            waiting.cancel()
+            listening.cancel()
+            raise
         if not waiting.done():  # the client hung up: nobody to answer
             waiting.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -127,3 +127,43 @@ async def test_the_asgi_application_leaves_what_it_cannot_hold_to_django(demo_tx
     assert (unknown.status_code, unknown.json()["error"]["code"]) == (404, "review_unknown")
     assert (too_long.status_code, too_long.json()["error"]["code"]) == (400, "wait_invalid")
     assert (elapsed.status_code, elapsed.json()["status"]) == (200, "pending")
+
+
+async def test_a_long_poll_whose_client_hangs_up_ends_and_leaves_its_group(demo_tx, bound_loop):
+    from reviewconsole.asgi import application
+
+    _, token = await sync_to_async(make_api_client)()
+    body = await sync_to_async(_ask)(token)
+    hang_up = asyncio.get_running_loop().create_future()
+    pending = [{"type": "http.request", "body": b"", "more_body": False}]
+
+    async def receive():
+        return pending.pop(0) if pending else await hang_up
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    path = f"/api/v1/reviews/{body['id']}"
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"wait=50",
+        "root_path": "",
+        "headers": [(b"host", b"testserver"), (b"authorization", f"Bearer {token}".encode())],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+    }
+    served = asyncio.create_task(application(scope, receive, send))
+    await asyncio.wait_for(_members("finance"), LIMIT)
+    hang_up.set_result({"type": "http.disconnect"})
+    await asyncio.wait_for(served, LIMIT)
+    assert sent == []  # nobody to answer
+    finance = await Queue.objects.aget(slug="finance")
+    assert not get_channel_layer().groups.get(messages.group_name(finance.pk))
