@@ -1,19 +1,23 @@
-"""``GET /api/v1/reviews/{id}?wait=N`` held on Daphne's event loop, in front of Django (``asgi.py``).
+"""``GET /api/v1/reviews/{id}?wait=N`` held on Daphne's event loop, outside Django (``asgi.py``).
 
 Django serves every request in an ``asgiref`` ``ThreadSensitiveContext`` whose thread runs its
 sync parts (the ``request_started`` signal, the sync middleware) and lives until the response is
-sent: a long-poll served by Django alone holds one thread per waiter, all of them blocked. This
-ASGI app (the ASGI "middleware" pattern: it wraps Django's application) holds the wait itself:
+sent: a long-poll held inside Django holds one thread per waiter, all of them blocked. This ASGI
+app wraps Django's application (the ASGI middleware pattern) and holds the wait itself:
 
-1. a ``GET`` of a review with one ``wait`` in (0, :data:`~.review_wait.MAX_WAIT`] and no body
-   (anything else goes to Django at once, which answers or refuses it as usual);
-2. it finds the token's client (``auth.client_for_authorization``, read only) and waits with
-   :func:`~.review_wait.review_settled` (the channel layer, reads through Channels'
-   ``database_sync_to_async`` on its one shared thread) until the review is not pending or N
-   seconds passed; a client that hangs up meanwhile ends it (nothing is sent);
-3. then it hands the request to Django with ``wait`` taken out of the query string, so the answer
-   (authentication and its audit entry, the review JSON, the one error shape, security headers) is
-   Django's own read. An unknown token or review is not waited on: Django answers 401 / 404.
+1. for a ``GET`` of a review it puts an empty dict under :data:`HOLD` in the request's scope and
+   lets Django serve it at once: authentication (and its audit entry), the checks of ``wait``, the
+   one error shape, the headers; the read view (``review_views.read``), seeing the dict, does not
+   wait but, when the review is pending and ``wait`` > 0, fills it in (the client, the review, the
+   seconds, the base URL);
+2. an answer whose dict stayed empty (an error, a review no longer pending, no ``wait``) is sent
+   as Django made it; a filled one is kept back while Django's request ends (its thread with it),
+   and the app waits with :func:`~.review_wait.review_settled` (the channel layer; reads through
+   Channels' ``database_sync_to_async`` on its one shared thread) until the review is not pending
+   or N seconds passed, then sends Django's status and headers with the review read again
+   (:func:`~.review_wait.review_answer`: the same bytes the view makes). A client that hangs up
+   meanwhile ends the wait (nothing is sent); should that last read fail, Django's answer (the
+   review, pending) is sent as it was.
 """
 
 from __future__ import annotations
@@ -21,21 +25,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
 
 from channels.db import database_sync_to_async
 
-from .auth import client_for_authorization
-from .errors import ApiError
-from .review_wait import MAX_WAIT, review_settled
+from .review_wait import review_answer, review_settled
 
-__all__ = ["ReviewLongPoll"]
+__all__ = ["HOLD", "ReviewLongPoll"]
 
 logger = logging.getLogger("reviewconsole.api")
+
+HOLD = "reviewconsole.review_hold"
+"""The scope key of the dict the read view fills in when its answer is to be held."""
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -43,109 +46,64 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-PATH = re.compile(r"/api/v1/reviews/(?P<review_id>[^/]+)")
+PATH = re.compile(r"/api/v1/reviews/[^/]+")
 
 
-def _held(scope: Scope) -> tuple[str, float, bytes] | None:
-    """``(review_id, seconds, query string without wait)`` for a long-poll to hold, else None."""
-    if scope.get("type") != "http" or scope.get("method") != "GET":
-        return None
-    found = PATH.fullmatch(scope.get("path", ""))
-    if found is None:
-        return None
+async def _settled(hold: dict[str, Any], receive: Receive) -> bool:
+    """Wait as :data:`HOLD` says; False when the client hung up first."""
+    waiting = asyncio.ensure_future(
+        review_settled(hold["client"], hold["review_id"], hold["seconds"], to_async=database_sync_to_async)
+    )
+    listening = asyncio.ensure_future(receive())
     try:
-        pairs = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
-        [raw] = [value for name, value in pairs if name == "wait"]
-        seconds = float(raw)
-    except ValueError:  # no wait, several, or not a number: Django answers (or refuses) it
-        return None
-    if not (math.isfinite(seconds) and 0 < seconds <= MAX_WAIT):
-        return None
-    rest = urlencode([(name, value) for name, value in pairs if name != "wait"]).encode("latin-1")
-    return found["review_id"], seconds, rest
-
-
-def _authorization(scope: Scope) -> str:
-    for name, value in scope.get("headers", ()):
-        if name.lower() == b"authorization":
-            return str(value.decode("latin-1"))
-    return ""
-
-
-def _wait_for(header: str, review_id: str, seconds: float) -> Callable[[], Awaitable[object]]:
-    async def wait() -> object:
-        client = await database_sync_to_async(client_for_authorization)(header)
-        if client is None:
-            return None  # Django answers 401
-        try:
-            return await review_settled(client, review_id, seconds, to_async=database_sync_to_async)
-        except ApiError:
-            return None  # Django answers 404
-
-    return wait
-
-
-class _Replay:
-    """The ``receive`` Django gets: the request's messages already read, then the one the hold
-    was listening for (a hang-up), then the server's."""
-
-    def __init__(self, read: list[Message], receive: Receive) -> None:
-        self.read = read
-        self.listening: asyncio.Future[Message] | None = None
-        self.receive = receive
-
-    async def __call__(self) -> Message:
-        if self.read:
-            return self.read.pop(0)
-        if self.listening is not None:
-            listening, self.listening = self.listening, None
-            return await listening
-        return await self.receive()
-
-
-async def _request(receive: Receive) -> tuple[list[Message], bool]:
-    """The request's messages up to its last body part, and whether it came whole with no body."""
-    read: list[Message] = []
-    while True:
-        message = await receive()
-        read.append(message)
-        if message.get("type") != "http.request" or message.get("body"):
-            return read, False  # a hang-up, or a body: Django's to handle
-        if not message.get("more_body"):
-            return read, True
+        await asyncio.wait({listening, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        if not waiting.done() and not listening.cancelled() and listening.exception() is None:
+            waiting.cancel()  # the client hung up: nobody to answer
+            with contextlib.suppress(asyncio.CancelledError):
+                await waiting
+            return False
+        await asyncio.wait({waiting})
+    finally:  # also when the server stops: end the wait with the request
+        waiting.cancel()
+        listening.cancel()
+    if waiting.exception() is not None:
+        logger.warning("Review long-poll of %s ended early", hold["review_id"], exc_info=waiting.exception())
+    return True
 
 
 class ReviewLongPoll:
-    """ASGI app: holds review long-polls (see the module docstring), else hands over to ``app``."""
+    """ASGI app: holds review long-polls outside Django (see the module docstring), else ``app``."""
 
     def __init__(self, app: App) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        held = _held(scope)
-        if held is None:
+        if scope.get("type") != "http" or scope.get("method") != "GET" or not PATH.fullmatch(scope.get("path", "")):
             await self.app(scope, receive, send)
             return
-        review_id, seconds, rest = held
-        read, empty = await _request(receive)
-        replay = _Replay(read, receive)
-        if not empty:
-            await self.app(scope, replay, send)
+        hold: dict[str, Any] = {}
+        kept: list[Message] = []
+
+        async def answer(message: Message) -> None:
+            if hold:
+                kept.append(message)
+            else:
+                await send(message)
+
+        await self.app({**scope, HOLD: hold}, receive, answer)
+        if not kept:
             return
-        listening = asyncio.ensure_future(receive())
-        waiting = asyncio.ensure_future(_wait_for(_authorization(scope), review_id, seconds)())
-        try:
-            await asyncio.wait({listening, waiting}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:  # the server stops: end the wait with it
-            waiting.cancel()
-            listening.cancel()
-            raise
-        if not waiting.done():  # the client hung up: nobody to answer
-            waiting.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await waiting
-            return
-        if waiting.exception() is not None:  # e.g. the database away: Django's read answers it
-            logger.warning("Review long-poll of %s ended early", review_id, exc_info=waiting.exception())
-        replay.listening = listening
-        await self.app({**scope, "query_string": rest}, replay, send)
+        start, parts = kept[0], kept[1:]
+        body = b"".join(part.get("body", b"") for part in parts)
+        if start.get("status") == 200:
+            if not await _settled(hold, receive):
+                return  # hung up
+            try:
+                body, _ = await database_sync_to_async(review_answer)(
+                    hold["client"], hold["review_id"], hold["base_url"]
+                )
+            except Exception:  # e.g. the database away: Django's answer (the review, pending) stands
+                logger.warning("Review long-poll of %s answered as first read", hold["review_id"], exc_info=True)
+        headers = [(k, v) for k, v in start.get("headers", ()) if k.lower() != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -31,9 +32,9 @@ from channels.layers import get_channel_layer
 from ..inbox.live.messages import group_name
 from ..inbox.models import Item, Queue
 from .models import ApiClient
-from .reviews import review_for, review_interrupt, review_item, review_status
+from .reviews import review_for, review_interrupt, review_item, review_json, review_status
 
-__all__ = ["MAX_WAIT", "review_settled"]
+__all__ = ["MAX_WAIT", "review_answer", "review_settled"]
 
 MAX_WAIT = 60.0
 """Longest ``wait`` in seconds."""
@@ -51,6 +52,16 @@ def _read(client: ApiClient, review_id: str) -> tuple[str, str, set[int]]:
     if not queues:  # not asked yet: it will be, in the review's queue
         queues = set(Queue.objects.filter(slug=review.queue).values_list("pk", flat=True))
     return status, review.session_id, queues
+
+
+def review_answer(client: ApiClient, review_id: str, base_url: str) -> tuple[bytes, str]:
+    """The read's answer: the review JSON (``ReviewOut``) as bytes, and the review's status.
+
+    Raises:
+        ApiError: 404 ``review_unknown``.
+    """
+    body = review_json(review_for(client, review_id), base_url)
+    return json.dumps(body).encode(), str(body["status"])
 
 
 def _about(message: dict[str, Any], session_id: str) -> bool:

@@ -107,6 +107,8 @@ async def test_long_polls_through_the_asgi_application_hold_no_thread_each(demo_
     assert {a.status_code for a in answers} == {200}
     assert {(a.json()["status"], a.json()["decision"]["action"]) for a in answers} == {("decided", "approve")}
     assert elapsed.json()["status"] == "decided"
+    assert answers[0].json() == elapsed.json()  # the held answer is the read's own
+    assert answers[0].headers["x-content-type-options"] == "nosniff"  # with Django's headers
 
 
 async def test_the_asgi_application_leaves_what_it_cannot_hold_to_django(demo_tx, bound_loop):
@@ -134,11 +136,8 @@ async def test_a_long_poll_whose_client_hangs_up_ends_and_leaves_its_group(demo_
 
     _, token = await sync_to_async(make_api_client)()
     body = await sync_to_async(_ask)(token)
-    hang_up = asyncio.get_running_loop().create_future()
-    pending = [{"type": "http.request", "body": b"", "more_body": False}]
-
-    async def receive():
-        return pending.pop(0) if pending else await hang_up
+    received = asyncio.Queue()  # the client's side, as Daphne hands it over
+    received.put_nowait({"type": "http.request", "body": b"", "more_body": False})
 
     sent = []
 
@@ -160,9 +159,9 @@ async def test_a_long_poll_whose_client_hangs_up_ends_and_leaves_its_group(demo_
         "client": ("127.0.0.1", 50000),
         "server": ("testserver", 80),
     }
-    served = asyncio.create_task(application(scope, receive, send))
+    served = asyncio.create_task(application(scope, received.get, send))
     await asyncio.wait_for(_members("finance"), LIMIT)
-    hang_up.set_result({"type": "http.disconnect"})
+    received.put_nowait({"type": "http.disconnect"})
     await asyncio.wait_for(served, LIMIT)
     assert sent == []  # nobody to answer
     finance = await Queue.objects.aget(slug="finance")
