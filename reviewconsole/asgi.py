@@ -1,7 +1,7 @@
 """ASGI entry point: HTTP through Django, websockets through Channels (with session auth).
 
-A review's long-poll (``GET /api/v1/reviews/{id}?wait=N``) is held by ``ReviewLongPoll`` before
-Django answers it, so a waiter holds no thread (``reviewconsole/api/review_poll.py``).
+A review's long-poll (``GET /api/v1/reviews/{id}?wait=N``) is held by ``ReviewLongPoll`` outside
+Django, which answers at once, so a waiter holds no thread (``reviewconsole/api/review_poll.py``).
 """
 
 import os

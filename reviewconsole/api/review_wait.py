@@ -13,7 +13,7 @@ The reads run on a thread (``sync_to_async``: the request's own in a Django view
 ``channels.db.database_sync_to_async``, one shared thread that checks its connections before and
 after as Channels' consumers do, for :class:`~.review_poll.ReviewLongPoll`); the waiting is on the
 event loop. Under Daphne the wait is held
-by :class:`~.review_poll.ReviewLongPoll` in front of Django (``asgi.py``), so no thread is held per
+by :class:`~.review_poll.ReviewLongPoll` outside Django (``asgi.py``), so no thread is held per
 waiter; served by Django alone (``runserver``, the test client) the view waits with this same
 function. Under Daphne with the in-memory layer the group sender hands messages to Daphne's loop
 (``group_sender.bind_loop``); with Redis any web process's waiter hears any process's decision.
