@@ -13,11 +13,11 @@ app wraps Django's application (the ASGI middleware pattern) and holds the wait 
 2. an answer whose dict stayed empty (an error, a review no longer pending, no ``wait``) is sent
    as Django made it; a filled one is kept back while Django's request ends (its thread with it),
    and the app waits with :func:`~.review_wait.review_settled` (the channel layer; reads through
-   Channels' ``database_sync_to_async`` on its one shared thread) until the review is not pending
-   or N seconds passed, then sends Django's status and headers with the review read again
-   (:func:`~.review_wait.review_answer`: the same bytes the view makes). A client that hangs up
-   meanwhile ends the wait (nothing is sent); should that last read fail, Django's answer (the
-   review, pending) is sent as it was.
+   Channels' ``database_sync_to_async`` on the thread pool) until the review is not pending or N
+   seconds passed, then sends Django's status and headers with the review as last read (the same
+   bytes the view makes, :func:`~.review_wait.review_answer`). A client that hangs up meanwhile
+   ends the wait (nothing is sent); should a read fail, Django's answer (the review, pending) is
+   sent as it was.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 
-from .review_wait import review_answer, review_settled
+from .review_wait import review_settled
 
 __all__ = ["HOLD", "ReviewLongPoll"]
 
@@ -49,10 +49,15 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 PATH = re.compile(r"/api/v1/reviews/[^/]+")
 
 
-async def _settled(hold: dict[str, Any], receive: Receive) -> bool:
-    """Wait as :data:`HOLD` says; False when the client hung up first."""
+def _pooled(func: Any) -> Any:
+    """``func`` (reads) to await on the thread pool, connections checked before and after."""
+    return database_sync_to_async(func, thread_sensitive=False)
+
+
+async def _settled(hold: dict[str, Any], receive: Receive) -> bytes | None:
+    """Wait as :data:`HOLD` says; the review's answer then, None when the client hung up first."""
     waiting = asyncio.ensure_future(
-        review_settled(hold["client"], hold["review_id"], hold["seconds"], to_async=database_sync_to_async)
+        review_settled(hold["client"], hold["review_id"], hold["seconds"], hold["base_url"], to_async=_pooled)
     )
     listening = asyncio.ensure_future(receive())
     try:
@@ -61,14 +66,12 @@ async def _settled(hold: dict[str, Any], receive: Receive) -> bool:
             waiting.cancel()  # the client hung up: nobody to answer
             with contextlib.suppress(asyncio.CancelledError):
                 await waiting
-            return False
+            return None
         await asyncio.wait({waiting})
     finally:  # also when the server stops: end the wait with the request
         waiting.cancel()
         listening.cancel()
-    if waiting.exception() is not None:
-        logger.warning("Review long-poll of %s ended early", hold["review_id"], exc_info=waiting.exception())
-    return True
+    return waiting.result()
 
 
 class ReviewLongPoll:
@@ -96,14 +99,14 @@ class ReviewLongPoll:
         start, parts = kept[0], kept[1:]
         body = b"".join(part.get("body", b"") for part in parts)
         if start.get("status") == 200:
-            if not await _settled(hold, receive):
-                return  # hung up
             try:
-                body, _ = await database_sync_to_async(review_answer)(
-                    hold["client"], hold["review_id"], hold["base_url"]
-                )
+                answer = await _settled(hold, receive)
             except Exception:  # e.g. the database away: Django's answer (the review, pending) stands
                 logger.warning("Review long-poll of %s answered as first read", hold["review_id"], exc_info=True)
+                answer = body
+            if answer is None:
+                return  # hung up
+            body = answer
         headers = [(k, v) for k, v in start.get("headers", ()) if k.lower() != b"content-length"]
         await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})

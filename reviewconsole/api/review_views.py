@@ -58,7 +58,8 @@ async def read(request: HttpRequest, review_id: str, wait: float | None = None) 
     client = request.auth  # type: ignore[attr-defined]
     hold = getattr(request, "scope", {}).get(HOLD)
     if wait and hold is None:  # served by Django alone: wait here
-        await review_settled(client, review_id, wait)
+        body = await review_settled(client, review_id, wait, _base(request))
+        return HttpResponse(body, content_type="application/json; charset=utf-8")
     body, status = await sync_to_async(review_answer)(client, review_id, _base(request))
     if wait and hold is not None and status == "pending":  # ReviewLongPoll holds this answer
         hold.update(client=client, review_id=review_id, seconds=wait, base_url=_base(request))

@@ -5,14 +5,14 @@ every change to the queue's items is published there after commit through ``grou
 reads the review's status, so a decision committed in between is either read or heard. It wakes on
 a message about its session's item (created, claimed, resolved, cancelled, escalated…), reads the
 status again, follows the item to another queue's group when it moved (escalation, reassignment),
-and returns once the review is no longer ``pending`` or ``N`` seconds have passed. The caller then
-reads the review itself: the stored review is the answer, a message only a wake-up (messages are
-at most once).
+and returns the review's answer once it is no longer ``pending`` or ``N`` seconds have passed
+(reading it one last time then): the stored review is the answer, a message only a wake-up
+(messages are at most once).
 
 The reads run on a thread (``sync_to_async``: the request's own in a Django view;
-``channels.db.database_sync_to_async``, one shared thread that checks its connections before and
-after as Channels' consumers do, for :class:`~.review_poll.ReviewLongPoll`); the waiting is on the
-event loop. Under Daphne the wait is held
+``channels.db.database_sync_to_async`` on the thread pool, connections checked before and after as
+Channels' consumers do, for :class:`~.review_poll.ReviewLongPoll`, as the inbox's websocket reads
+do); the waiting is on the event loop. Under Daphne the wait is held
 by :class:`~.review_poll.ReviewLongPoll` outside Django (``asgi.py``), so no thread is held per
 waiter; served by Django alone (``runserver``, the test client) the view waits with this same
 function. Under Daphne with the in-memory layer the group sender hands messages to Daphne's loop
@@ -32,7 +32,7 @@ from channels.layers import get_channel_layer
 from ..inbox.live.messages import group_name
 from ..inbox.models import Item, Queue
 from .models import ApiClient
-from .reviews import review_for, review_interrupt, review_item, review_json, review_status
+from .reviews import review_for, review_json
 
 __all__ = ["MAX_WAIT", "review_answer", "review_settled"]
 
@@ -40,18 +40,19 @@ MAX_WAIT = 60.0
 """Longest ``wait`` in seconds."""
 
 
-def _read(client: ApiClient, review_id: str) -> tuple[str, str, set[int]]:
-    """The review's status, its session's id, and the queues whose groups tell of its item.
+def _read(client: ApiClient, review_id: str, base_url: str) -> tuple[bytes, str, str, set[int]]:
+    """:func:`review_answer`'s answer and status, the review's session id, and the queues whose
+    groups tell of its item.
 
     Raises:
         ApiError: 404 ``review_unknown``.
     """
     review = review_for(client, review_id)
-    status = review_status(review, review_interrupt(review), review_item(review))
+    body = review_json(review, base_url)
     queues = set(Item.objects.filter(session_id=review.session_id).values_list("queue_id", flat=True))
     if not queues:  # not asked yet: it will be, in the review's queue
         queues = set(Queue.objects.filter(slug=review.queue).values_list("pk", flat=True))
-    return status, review.session_id, queues
+    return json.dumps(body).encode(), str(body["status"]), review.session_id, queues
 
 
 def review_answer(client: ApiClient, review_id: str, base_url: str) -> tuple[bytes, str]:
@@ -82,19 +83,22 @@ async def _heard(layer: Any, channel: str, session_id: str, deadline: float) -> 
     return False
 
 
-async def review_settled(client: ApiClient, review_id: str, seconds: float, *, to_async: Any = sync_to_async) -> str:
-    """Return the review's status once it is not ``pending`` or ``seconds`` (at most
-    :data:`MAX_WAIT`) have passed (then ``pending``). ``to_async`` runs the reads (see the module
+async def review_settled(
+    client: ApiClient, review_id: str, seconds: float, base_url: str, *, to_async: Any = sync_to_async
+) -> bytes:
+    """The read's answer (:func:`review_answer`'s bytes) once the review is not ``pending`` or
+    ``seconds`` (at most :data:`MAX_WAIT`) have passed (then ``pending``); each read is the answer
+    and the status at once, so a wake-up costs one. ``to_async`` runs the reads (see the module
     docstring).
 
     Raises:
         ApiError: 404 ``review_unknown`` (also another client's review).
     """
     read = to_async(_read)
-    status, session_id, queues = await read(client, review_id)
+    body, status, session_id, queues = await read(client, review_id, base_url)
     layer = get_channel_layer()
     if status != "pending" or seconds <= 0 or layer is None:
-        return status
+        return body
     loop = asyncio.get_running_loop()
     deadline = loop.time() + min(seconds, MAX_WAIT)
     channel = await layer.new_channel("review.")
@@ -104,13 +108,13 @@ async def review_settled(client: ApiClient, review_id: str, seconds: float, *, t
             for queue_id in queues - joined:
                 await layer.group_add(group_name(queue_id), channel)
             joined |= queues
-            status, session_id, queues = await read(client, review_id)
+            body, status, session_id, queues = await read(client, review_id, base_url)
             if status != "pending":
-                return status
+                return body
             if not queues <= joined:
                 continue  # the item moved: join its new queue's group before waiting
             if not await _heard(layer, channel, session_id, deadline):
-                return status
+                return (await read(client, review_id, base_url))[0]  # a message may have been lost
     finally:
         for queue_id in joined:
             with contextlib.suppress(Exception):
