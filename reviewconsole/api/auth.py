@@ -14,25 +14,19 @@ from ninja.security import HttpBearer
 from ..audit.services import audit_record
 from .models import ApiClient, hash_token
 
-__all__ = ["ClientBearer", "client_for_authorization", "client_for_request"]
+__all__ = ["ClientBearer", "client_for_request"]
 
 MAX_TOKEN_CHARS = 200
 
 
-def client_for_authorization(header: str) -> ApiClient | None:
-    """The active client whose token the ``Authorization`` header value carries (``Bearer <token>``),
-    or None (missing, unknown or revoked). Reads only: records nothing."""
+def client_for_request(request: HttpRequest) -> ApiClient | None:
+    """The active client whose token the request carries, or None (missing, unknown or revoked)."""
+    header = request.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_CHARS:
         return None
-    return ApiClient.objects.filter(token_hash=hash_token(token), revoked_at__isnull=True).first()
-
-
-def client_for_request(request: HttpRequest) -> ApiClient | None:
-    """The active client whose token the request carries, or None (missing, unknown or revoked);
-    notes when the client was last used."""
-    client = client_for_authorization(request.headers.get("Authorization", ""))
+    client = ApiClient.objects.filter(token_hash=hash_token(token), revoked_at__isnull=True).first()
     if client is not None:
         ApiClient.objects.filter(pk=client.pk).update(last_used_at=timezone.now())
     return client
