@@ -1,4 +1,8 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels (with session auth)."""
+"""ASGI entry point: HTTP through Django, websockets through Channels (with session auth).
+
+A review's long-poll (``GET /api/v1/reviews/{id}?wait=N``) is held by ``ReviewLongPoll`` outside
+Django, which answers at once, so a waiter holds no thread (``reviewconsole/api/review_poll.py``).
+"""
 
 import os
 
@@ -11,6 +15,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from reviewconsole.api.review_poll import ReviewLongPoll  # noqa: E402
 from reviewconsole.console import reason_phrases  # noqa: E402
 from reviewconsole.routing import websocket_urlpatterns  # noqa: E402
 
@@ -18,7 +23,7 @@ reason_phrases.install()  # Daphne's status lines: "429 Too Many Requests", not 
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": ReviewLongPoll(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

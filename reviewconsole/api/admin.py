@@ -1,6 +1,8 @@
 """API clients in the admin: a new client's token and webhook secret are shown once (in the
 answer's body), then only the token's hash is kept and the secret is never shown again (it stays
-stored: the console signs its reviews' callbacks with it); revoke. Reviews are listed read-only."""
+stored: the console signs its reviews' callbacks with it); revoke; replace a client's webhook
+secret (the new one shown once, e.g. for the ``demo`` client ``manage.py demo`` made, or after a
+leak). Reviews are listed read-only."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from django.utils import timezone
 
 from ..audit.services import audit_record
 from ..inbox.models import Queue
+from ..outbound.models import new_secret
 from ..read_only_admin import ReadOnlyAdmin
 from ..workflows import all_specs
 from .models import SCOPES, ApiClient, IdempotencyRecord, Review
@@ -54,7 +57,7 @@ class ApiClientAdmin(admin.ModelAdmin):
     list_filter = ("revoked_at",)
     search_fields = ("name", "token_prefix")
     readonly_fields = ("token_prefix", "revoked_at", "last_used_at", "created_at")
-    actions = ["revoke"]
+    actions = ["revoke", "replace_webhook_secret"]
 
     def save_model(self, request: HttpRequest, obj: ApiClient, form: Any, change: bool) -> None:
         if not change:
@@ -77,6 +80,28 @@ class ApiClientAdmin(admin.ModelAdmin):
             "client": obj,
             "token": token,
             "webhook_secret": obj.webhook_secret,
+        }
+        response = TemplateResponse(request, "admin/api/apiclient/token.html", context)
+        response["Cache-Control"] = "no-store"
+        return response
+
+    @admin.action(description="Replace the webhook secret of the selected client (shown once)", permissions=["change"])
+    def replace_webhook_secret(self, request: HttpRequest, queryset: QuerySet[ApiClient]) -> HttpResponse | None:
+        """A new webhook secret for one client, in this response's body only (as a new client's);
+        its callbacks are signed with it from now on, retries of earlier ones too."""
+        if queryset.count() != 1:
+            self.message_user(request, "Select one client: its new secret is shown once.", messages.ERROR)
+            return None
+        client = queryset.get()
+        client.webhook_secret = new_secret()
+        client.save(update_fields=["webhook_secret"])
+        audit_record(action="token.webhook_secret_replace", user=request.user, target=client, request=request)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"The new webhook secret of {client.name}",
+            "client": client,
+            "webhook_secret": client.webhook_secret,
         }
         response = TemplateResponse(request, "admin/api/apiclient/token.html", context)
         response["Cache-Control"] = "no-store"

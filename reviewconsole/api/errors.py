@@ -139,8 +139,15 @@ def _respond(api: NinjaAPI, request: HttpRequest, error: ApiError) -> HttpRespon
     return response
 
 
+def _path(loc: tuple[Any, ...] | list[Any]) -> list[str]:
+    """Where an error is: in the JSON body, its keys from the body's root (ninja's ``loc`` is
+    ``("body", <parameter>, …)``); else the location and the name (``["query", "wait"]``)."""
+    parts = [str(p) for p in loc]
+    return parts[2:] if parts[:1] == ["body"] else parts
+
+
 def _validation_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"path": [str(p) for p in e.get("loc", ())], "message": str(e.get("msg", ""))} for e in errors[:50]]
+    return [{"path": _path(e.get("loc", ())), "message": str(e.get("msg", ""))} for e in errors[:50]]
 
 
 def install_handlers(api: NinjaAPI) -> None:

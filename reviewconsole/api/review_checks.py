@@ -103,9 +103,15 @@ def check_callback(url: str) -> None:
 
 
 def check_kind(body: dict[str, Any]) -> str:
+    """The review's kind (default ``form`` with a ``response_schema``, else ``confirm``), after
+    refusing fields that do not go with it or each other (400; nothing would use them)."""
     kind = body.get("kind") or ("form" if body.get("response_schema") is not None else "confirm")
     if kind == "form" and body.get("response_schema") is None:
         raise ApiError(400, "schema_invalid", 'kind "form" needs a response_schema.')
+    if kind != "form" and body.get("response_schema") is not None:
+        raise ApiError(400, "invalid_request", f'response_schema is used by kind "form" only, not "{kind}".')
+    if body.get("on_expiry") and not body.get("due_in_seconds"):
+        raise ApiError(400, "invalid_request", "on_expiry needs due_in_seconds: when the review is due.")
     if kind == "draft":
         payload = body.get("payload")
         if not isinstance(payload, dict) or not isinstance(payload.get("draft"), str):

@@ -1,8 +1,11 @@
-"""``review.decided``: a review's decision as an outbound event, from the sessions' outbox.
+"""``review.decided``: how a review ended, as an outbound event, from the sessions' outbox.
 
 The API registers :func:`review_consume` as an outbox consumer after the inbox's and outbound's
 (``apps.py``, order 30): when a review's interrupt is answered (``interrupt.answered``, its wire id
-the review's id), in the relay's transaction it writes one outbound message to the review's
+the review's id: decided, expired, or cancelled by a queue manager with the cancelled answer) or
+cancelled with its session by someone else than its own client (``interrupt.cancelled``: a queue
+manager cancelled the whole session; a cancel or revision by the client itself sends nothing, the
+client knows), in the relay's transaction it writes one outbound message to the review's
 ``callback_url`` (``outbound.services.callback_emit``, signed with the API client's webhook
 secret: :func:`client_secret`, registered as the ``api_client`` signer) and one per subscription to
 ``review.decided`` (``event_emit``), all keyed by the outbox row's id: a row relayed again (a
@@ -14,7 +17,7 @@ signing and retries with back-off are outbound's.
 from __future__ import annotations
 
 from ..outbound.services import callback_emit, enabled_subscriptions, event_emit
-from ..workflow_sessions.domain_events import DomainEvent, InterruptAnswered
+from ..workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled
 from ..workflows import review as review_workflow
 from .models import ApiClient, Review
 from .reviews import review_json
@@ -34,13 +37,16 @@ def client_secret(key: str) -> str | None:
 
 
 def review_wants(event: DomainEvent) -> bool:
-    """A review's interrupt answered (its wire id is the review's ``rv_…`` id): no query."""
-    return isinstance(event, InterruptAnswered) and event.interrupt_id.startswith("rv_")
+    """A review's interrupt answered, or cancelled with its session (its wire id is the review's
+    ``rv_…`` id): no query."""
+    if isinstance(event, InterruptCancelled) and event.cause != "superseded":
+        return False  # the session failed (a Retry asks again) or was restored to before it
+    return isinstance(event, InterruptAnswered | InterruptCancelled) and event.interrupt_id.startswith("rv_")
 
 
 def review_consume(event: DomainEvent, outbox_id: int) -> None:
-    """Emit ``review.decided`` for a review's answered interrupt (see the module docstring)."""
-    if not isinstance(event, InterruptAnswered) or not review_wants(event):
+    """Emit ``review.decided`` for a review that ended (see the module docstring)."""
+    if not isinstance(event, InterruptAnswered | InterruptCancelled) or not review_wants(event):
         return
     review = (
         Review.objects.select_related("session", "client", "revision_of")
@@ -50,6 +56,10 @@ def review_consume(event: DomainEvent, outbox_id: int) -> None:
     if review is None:
         return
     data = review_json(review)
+    if isinstance(event, InterruptCancelled) and (data["status"] != "cancelled" or review.cancelled_at is not None):
+        return  # superseded by its client's revision, or cancelled by its client: nothing to tell
+    if data["status"] == "cancelled" and (data["cancelled"] or {}).get("by") == f"client:{review.client.name}":
+        return  # its client cancelled it through the sessions API's lifecycle operation
     if review.callback_url:
         callback_emit(
             event_type=EVENT_TYPE,

@@ -2,19 +2,23 @@
 
 Each authenticates (``request.auth`` is the :class:`ApiClient`) and calls ``reviews.py``; writes
 take an ``Idempotency-Key`` (``idempotency.py``); refusals are raised and mapped in ``errors.py``.
-The read is an async view: ``?wait=N`` is held on the event loop (``review_wait.py``).
+The read is an async view: ``?wait=N`` is held on the event loop (``review_wait.py``); under
+Daphne the view answers at once and :class:`~.review_poll.ReviewLongPoll` holds its answer
+outside Django (the request's scope carries its :data:`~.review_poll.HOLD`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse
-from ninja import Router, Status
+from ninja import Router
 
 from .errors import ApiError
 from .idempotency import idempotent, request_hash
-from .review_wait import MAX_WAIT, review_wait
+from .review_poll import HOLD
+from .review_wait import MAX_WAIT, review_answer, review_settled
 from .reviews import review_ask, review_cancel, review_json
 from .schemas import CancelIn, ReviewIn, ReviewOut
 from .views import ERRORS, KEY, replayable
@@ -51,7 +55,15 @@ async def read(request: HttpRequest, review_id: str, wait: float | None = None) 
     ``wait`` seconds have passed (then still ``pending``)."""
     if wait is not None and not 0 <= wait <= MAX_WAIT:
         raise ApiError(400, "wait_invalid", f"wait must be 0 to {MAX_WAIT:g} seconds.")
-    return Status(200, await review_wait(request.auth, review_id, wait or 0.0, _base(request)))  # type: ignore[attr-defined]
+    client = request.auth  # type: ignore[attr-defined]
+    hold = getattr(request, "scope", {}).get(HOLD)
+    if wait and hold is None:  # served by Django alone: wait here
+        body = await review_settled(client, review_id, wait, _base(request))
+        return HttpResponse(body, content_type="application/json; charset=utf-8")
+    body, status = await sync_to_async(review_answer)(client, review_id, _base(request))
+    if wait and hold is not None and status == "pending":  # ReviewLongPoll holds this answer
+        hold.update(client=client, review_id=review_id, seconds=wait, base_url=_base(request))
+    return HttpResponse(body, content_type="application/json; charset=utf-8")
 
 
 @router.post("/reviews/{review_id}/cancel", response={200: ReviewOut, **ERRORS}, summary="Cancel a review")

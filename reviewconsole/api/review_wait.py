@@ -1,24 +1,29 @@
-"""``GET /api/v1/reviews/{id}?wait=N``: the long-poll, held on the event loop, not on a thread.
+"""The long-poll's wait (``GET /api/v1/reviews/{id}?wait=N``): until the review is not pending.
 
-The waiter joins the Channels group of the review's queue (``inbox.live.messages.group_name``:
+:func:`review_settled` joins the Channels group of the review's queue (``inbox.live.messages.group_name``:
 every change to the queue's items is published there after commit through ``group_sender``), then
-reads the review, so a decision committed in between is either read or heard. It wakes on a
-message about its session's item (created, claimed, resolved, cancelled, escalated…), reads the
-review again, follows the item to another queue's group when it moved (escalation, reassignment),
-and answers once the review is no longer ``pending`` or ``N`` seconds have passed, reading the
-database one last time: the stored review is the answer, the message only a wake-up (messages are
-at most once). No thread is held while it waits: only the reads run on Django's sync thread
-(``sync_to_async``).
+reads the review's status, so a decision committed in between is either read or heard. It wakes on
+a message about its session's item (created, claimed, resolved, cancelled, escalated…), reads the
+status again, follows the item to another queue's group when it moved (escalation, reassignment),
+and returns the review's answer once it is no longer ``pending`` or ``N`` seconds have passed
+(reading it one last time then): the stored review is the answer, a message only a wake-up
+(messages are at most once).
 
-Under Daphne with the in-memory layer the group sender hands messages to Daphne's loop, where these
-waiters run (``group_sender.bind_loop``); with Redis any web process's waiter hears any
-process's decision.
+The reads run on a thread (``sync_to_async``: the request's own in a Django view;
+``channels.db.database_sync_to_async`` on the thread pool, connections checked before and after as
+Channels' consumers do, for :class:`~.review_poll.ReviewLongPoll`, as the inbox's websocket reads
+do); the waiting is on the event loop. Under Daphne the wait is held
+by :class:`~.review_poll.ReviewLongPoll` outside Django (``asgi.py``), so no thread is held per
+waiter; served by Django alone (``runserver``, the test client) the view waits with this same
+function. Under Daphne with the in-memory layer the group sender hands messages to Daphne's loop
+(``group_sender.bind_loop``); with Redis any web process's waiter hears any process's decision.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -29,20 +34,35 @@ from ..inbox.models import Item, Queue
 from .models import ApiClient
 from .reviews import review_for, review_json
 
-__all__ = ["MAX_WAIT", "review_wait"]
+__all__ = ["MAX_WAIT", "review_answer", "review_settled"]
 
 MAX_WAIT = 60.0
 """Longest ``wait`` in seconds."""
 
 
-def _read(client: ApiClient, review_id: str, base_url: str) -> tuple[dict[str, Any], set[int]]:
-    """The review's JSON and the queues whose groups tell of its item (404 ``review_unknown``)."""
+def _read(client: ApiClient, review_id: str, base_url: str) -> tuple[bytes, str, str, set[int]]:
+    """:func:`review_answer`'s answer and status, the review's session id, and the queues whose
+    groups tell of its item.
+
+    Raises:
+        ApiError: 404 ``review_unknown``.
+    """
     review = review_for(client, review_id)
     body = review_json(review, base_url)
     queues = set(Item.objects.filter(session_id=review.session_id).values_list("queue_id", flat=True))
     if not queues:  # not asked yet: it will be, in the review's queue
         queues = set(Queue.objects.filter(slug=review.queue).values_list("pk", flat=True))
-    return body, queues
+    return json.dumps(body).encode(), str(body["status"]), review.session_id, queues
+
+
+def review_answer(client: ApiClient, review_id: str, base_url: str) -> tuple[bytes, str]:
+    """The read's answer: the review JSON (``ReviewOut``) as bytes, and the review's status.
+
+    Raises:
+        ApiError: 404 ``review_unknown``.
+    """
+    body = review_json(review_for(client, review_id), base_url)
+    return json.dumps(body).encode(), str(body["status"])
 
 
 def _about(message: dict[str, Any], session_id: str) -> bool:
@@ -63,16 +83,21 @@ async def _heard(layer: Any, channel: str, session_id: str, deadline: float) -> 
     return False
 
 
-async def review_wait(client: ApiClient, review_id: str, seconds: float, base_url: str) -> dict[str, Any]:
-    """The review's JSON once it is not ``pending`` or after ``seconds`` (0 to :data:`MAX_WAIT`).
+async def review_settled(
+    client: ApiClient, review_id: str, seconds: float, base_url: str, *, to_async: Any = sync_to_async
+) -> bytes:
+    """The read's answer (:func:`review_answer`'s bytes) once the review is not ``pending`` or
+    ``seconds`` (at most :data:`MAX_WAIT`) have passed (then ``pending``); each read is the answer
+    and the status at once, so a wake-up costs one. ``to_async`` runs the reads (see the module
+    docstring).
 
     Raises:
-        ApiError: 404 ``review_unknown``.
+        ApiError: 404 ``review_unknown`` (also another client's review).
     """
-    read = sync_to_async(_read)
-    body, queues = await read(client, review_id, base_url)
+    read = to_async(_read)
+    body, status, session_id, queues = await read(client, review_id, base_url)
     layer = get_channel_layer()
-    if body["status"] != "pending" or seconds <= 0 or layer is None:
+    if status != "pending" or seconds <= 0 or layer is None:
         return body
     loop = asyncio.get_running_loop()
     deadline = loop.time() + min(seconds, MAX_WAIT)
@@ -83,13 +108,13 @@ async def review_wait(client: ApiClient, review_id: str, seconds: float, base_ur
             for queue_id in queues - joined:
                 await layer.group_add(group_name(queue_id), channel)
             joined |= queues
-            body, queues = await read(client, review_id, base_url)
-            if body["status"] != "pending":
+            body, status, session_id, queues = await read(client, review_id, base_url)
+            if status != "pending":
                 return body
             if not queues <= joined:
                 continue  # the item moved: join its new queue's group before waiting
-            if not await _heard(layer, channel, body["session_id"], deadline):
-                return (await read(client, review_id, base_url))[0]
+            if not await _heard(layer, channel, session_id, deadline):
+                return (await read(client, review_id, base_url))[0]  # a message may have been lost
     finally:
         for queue_id in joined:
             with contextlib.suppress(Exception):

@@ -20,7 +20,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from ..audit.services import audit_record
-from ..inbox.models import Item
+from ..inbox.models import CANCELLED, Item
 from ..inbox.pages.drafts import edit_diff
 from ..workflow_sessions.models import Interrupt, InterruptStatus, WorkflowSession
 from ..workflow_sessions.services import session_cancel, session_start
@@ -29,7 +29,17 @@ from .errors import ApiError
 from .models import ApiClient, Review
 from .review_checks import check_callback, check_kind, check_queue, check_schema
 
-__all__ = ["review_ask", "review_cancel", "review_for", "review_json", "review_refusal", "review_status"]
+__all__ = [
+    "review_ask",
+    "review_cancel",
+    "review_cancellation",
+    "review_for",
+    "review_interrupt",
+    "review_item",
+    "review_json",
+    "review_refusal",
+    "review_status",
+]
 
 
 def _actor(client: ApiClient) -> str:
@@ -51,33 +61,64 @@ def review_for(client: ApiClient, review_id: str, *, lock: bool = False) -> Revi
     return found
 
 
-def _interrupt(review: Review) -> Interrupt | None:
+def review_interrupt(review: Review) -> Interrupt | None:
+    """The session interrupt that asks ``review`` (its wire id is the review's id), or None before the run asked."""
     return Interrupt.objects.filter(session_id=review.session_id, interrupt_id=review.pk).order_by("-id").first()
 
 
+def review_item(review: Review) -> Item | None:
+    """The inbox item of ``review`` (the latest, a Retry asks again), or None before the run asked."""
+    return Item.objects.filter(session_id=review.session_id, interrupt_id=review.pk).order_by("-pk").first()
+
+
+def review_cancellation(review: Review, asked: Interrupt | None, item: Item | None) -> dict[str, Any]:
+    """Who cancelled ``review``, when and why: ``{"by", "at", "reason"}``.
+
+    Its own client (``POST …/cancel``: ``client:<name>``), or a queue manager in the inbox, who
+    either answered it with the cancelled answer (``asked.decision == "cancelled"``) or cancelled
+    its whole session (the item's ``decision`` says who); else ``system`` (the session failed).
+    """
+    if review.cancelled_at is not None:
+        return {
+            "by": review.cancelled_by or "system",
+            "at": _iso(review.cancelled_at),
+            "reason": review.cancel_reason or None,
+        }
+    if asked is not None and asked.status == InterruptStatus.RESOLVED and asked.decision == CANCELLED:
+        who, at, reason = asked.decided_by_label, asked.decided_at, asked.reason
+    elif item is not None and item.decision == CANCELLED:
+        who, at, reason = item.decided_by_label, item.decided_at, item.reason
+    else:
+        who, at, reason = "", None, ""
+    return {"by": who or "system", "at": _iso(at or review.session.updated_at), "reason": reason or None}
+
+
 def review_refusal(review: Review) -> ApiError | None:
-    """The 409 for acting on ``review`` (cancel, revise) when it is no longer pending, or None."""
-    asked = _interrupt(review)
-    if asked is not None and asked.status == InterruptStatus.RESOLVED:
-        at = asked.decided_at.isoformat() if asked.decided_at else None
+    """The 409 for acting on ``review`` (cancel, revise) when it is no longer pending, or None:
+    ``review_decided`` (also expired: decided by ``system (expired)``), ``review_superseded`` or
+    ``review_cancelled``, naming who (``by``) and when (``at``)."""
+    asked, item = review_interrupt(review), review_item(review)
+    status = review_status(review, asked, item)
+    if status in ("decided", "expired") and asked is not None:
+        at = _iso(asked.decided_at)
         by = asked.decided_by_label or None
         return ApiError(
             409, "review_decided", f"This review was already decided by {by or 'someone'} at {at}.", by=by, at=at
         )
-    newer = Review.objects.filter(revision_of=review).first()
-    if newer is not None:
-        at = newer.created_at.isoformat()
+    if status == "superseded":
+        newer = Review.objects.filter(revision_of=review).first()
+        at = _iso(newer.created_at) if newer is not None else None
         return ApiError(
             409,
             "review_superseded",
-            f"This review was superseded by {newer.pk} at {at}.",
+            f"This review was superseded by {newer.pk if newer else 'a newer one'} at {at}.",
             by=_actor(review.client),
             at=at,
-            superseded_by=newer.pk,
+            superseded_by=newer.pk if newer is not None else None,
         )
-    if review.cancelled_at is not None or review.session.status in ("cancelled", "failed"):
-        at = (review.cancelled_at or review.session.updated_at).isoformat()
-        by = review.cancelled_by or "system"
+    if status == "cancelled":
+        cancelled = review_cancellation(review, asked, item)
+        by, at = cancelled["by"], cancelled["at"]
         return ApiError(409, "review_cancelled", f"This review was already cancelled by {by} at {at}.", by=by, at=at)
     return None
 
@@ -178,13 +219,21 @@ def review_cancel(*, client: ApiClient, review_id: str, reason: str, request: Ht
     return review
 
 
-def review_status(review: Review, asked: Interrupt | None) -> str:
-    """``pending``, ``decided``, ``expired`` (timed out), ``cancelled`` or ``superseded``."""
+def review_status(review: Review, asked: Interrupt | None, item: Item | None) -> str:
+    """``pending``, ``decided``, ``expired`` (timed out), ``cancelled`` or ``superseded``.
+
+    ``asked`` and ``item``: the review's session interrupt and inbox item (or None). A request a
+    queue manager cancelled in the inbox (answered with the cancelled answer, or its whole session
+    cancelled) is ``cancelled``, as is one its client cancelled; a decided or cancelled review keeps
+    its status when revised later (it gets ``superseded_by``).
+    """
     if asked is not None and asked.status == InterruptStatus.RESOLVED:
-        return "expired" if asked.decision == "timeout" else "decided"
+        return {"timeout": "expired", CANCELLED: "cancelled"}.get(asked.decision, "decided")
+    if review.cancelled_at is not None or (item is not None and item.decision == CANCELLED):
+        return "cancelled"
     if Review.objects.filter(revision_of=review).exists():
         return "superseded"
-    if review.cancelled_at is not None or review.session.status in ("cancelled", "failed"):
+    if review.session.status in ("cancelled", "failed"):
         return "cancelled"
     if asked is not None and asked.status == InterruptStatus.CANCELLED:
         return "cancelled"
@@ -232,20 +281,14 @@ def review_json(review: Review, base_url: str | None = None) -> dict[str, Any]:
     ``inbox_url`` is None until the reviewer's item exists (the run that asks follows the 201).
     """
     base_url = review.base_url if base_url is None else base_url
-    asked = _interrupt(review)
-    item = Item.objects.filter(session_id=review.session_id, interrupt_id=review.pk).order_by("-pk").first()
-    status = review_status(review, asked)
+    asked = review_interrupt(review)
+    item = review_item(review)
+    status = review_status(review, asked, item)
     newer = Review.objects.filter(revision_of=review).values_list("pk", flat=True).first()
     due_at = item.due_at if item is not None else None
     if item is None and review.due_in_seconds:
         due_at = review.created_at + dt.timedelta(seconds=review.due_in_seconds)
-    cancelled = None
-    if status == "cancelled":
-        cancelled = {
-            "by": review.cancelled_by or "system",
-            "at": _iso(review.cancelled_at or review.session.updated_at),
-            "reason": review.cancel_reason or None,
-        }
+    cancelled = review_cancellation(review, asked, item) if status == "cancelled" else None
     return {
         "id": review.pk,
         "status": status,

@@ -1,13 +1,20 @@
-"""Reads for API clients, always limited to the workflows a client's token is scoped to."""
+"""Reads for API clients, always limited to the workflows a client's token is scoped to.
+
+The sessions of the built-in ``review`` workflow (``POST /api/v1/reviews``) are the reviews of the
+client that asked them: no other client sees, answers or cancels them through ``/sessions`` or
+``/interrupts`` (as ``GET /reviews/{id}`` says ``404`` for another client's review), whatever its
+workflows; the asking client may (e.g. answer its own review as ``client:<name>``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from ..inbox.models import Item
 from ..workflow_sessions.models import WorkflowSession
+from ..workflows import review as review_workflow
 from .errors import ApiError
 from .models import ApiClient
 
@@ -15,6 +22,9 @@ __all__ = ["interrupts_for", "session_for"]
 
 
 def _scoped(client: ApiClient, rows: QuerySet[Any], field: str) -> QuerySet[Any]:
+    """``rows`` (sessions, or rows whose ``field`` is their session's workflow) the client may see."""
+    owner = field.removesuffix("workflow") + "user_id"
+    rows = rows.filter(~Q(**{field: review_workflow.NAME}) | Q(**{f"{owner}__in": client.session_owners}))
     if "*" in client.workflows:
         return rows
     return rows.filter(**{f"{field}__in": [w for w in client.workflows if isinstance(w, str)]})

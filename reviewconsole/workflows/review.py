@@ -7,7 +7,8 @@ expiry and escalation, claims, bulk actions and live push apply unchanged.
 START → ``ask_review``: the node asks with the engine's ``RequestInput`` built from the session's
 input (:class:`ReviewInput`), the review's id as the interrupt's wire id; the reviewer's answer,
 as the engine hands it on (answer-as-output), is the session's output. ``metadata`` carries what
-the inbox reads: ``queue``, ``kind`` (one of :data:`REQUEST_KINDS`' values), ``due_in_seconds``,
+the inbox reads: ``queue``, ``kind`` (one of :data:`REQUEST_KINDS`' values), ``bulk_approve``
+(``confirm`` reviews only), ``due_in_seconds``,
 ``on_expiry``, and ``supersedes_session`` for a revision (the inbox's "superseded: a newer request
 exists" and the page's diff of the payload).
 
@@ -66,7 +67,13 @@ class ReviewInput(BaseModel):
 def ask_review(node_input: Any) -> RequestInput:
     """Ask the review's queue; the answer becomes this node's output, the session's output."""
     asked = ReviewInput.model_validate(node_input)
-    metadata: dict[str, Any] = {"queue": asked.queue, "kind": REQUEST_KINDS[asked.kind]}
+    # A yes/no question may be approved with others in the inbox's bulk action; a draft, a form
+    # or free text is read (and edited, filled) on its own page.
+    metadata: dict[str, Any] = {
+        "queue": asked.queue,
+        "kind": REQUEST_KINDS[asked.kind],
+        "bulk_approve": asked.kind == "confirm",
+    }
     if asked.due_in_seconds is not None:
         metadata["due_in_seconds"] = asked.due_in_seconds
         metadata["on_expiry"] = asked.on_expiry

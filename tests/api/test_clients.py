@@ -72,3 +72,28 @@ def test_the_admin_shows_a_new_clients_webhook_secret_once_and_its_queues(client
     assert agent.webhook_secret not in client.get("/admin/api/apiclient/").content.decode()
     other, _ = ApiClient.objects.get_or_create(name="other", defaults={"token_hash": "x" * 64})
     assert other.webhook_secret != agent.webhook_secret
+
+
+def test_an_admin_replaces_a_clients_webhook_secret_and_sees_the_new_one_once(client, django_user_model, demo):
+    # The demo client's secret (made by manage.py demo) was never shown anywhere: its callbacks
+    # could not be verified.
+    root = django_user_model.objects.create_superuser("root", "r@example.com", "root-pass-1234")
+    demo_client, _ = ApiClient.objects.get_or_create(name="demo", defaults={"token_hash": "d" * 64})
+    old = demo_client.webhook_secret
+    client.force_login(root)
+    response = client.post(
+        "/admin/api/apiclient/", {"action": "replace_webhook_secret", "_selected_action": [demo_client.pk]}
+    )
+    assert response.status_code == 200 and "no-store" in response["Cache-Control"]
+    demo_client.refresh_from_db()
+    assert demo_client.webhook_secret.startswith("whsec_") and demo_client.webhook_secret != old
+    assert demo_client.webhook_secret in response.content.decode()
+    assert demo_client.webhook_secret not in str(client.cookies)
+    assert demo_client.webhook_secret not in client.get("/admin/api/apiclient/").content.decode()
+    assert AuditEntry.objects.filter(action="token.webhook_secret_replace", target_id=str(demo_client.pk)).exists()
+    other, _ = ApiClient.objects.get_or_create(name="other", defaults={"token_hash": "o" * 64})
+    both = client.post(
+        "/admin/api/apiclient/", {"action": "replace_webhook_secret", "_selected_action": [demo_client.pk, other.pk]}
+    )
+    assert both.status_code == 302  # one at a time: refused, nothing replaced
+    assert ApiClient.objects.get(pk=demo_client.pk).webhook_secret == demo_client.webhook_secret

@@ -92,6 +92,8 @@ def counts():
         ({"surprise": 1}, 400, "invalid_request"),
         ({"kind": "poem"}, 400, "invalid_request"),
         ({"due_in_seconds": 0}, 400, "invalid_request"),
+        ({"on_expiry": "timeout"}, 400, "invalid_request"),  # when? nothing would ever expire it
+        ({"kind": "confirm", "response_schema": TRIAGE}, 400, "invalid_request"),  # only a form uses it
         ({"revision_of": "rv_nope"}, 404, "review_unknown"),
     ],
 )
@@ -101,6 +103,12 @@ def test_bad_input_is_refused_and_stores_nothing(ask, changes, status, code):
     assert response.status_code == status, response.content
     assert response.json()["error"]["code"] == code
     assert counts() == before
+
+
+def test_a_field_error_names_the_field_from_the_bodys_root(ask):
+    error = ask(on_expiry="explode", due_in_seconds=60).json()["error"]
+    assert error["code"] == "invalid_request"
+    assert [e["path"] for e in error["errors"]] == [["on_expiry"]]
 
 
 def test_a_schema_referring_to_its_own_parts_is_accepted(ask):
@@ -317,3 +325,84 @@ def test_the_review_workflow_is_not_an_agui_workflow(client, token):
     response = client.post("/agui/review/", body, content_type="application/json", headers=auth(token))
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "unknown_workflow"
+
+
+def cancel_in_inbox(body, manager, on_commit, *, whole_session=False):
+    from reviewconsole.inbox.items.lifecycle import Actor, interrupt_cancel
+
+    with on_commit():
+        interrupt_cancel(
+            interrupt=item_of(body), actor=Actor.person(manager), reason="Duplicate", whole_session=whole_session
+        )
+
+
+@pytest.mark.parametrize("whole_session", [False, True])
+def test_a_review_a_manager_cancels_in_the_inbox_is_cancelled_by_them(
+    client, token, ask, manager, on_commit, whole_session
+):
+    # It said "decided" with the action "cancelled" (the request), or "cancelled by system" without
+    # the reason (the whole session).
+    body = ask().json()
+    cancel_in_inbox(body, manager, on_commit, whole_session=whole_session)
+    read = client.get(f"/api/v1/reviews/{body['id']}", headers=auth(token)).json()
+    assert (read["status"], read["decision"]) == ("cancelled", None)
+    assert (read["cancelled"]["by"], read["cancelled"]["reason"]) == ("manager", "Duplicate")
+    assert read["cancelled"]["at"]
+    again = post(client, f"/api/v1/reviews/{body['id']}/cancel", {}, token)
+    assert again.status_code == 409
+    error = again.json()["error"]
+    assert (error["code"], error["by"], error["at"]) == ("review_cancelled", "manager", read["cancelled"]["at"])
+
+
+def test_a_review_its_client_cancelled_stays_cancelled_when_revised(client, token, ask, on_commit):
+    older = ask().json()
+    with on_commit():
+        assert post(client, f"/api/v1/reviews/{older['id']}/cancel", {}, token).status_code == 200
+    newer = ask(revision_of=older["id"]).json()
+    read = client.get(f"/api/v1/reviews/{older['id']}", headers=auth(token)).json()
+    assert (read["status"], read["superseded_by"], read["cancelled"]["by"]) == (
+        "cancelled",
+        newer["id"],
+        "client:partner",
+    )
+
+
+def test_another_client_neither_sees_nor_answers_a_review_through_the_sessions_api(client, token, ask, on_commit):
+    # The review 404s for another client, but its session was readable, listed and answerable there.
+    body = ask().json()
+    _, other = make_api_client("other")
+    session = f"/api/v1/sessions/{body['session_id']}"
+    assert client.get(session, headers=auth(other)).status_code == 404
+    assert client.get("/api/v1/interrupts", headers=auth(other)).json()["interrupts"] == []
+    for path, answer in ((f"{session}/resume", {"payload": "yes"}), (f"{session}/cancel", {})):
+        refused = post(client, path, answer, other)
+        assert (refused.status_code, refused.json()["error"]["code"]) == (404, "session_not_found")
+    assert client.get(f"/api/v1/reviews/{body['id']}", headers=auth(token)).json()["status"] == "pending"
+    mine = client.get("/api/v1/interrupts", headers=auth(token)).json()["interrupts"]
+    assert [i["id"] for i in mine] == [body["id"]]
+    with on_commit():
+        answered = post(client, f"{session}/resume", {"payload": "yes"}, token)  # its own client may
+    assert answered.status_code == 202, answered.content
+    decision = client.get(f"/api/v1/reviews/{body['id']}", headers=auth(token)).json()["decision"]
+    assert (decision["action"], decision["by"]) == ("approve", "client:partner")
+
+
+def test_the_item_page_is_headed_by_the_reviews_title(client, ask, manager):
+    body = ask(title="Refund <b>A-1001</b>").json()
+    client.force_login(manager)
+    page = client.get(f"/inbox/items/{item_of(body).pk}/").content.decode()
+    assert '<h1 id="item-title">Refund &lt;b&gt;A-1001&lt;/b&gt;</h1>' in page
+    assert "<title>Refund &lt;b&gt;A-1001&lt;/b&gt; · " in page
+
+
+def test_confirm_reviews_are_approved_together_and_drafts_on_their_own_page(client, token, ask, manager, on_commit):
+    confirms = [ask(title=f"Refund {n}").json() for n in range(2)]
+    draft = ask(kind="draft", payload={"draft": "Hello"}).json()
+    client.force_login(manager)
+    ids = [item_of(b).pk for b in (*confirms, draft)]
+    with on_commit():
+        client.post("/inbox/bulk/", {"action": "approve", "ids": ids})
+    for body in confirms:
+        read = client.get(f"/api/v1/reviews/{body['id']}", headers=auth(token)).json()
+        assert (read["status"], read["decision"]["action"], read["decision"]["by"]) == ("decided", "approve", "manager")
+    assert client.get(f"/api/v1/reviews/{draft['id']}", headers=auth(token)).json()["status"] == "pending"

@@ -164,3 +164,38 @@ def test_reviewers_racing_deliver_one_decision_per_target(client, demo_tx, recei
     assert len({r.headers["webhook-id"] for r in decided(receiver)}) == 2
     decisions = {r.json["data"]["decision"]["by"] for r in decided(receiver)}
     assert decisions == {won[0].decided_by_label}
+
+
+@pytest.mark.parametrize("whole_session", [False, True])
+def test_a_manager_cancelling_in_the_inbox_is_heard_at_the_callback(
+    client, receiver, manager, on_commit, whole_session
+):
+    # A callback-only agent never heard of a whole session cancelled (and heard "decided" of a request).
+    from reviewconsole.inbox.items.lifecycle import Actor, interrupt_cancel
+
+    _, token = make_api_client()
+    with on_commit():
+        body = ask(client, token, receiver)
+    with on_commit():
+        interrupt_cancel(
+            interrupt=item_of(body), actor=Actor.person(manager), reason="Duplicate", whole_session=whole_session
+        )
+    [request] = decided(receiver)
+    data = request.json["data"]
+    assert (data["id"], data["status"], data["decision"]) == (body["id"], "cancelled", None)
+    assert (data["cancelled"]["by"], data["cancelled"]["reason"]) == ("manager", "Duplicate")
+
+
+def test_what_the_client_itself_cancels_or_revises_sends_nothing(client, demo, receiver, on_commit):
+    _, token = make_api_client()
+    with on_commit():
+        cancelled = ask(client, token, receiver)
+        revised = ask(client, token, receiver)
+        withdrawn = ask(client, token, receiver)
+    request = f"/api/v1/sessions/{withdrawn['session_id']}/interrupts/{withdrawn['id']}/cancel"
+    with on_commit():
+        assert post(client, f"/api/v1/reviews/{cancelled['id']}/cancel", {}, token).status_code == 200
+        ask(client, token, receiver, revision_of=revised["id"])
+        assert post(client, request, {"reason": "Withdrawn"}, token).status_code == 200
+    assert decided(receiver) == []
+    assert not OutboundMessage.objects.filter(event_type="review.decided").exists()

@@ -3,8 +3,9 @@
 ``Client`` / ``AsyncClient`` file review requests (``ask``), read them (``get``), wait for their
 decision (``wait``) and cancel them (``cancel``); ``verify_webhook`` checks and parses the signed
 ``review.decided`` event; ``outcome`` turns a finished review into what an agent resumes with.
-The adapters live in ``reviewconsole_client.adk`` (extra ``adk``) and
-``reviewconsole_client.langgraph`` (extra ``langgraph``).
+The adapters live in ``reviewconsole_client.adk`` (extra ``adk``),
+``reviewconsole_client.langgraph`` (extra ``langgraph``) and ``reviewconsole_client.openai_agents``
+(extra ``openai-agents``).
 """
 
 from .aio import AsyncClient

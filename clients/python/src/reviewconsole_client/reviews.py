@@ -38,8 +38,8 @@ class Decision:
 
     ``action`` is one of ``approve``, ``reject``, ``revise``, ``answer`` (a form's value) or
     ``timeout`` (the review expired with ``on_expiry="timeout"``); ``answer`` is JSON (the form's
-    value, the edited draft, or ``None``); ``by`` a username, ``"api:<client>"`` or ``None``;
-    ``at`` an ISO 8601 UTC timestamp.
+    value, the edited draft, or ``None``); ``by`` a reviewer's username, ``"client:<name>"`` (an
+    API client answered), ``"system (expired)"`` or ``None``; ``at`` an ISO 8601 UTC timestamp.
     """
 
     action: str
@@ -59,7 +59,8 @@ class Decision:
 
 @dataclass(frozen=True)
 class Cancellation:
-    """Who cancelled a review (``by``), when (``at``, ISO 8601 UTC) and why (``reason``)."""
+    """Who cancelled a review (``by``: ``"client:<name>"`` its own client, a queue manager's
+    username, or ``"system"``), when (``at``, ISO 8601 UTC) and why (``reason``)."""
 
     by: str | None = None
     at: str | None = None
@@ -79,7 +80,8 @@ class Review:
     ``status`` is ``pending``, ``decided``, ``cancelled``, ``expired`` or ``superseded``;
     ``decision`` is set once decided, ``cancelled`` once cancelled. Timestamps are ISO 8601 UTC
     strings as the API sent them. ``url`` is the review in the API, ``inbox_url`` its page in the
-    inbox. Anything else the console sent is kept in ``extra``.
+    inbox (``None`` until its item exists, a moment after ``ask``). Anything else the console sent
+    is kept in ``extra``.
     """
 
     id: str
@@ -96,7 +98,7 @@ class Review:
     revision_of: str | None = None
     superseded_by: str | None = None
     url: str = ""
-    inbox_url: str = ""
+    inbox_url: str | None = None
     session_id: str | None = None
     decision: Decision | None = None
     cancelled: Cancellation | None = None
