@@ -10,7 +10,8 @@ relayed again after a crash finds its work done):
   through the session service in this transaction); a checkpoint restore's re-opened
   interrupt keeps the queue of its earlier item (unless that one had escalated away). Log
   ``interrupt.created`` in the queue's change log; after the commit schedule the expiry of a due
-  item and mail its queue (``notify_new_item`` records each mail, so a repeat sends none twice).
+  item and mail its queue (``notify_enqueue``; ``notify_new_item`` records each mail, so a repeat
+  sends none twice).
 - ``interrupt.answered``: mark the pending item resolved with the decision, decider, reason, edit
   diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout,
   ``interrupt.cancelled`` for a manager's cancel: decision ``cancelled``); a person's decision
@@ -34,7 +35,7 @@ from ...policies.shadow import shadow_compare
 from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
 from ..live.changes import queue_changes_record
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
-from ..tasks import notify_new_item, schedule_expiry
+from ..tasks import notify_enqueue, schedule_expiry
 from .assignment import item_row
 from .policy_decisions import policy_apply, policy_verdict
 from .policy_gate import APPROVAL_KINDS
@@ -88,7 +89,7 @@ def _after_open(pk: int, due_at: dt.datetime | None) -> None:
         except Exception:  # the sweep (manage.py expire_items) still finds it
             logger.exception("Could not schedule the expiry of item %s", pk)
     try:
-        notify_new_item.enqueue(pk)
+        notify_enqueue(pk)
     except Exception:
         logger.exception("Could not enqueue the notification of item %s", pk)
 
