@@ -26,10 +26,6 @@ EXEMPT_DIRS = {"workflow_sessions", "testing"}
 
 RUNNERS = "reviewconsole.workflow_sessions.runners"
 
-ALLOWED_FROM_RUNNERS = {("inbox/pages/view_helpers.py", "configured_model")}
-"""The default model (no runner) still imported from ``runners`` by the inbox's preview; it moves
-to ``workflow_sessions/llm.py`` once the inbox's split has landed."""
-
 RUNNER_METHODS = {"start", "submit", "run_pending", "restore_checkpoint", "retry", "cancel", "create_session"}
 UNIQUE_METHODS = {"run_pending", "restore_checkpoint"}
 
@@ -58,7 +54,7 @@ def violations(path: str, source: str) -> list[str]:
             module = _absolute(path, node)
             for alias in node.names:
                 name = f"{module}.{alias.name}"
-                if module == RUNNERS and (path, alias.name) not in ALLOWED_FROM_RUNNERS:
+                if module == RUNNERS:
                     found.append(f"{where} imports {alias.name} from runners")
                 elif name == RUNNERS or (module in ("engine", "engine._runner") and alias.name == "Runner"):
                     found.append(f"{where} imports {name}")
@@ -107,4 +103,6 @@ async def door(session_id, spec):
         "calls something.run_pending()",
         "reads runner.store",
     }
-    assert violations("inbox/pages/view_helpers.py", "from ...workflow_sessions.runners import configured_model") == []
+    assert violations("inbox/pages/view_helpers.py", "from ...workflow_sessions.runners import configured_model") == [
+        "inbox/pages/view_helpers.py:1 imports configured_model from runners"
+    ]

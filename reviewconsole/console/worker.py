@@ -9,13 +9,17 @@ and runs one task at a time), so this module uses the pieces that loop is made o
 ``tests/console/test_task_seam.py`` pins their names and signatures in the installed version,
 so an upgrade that changes them fails loudly.
 
-Instead of sleeping a fixed interval a thread waits on an event that ``task_enqueued`` sets, so
-a task enqueued in this process starts at once; it still polls every ``interval`` seconds for
-tasks enqueued by other processes. Outbound deliveries (``outbound.tasks.QUEUE``) are claimed by
-threads of their own (``outbound``), so a receiver that never answers holds one of those, never
-a thread a session's run waits for. The process keeps a heartbeat and sweeps for tasks left
-``RUNNING`` by dead workers (:class:`~reviewconsole.console.task_recovery.TaskKeeper`); its
-threads claim as ``<process id>/<n>``.
+Instead of sleeping a fixed interval a thread waits to be woken by ``task_enqueued``, so a task
+enqueued in this process starts at once; it still polls every ``interval`` seconds for tasks
+enqueued by other processes (and deferred ones that came due). One enqueue wakes one thread of
+the task's queue, not every thread, and a thread looks for a ready task with a plain read before
+it takes the claim's write transaction: on SQLite that write lock is the whole database's, and an
+idle thread taking it for nothing makes a run's commit or a reviewer's decision wait. Outbound
+deliveries (``outbound.tasks.QUEUE``) are claimed by threads of their own (``outbound``), so a
+receiver that never answers holds one of those, never a thread a session's run waits for. The
+process keeps a heartbeat and sweeps for tasks left ``RUNNING`` by dead workers
+(:class:`~reviewconsole.console.task_recovery.TaskKeeper`); its threads claim as
+``<process id>/<n>``.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ import threading
 
 from django.db import close_old_connections
 from django.db.utils import OperationalError
+from django.tasks import TaskResult
 from django.tasks.signals import task_enqueued
+from django.utils import timezone
 from django.utils.crypto import get_random_string
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
@@ -48,19 +54,32 @@ class ThreadWorker:
         self.queue = queue
         self.running = False
         self.worker_id = f"console-{get_random_string(12)}"
-        self._wake = threading.Event()
+        self._wakes: dict[str, _Wake] = {}
         self._threads: list[threading.Thread] = []
         # (queue, worker id suffix, thread name) per thread; the suffix keeps "<process id>/<n>".
         self._plan = [(queue, str(n), f"task-worker-{n}") for n in range(count)] + [
             (OUTBOUND_QUEUE, f"outbound-{n}", f"outbound-worker-{n}") for n in range(outbound)
         ]
+        for name in {name for name, _, _ in self._plan}:
+            self._wakes[name] = _Wake(threads=sum(1 for plan in self._plan if plan[0] == name))
         self._keeper = TaskKeeper(self.worker_id)
 
-    def _on_enqueue(self, **kwargs: object) -> None:
-        self._wake.set()
+    def _on_enqueue(self, task_result: TaskResult | None = None, **kwargs: object) -> None:
+        """``task_enqueued``: wake one thread of the task's queue, unless it is deferred (the
+        poll takes it when due) or for a queue this worker does not run."""
+        if task_result is None:
+            return
+        run_after = task_result.task.run_after
+        if run_after is not None and run_after > timezone.now():
+            return
+        wake = self._wakes.get(task_result.task.queue_name)
+        if wake is not None:
+            wake.notify()
 
     def _claim(self, worker_id: str, queue: str) -> DBTaskResult | None:
         tasks = DBTaskResult.objects.ready().filter(backend_name="default", queue_name=queue)
+        if not tasks.exists():  # a plain read: no write lock taken when there is nothing to claim
+            return None
         with exclusive_transaction(tasks.db):
             try:
                 task_result = tasks.get_locked()
@@ -100,8 +119,7 @@ class ThreadWorker:
                     # up by recovery once its lease expires.
                     logger.exception("Task %s: could not record its outcome", task_result.id)
                 continue
-            self._wake.wait(self.interval)
-            self._wake.clear()
+            self._wakes[queue].wait(self.interval)
         close_old_connections()
 
     def start(self) -> None:
@@ -118,8 +136,40 @@ class ThreadWorker:
 
     def stop(self, timeout: float = 10.0) -> None:
         self.running = False
-        self._wake.set()
+        for wake in self._wakes.values():
+            wake.notify_all()
         for thread in self._threads:
             thread.join(timeout)
         task_enqueued.disconnect(self._on_enqueue)
         self._keeper.stop()
+
+
+class _Wake:
+    """Wake-ups for the ``threads`` threads of one queue: :meth:`notify` wakes one waiting thread,
+    or, when none waits, lets the next :meth:`wait` return at once (at most ``threads`` such
+    tokens: a busy thread looks for the next task when its own is done anyway)."""
+
+    def __init__(self, *, threads: int) -> None:
+        self._condition = threading.Condition()
+        self._tokens = 0
+        self._limit = max(1, threads)
+
+    def notify(self) -> None:
+        with self._condition:
+            self._tokens = min(self._tokens + 1, self._limit)
+            self._condition.notify()
+
+    def notify_all(self) -> None:
+        with self._condition:
+            self._tokens = self._limit
+            self._condition.notify_all()
+
+    def wait(self, timeout: float) -> bool:
+        """Until woken or ``timeout`` seconds passed; True when woken."""
+        with self._condition:
+            if not self._tokens:
+                self._condition.wait(timeout)
+            if not self._tokens:
+                return False
+            self._tokens -= 1
+            return True

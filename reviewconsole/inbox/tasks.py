@@ -4,7 +4,8 @@
   (:func:`schedule_expiry`); the database worker runs it within its poll interval of the due
   time. Backends that cannot defer (the test suite's immediate backend) skip it; the sweep
   ``manage.py expire_items`` covers them and any task lost on the way.
-- ``notify_new_item(pk)``: emails the queue's members about a new item.
+- ``notify_new_item(pk)``: emails the queue's members about a new item; queued by
+  :func:`notify_enqueue`, which queues nothing while new-item mails are off (``NOTIFY_EMAIL``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import logging
 
 from django.tasks import task
 
+from .conf import inbox_setting
 from .items.expiry import interrupt_expire
 from .mail.notifications import notify_members
 from .models import Item
 
 logger = logging.getLogger("reviewconsole.inbox")
 
-__all__ = ["expire_interrupt", "notify_new_item", "schedule_expiry"]
+__all__ = ["expire_interrupt", "notify_enqueue", "notify_new_item", "schedule_expiry"]
 
 
 @task()
@@ -52,3 +54,10 @@ def notify_new_item(interrupt_pk: int) -> int:
     if item is None or item.status != "pending":
         return 0
     return notify_members(item)
+
+
+def notify_enqueue(pk: int) -> None:
+    """Queue ``notify_new_item(pk)`` unless new-item mails are off (``NOTIFY_EMAIL``): a task that
+    would mail nobody is not queued (each costs a worker's claim, run and record)."""
+    if inbox_setting("NOTIFY_EMAIL"):
+        notify_new_item.enqueue(pk)

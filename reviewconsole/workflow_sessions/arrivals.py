@@ -252,6 +252,28 @@ def _next(session: WorkflowSession) -> Arrival | None:
     return Arrival.objects.filter(mine, status=ArrivalStatus.QUEUED).order_by("id").first()
 
 
+def _queued_behind(session_id: str) -> bool:
+    """Whether any input is queued behind ``session_id`` (what :func:`_next` would find): one
+    round trip on two indexes, in plain SQL as it runs after every run of every session."""
+    quote, arrival, session = connection.ops.quote_name, Arrival._meta, WorkflowSession._meta
+    a_table, s_table = quote(arrival.db_table), quote(session.db_table)
+    a_session, a_target, a_status, a_workflow, a_key = (
+        quote(arrival.get_field(name).column) for name in ("session", "target", "status", "workflow", "correlation_key")
+    )
+    s_id, s_workflow, s_key = (quote(session.get_field(name).column) for name in ("id", "workflow", "correlation_key"))
+    sql = (
+        f"SELECT 1 FROM {a_table} WHERE {a_session} = %s AND {a_target} = %s AND {a_status} = %s "  # noqa: S608 (names from the models, values as parameters)
+        f"UNION ALL SELECT 1 FROM {a_table} AS a JOIN {s_table} AS s ON s.{s_id} = %s "
+        f"WHERE s.{s_key} <> '' AND a.{a_workflow} = s.{s_workflow} AND a.{a_key} = s.{s_key} "
+        f"AND a.{a_target} = %s AND a.{a_status} = %s LIMIT 1"
+    )
+    queued = ArrivalStatus.QUEUED.value
+    params = [session_id, ArrivalTarget.MESSAGE.value, queued, session_id, ArrivalTarget.NEW_SESSION.value, queued]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone() is not None
+
+
 def _start(arrival: Arrival, session: WorkflowSession) -> WorkflowSession:
     if arrival.target == ArrivalTarget.MESSAGE:
         async_to_sync(session_message)(session.id, arrival.data)
@@ -284,8 +306,7 @@ def arrivals_release(session_id: str) -> Arrival | None:
     (see the module docstring); returns the arrival handled, or None (nothing queued, still
     waiting, another session of the key is open, or another release took it). An arrival that
     cannot start is kept as ``refused`` with its error's code, and the next one is tried."""
-    row = WorkflowSession.objects.only("id", "workflow", "correlation_key").filter(pk=session_id).first()
-    if row is None or _next(row) is None:  # the common case, one indexed query: nothing queued
+    if not _queued_behind(session_id):  # the common case, after every run: nothing queued
         return None
     while True:
         with transaction.atomic():

@@ -32,7 +32,7 @@ from engine import Model, ModelRetry, ModelRouter, OfflineModel, RetryingModel
 
 from ..workflows import WorkflowSpec, all_specs, get
 
-__all__ = ["DEFAULT", "ModelConfig", "model_configs", "model_names", "workflow_model"]
+__all__ = ["DEFAULT", "ModelConfig", "configured_model", "model_configs", "model_names", "workflow_model"]
 
 DEFAULT = "default"
 """The model name a spec uses for ``REVIEWCONSOLE["MODEL"]``."""
@@ -184,6 +184,15 @@ def built_model(name: str) -> Model:
     if config.name != name:
         return built_model(config.name)
     return config.build()
+
+
+def configured_model() -> Model:
+    """The default model (``REVIEWCONSOLE["MODEL"]``), with every workflow's offline policies.
+
+    Raises:
+        django.core.exceptions.ImproperlyConfigured: it is not in ``REVIEWCONSOLE["MODELS"]``.
+    """
+    return built_model(DEFAULT)
 
 
 @functools.cache

@@ -8,23 +8,14 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from engine import Model, Runner, VersionMismatchError
+from engine import Runner, VersionMismatchError
 
 from ..workflows import get
-from .llm import DEFAULT, built_model, workflow_model
+from .llm import built_model, workflow_model
 from .models import WorkflowSession
 from .store import OrmStore
 
-__all__ = ["configured_model", "runner_for", "runner_for_session"]
-
-
-def configured_model() -> Model:
-    """The default model (``REVIEWCONSOLE["MODEL"]``), with every workflow's offline policies.
-
-    Raises:
-        django.core.exceptions.ImproperlyConfigured: it is not in ``REVIEWCONSOLE["MODELS"]``.
-    """
-    return built_model(DEFAULT)
+__all__ = ["runner_for", "runner_for_session"]
 
 
 def runner_for(workflow: str, version: str | None = None) -> Runner:

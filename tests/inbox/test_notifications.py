@@ -44,3 +44,32 @@ def test_an_escalated_item_is_announced_again_in_its_new_queue(start_review):
     assert [m.to for m in mail.outbox] == [["manager@example.com"]]
     assert _recorded(item) == ["manager"]
     assert _recorded(item, support) == ["manager", "reviewer"]
+
+
+def _queued_while(start):
+    from django.tasks.signals import task_enqueued
+
+    queued = []
+
+    def record(sender, task_result, **kwargs):
+        queued.append(task_result.task.module_path)
+
+    task_enqueued.connect(record)
+    try:
+        start()
+    finally:
+        task_enqueued.disconnect(record)
+    return queued
+
+
+def test_no_notification_task_is_queued_while_new_item_mails_are_off(start_review, settings):
+    settings.REVIEWCONSOLE = {**settings.REVIEWCONSOLE, "NOTIFY_EMAIL": False}
+    mail.outbox.clear()
+    queued = _queued_while(start_review)
+    assert notify_new_item.module_path not in queued
+    assert "reviewconsole.workflow_sessions.tasks.run_session" in queued  # the signal was heard
+    assert mail.outbox == []
+
+
+def test_a_notification_task_is_queued_while_new_item_mails_are_on(start_review):
+    assert notify_new_item.module_path in _queued_while(start_review)

@@ -7,8 +7,8 @@ from standardwebhooks.webhooks import Webhook
 
 from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.outbound.models import OutboundMessage, Subscription
+from reviewconsole.workflow_sessions.llm import configured_model
 from reviewconsole.workflow_sessions.models import WorkflowSession
-from reviewconsole.workflow_sessions.runners import configured_model
 from tests.conftest import post_webhook
 
 

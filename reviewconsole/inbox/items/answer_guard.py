@@ -24,6 +24,21 @@ from .refusals import claimed_conflict, deferred_conflict, expired_conflict, mov
 __all__ = ["InboxGuard"]
 
 
+_CHECKED = (
+    "id",
+    "queue",
+    "escalated_from",
+    "expired_at",
+    "deferred_until",
+    "claimed_by",
+    "claimed_at",
+    "claim_expires_at",
+    "due_at",
+    "on_expiry",
+)
+"""The item's fields :meth:`InboxGuard.check` reads."""
+
+
 @dataclass(frozen=True, slots=True)
 class InboxGuard:
     """``user_id`` decides; ``queue_id`` is the queue the permission check saw; ``override_claim``:
@@ -49,6 +64,7 @@ class InboxGuard:
         row = (
             Item.objects.select_for_update()
             .filter(session_id=session_id, interrupt_id=interrupt_id, status=ItemStatus.PENDING)
+            .only(*_CHECKED)  # on every decision: not the payloads; a refusal's message reads what else it needs
             .order_by("-id")
             .first()
         )

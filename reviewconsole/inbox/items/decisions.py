@@ -162,6 +162,7 @@ def interrupt_decide(
     (checked when given); ``args``: a confirmation's edited arguments as JSON text (an object,
     checked against the tool's parameters by the engine; the diff is stored with the decision).
     The same decision sent again by the same user returns the item unchanged (nothing stored).
+    Returns ``interrupt``, read again from the database.
 
     Raises:
         PermissionDenied: the user is not a reviewer or manager of the interrupt's queue, or
@@ -186,6 +187,7 @@ def interrupt_decide(
         reasoned = reason.strip()
         again = resume_payload(interrupt, action, text, reason=reasoned, args_digest=args_digest, args=edited_args)
         if is_repeat(row, decided_by=user.get_username(), decision=action, payload=again):
+            interrupt.refresh_from_db()  # as every return: the item as stored now
             return interrupt  # the same decision again: its receipt stands, nothing is stored or run
     try:
         override = _check_may_decide(interrupt, user)

@@ -179,9 +179,9 @@ def _escalate(row: Item, now: dt.datetime) -> str:
 
 
 def _notify(pk: int) -> None:
-    from ..tasks import notify_new_item  # the tasks module imports this one (interrupt_expire)
+    from ..tasks import notify_enqueue  # the tasks module imports this one (interrupt_expire)
 
-    notify_new_item.enqueue(pk)
+    notify_enqueue(pk)
 
 
 def _time_out(row: Item, now: dt.datetime) -> str:

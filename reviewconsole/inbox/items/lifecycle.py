@@ -50,7 +50,7 @@ from engine import AlreadyDecidedError, Decision, cancelled_answer
 from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel
 from ..errors import DecisionError, NotClaimedError
 from ..models import CANCELLED, CommentKind, Item, ItemStatus
-from ..tasks import notify_new_item, schedule_expiry
+from ..tasks import notify_enqueue, schedule_expiry
 from .answer_guard import InboxGuard
 from .comments import check_note, comment_write
 from .escalation import escalation_targets
@@ -281,7 +281,7 @@ def interrupt_escalate(
             **actor.audit,
         )
         pk = row.pk
-        transaction.on_commit(lambda: notify_new_item.enqueue(pk), robust=True)
+        transaction.on_commit(lambda: notify_enqueue(pk), robust=True)
     return _reload(interrupt)
 
 

@@ -10,7 +10,8 @@ relayed again after a crash finds its work done):
   through the session service in this transaction); a checkpoint restore's re-opened
   interrupt keeps the queue of its earlier item (unless that one had escalated away). Log
   ``interrupt.created`` in the queue's change log; after the commit schedule the expiry of a due
-  item and mail its queue (``notify_new_item`` records each mail, so a repeat sends none twice).
+  item and mail its queue (``notify_enqueue``; ``notify_new_item`` records each mail, so a repeat
+  sends none twice).
 - ``interrupt.answered``: mark the pending item resolved with the decision, decider, reason, edit
   diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout,
   ``interrupt.cancelled`` for a manager's cancel: decision ``cancelled``); a person's decision
@@ -34,9 +35,10 @@ from ...policies.shadow import shadow_compare
 from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
 from ..live.changes import queue_changes_record
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
-from ..tasks import notify_new_item, schedule_expiry
+from ..tasks import notify_enqueue, schedule_expiry
 from .assignment import item_row
 from .policy_decisions import policy_apply, policy_verdict
+from .policy_gate import APPROVAL_KINDS
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -87,7 +89,7 @@ def _after_open(pk: int, due_at: dt.datetime | None) -> None:
         except Exception:  # the sweep (manage.py expire_items) still finds it
             logger.exception("Could not schedule the expiry of item %s", pk)
     try:
-        notify_new_item.enqueue(pk)
+        notify_enqueue(pk)
     except Exception:
         logger.exception("Could not enqueue the notification of item %s", pk)
 
@@ -104,7 +106,8 @@ def _answered(event: InterruptAnswered) -> None:
         "decided_at": dt.datetime.fromisoformat(event.decided_at),
     }
     item = _close_pending(event.interrupt_pk, fields)
-    if event.decided_by_id is not None and event.decision != "cancelled":  # a cancel is no verdict to compare
+    compared = event.decided_by_id is not None and event.decision != "cancelled"  # a cancel is no verdict
+    if compared and (item is None or item[2] in APPROVAL_KINDS):  # only approval requests have verdicts
         shadow_compare(event.interrupt_pk, event.decision)  # a person's decision beside a shadow rule's
     if item is not None:
         change = (
@@ -137,9 +140,9 @@ def _has_item(interrupt_pk: int) -> bool:
         return cursor.fetchone() is not None
 
 
-def _close_pending(interrupt_pk: int, fields: dict[str, Any]) -> tuple[int, int] | None:
+def _close_pending(interrupt_pk: int, fields: dict[str, Any]) -> tuple[int, int, str] | None:
     """Set ``fields`` on the pending item of the session interrupt ``interrupt_pk``; its
-    ``(pk, queue_id)``, or None when it has none pending (never opened, or already closed).
+    ``(pk, queue_id, kind)``, or None when it has none pending (never opened, or already closed).
 
     One ``UPDATE … RETURNING`` (SQLite 3.35+, PostgreSQL) instead of a read and an update: every
     decision goes through here. Values are adapted by the model's fields, as the ORM does.
@@ -147,14 +150,14 @@ def _close_pending(interrupt_pk: int, fields: dict[str, Any]) -> tuple[int, int]
     meta, quote = Item._meta, connection.ops.quote_name
     assignments = ", ".join(f"{quote(meta.get_field(name).column)} = %s" for name in fields)
     values = [meta.get_field(name).get_db_prep_save(value, connection) for name, value in fields.items()]
-    pk, queue, link, status = (
-        quote(meta.get_field(name).column) for name in ("id", "queue", "session_interrupt", "status")
+    pk, queue, kind, link, status = (
+        quote(meta.get_field(name).column) for name in ("id", "queue", "kind", "session_interrupt", "status")
     )
     sql = (
         f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {link} = %s AND {status} = %s "  # noqa: S608 (names from the model, values as parameters)
-        f"RETURNING {pk}, {queue}"
+        f"RETURNING {pk}, {queue}, {kind}"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, interrupt_pk, ItemStatus.PENDING.value])
         row = cursor.fetchone()
-    return None if row is None else (int(row[0]), int(row[1]))
+    return None if row is None else (int(row[0]), int(row[1]), str(row[2]))

@@ -40,6 +40,7 @@ from ..models import Item
 from .recording import item_change_record
 
 __all__ = [
+    "APPROVAL_KINDS",
     "POLICY_LABEL",
     "STANDING_LABEL",
     "FourEyesError",
@@ -71,13 +72,14 @@ def by_policy() -> Q:
     return Q(decided_by_label__startswith=POLICY_LABEL) | Q(decided_by_label__startswith=STANDING_LABEL)
 
 
-_APPROVALS = (InterruptKind.CONFIRMATION, InterruptKind.LONG_RUNNING)
+APPROVAL_KINDS = (InterruptKind.CONFIRMATION, InterruptKind.LONG_RUNNING)
+"""The requests the approval policies judge: only they have a verdict."""
 
 
 def call_of(row: Item) -> tuple[str, dict[str, Any]] | None:
     """``(tool, args)`` of an approval request (the call a confirmation gates, or the long-running
     call itself), or None for other requests."""
-    if row.kind not in _APPROVALS:
+    if row.kind not in APPROVAL_KINDS:
         return None
     call = row.tool_call or {}
     args = call.get("args")
@@ -85,7 +87,9 @@ def call_of(row: Item) -> tuple[str, dict[str, Any]] | None:
 
 
 def _verdict(item: Item) -> PolicyVerdict | None:
-    if item.session_interrupt_id is None:
+    """The governing rule's verdict on ``item``. Only approval requests have one
+    (``policy_decisions.policy_verdict``): no query for the others."""
+    if item.session_interrupt_id is None or call_of(item) is None:
         return None
     return PolicyVerdict.objects.filter(session_interrupt_id=item.session_interrupt_id).exclude(rule="").first()
 

@@ -139,7 +139,6 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     except REFUSALS as exc:
         refusal_record(exc, user=request.user, target=item, interrupt_id=item.interrupt_id, request=request)
         return refusal(request, item, exc, form_data=_form_data(request))
-    item.refresh_from_db()
     first = item.is_pending and action == "approve"  # four eyes: the first of two approvals
     if wants_json(request):
         row = item.session_interrupt

@@ -30,10 +30,9 @@ from django.utils import timezone
 from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
 from ...json_errors import error_response
-from ...workflow_sessions.llm import workflow_model
+from ...workflow_sessions.llm import configured_model, workflow_model
 from ...workflow_sessions.outbox import relay
 from ...workflow_sessions.outcome import session_outcome
-from ...workflow_sessions.runners import configured_model
 from ...workflows import UnknownWorkflowError, get
 from ..conf import inbox_setting
 from ..errors import DecisionError, InboxConflict, MovedError

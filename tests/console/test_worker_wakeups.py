@@ -1,0 +1,109 @@
+"""The task worker wakes only what an enqueue needs, and an idle thread takes no write lock
+(``console/worker.py``): on SQLite the claim's write transaction locks the whole database, so a
+thread that claims nothing must not hold up a run's commit or a reviewer's decision."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult, get_date_max
+
+from reviewconsole.console.worker import ThreadWorker, _Wake
+from reviewconsole.outbound.tasks import QUEUE as OUTBOUND_QUEUE
+from tests.outbound.test_retries import DB_TASKS, _reset_task_backends
+
+pytestmark = pytest.mark.django_db
+
+RUN_SESSION = "reviewconsole.workflow_sessions.tasks.run_session"
+DELIVER = "reviewconsole.outbound.tasks.deliver_message"
+WAIT = 10.0
+"""Seconds after which a wait gives up (a guard: the waits below end on the event)."""
+
+
+def _task(path: str, queue: str = "default", run_after: dt.datetime | None = None, save: bool = False) -> DBTaskResult:
+    row = DBTaskResult(
+        status="READY",
+        args_kwargs={"args": ["x"], "kwargs": {}},
+        task_path=path,
+        backend_name="default",
+        queue_name=queue,
+        run_after=run_after or get_date_max(),
+    )
+    if save:
+        row.save()
+    return row
+
+
+def test_a_claim_with_nothing_ready_is_one_read_and_no_transaction():
+    with CaptureQueriesContext(connection) as queries:
+        assert ThreadWorker()._claim("console-test/0", "default") is None
+    assert len(queries) == 1, [q["sql"] for q in queries]
+    assert queries[0]["sql"].startswith("SELECT")
+
+
+def test_a_ready_task_is_claimed():
+    row = _task(RUN_SESSION, save=True)
+    claimed = ThreadWorker()._claim("console-test/0", "default")
+    assert claimed is not None and claimed.pk == row.pk
+    row.refresh_from_db()
+    assert (row.status, row.worker_ids) == ("RUNNING", ["console-test/0"])
+
+
+def test_an_enqueue_wakes_its_own_queue_only():
+    worker = ThreadWorker(count=2, outbound=1)
+    worker._on_enqueue(task_result=_task(DELIVER, queue=OUTBOUND_QUEUE).task_result)
+    assert worker._wakes["default"].wait(0) is False
+    assert worker._wakes[OUTBOUND_QUEUE].wait(0) is True
+    worker._on_enqueue(task_result=_task(RUN_SESSION).task_result)
+    assert worker._wakes[OUTBOUND_QUEUE].wait(0) is False
+    assert worker._wakes["default"].wait(0) is True
+
+
+@pytest.fixture
+def db_tasks(settings):
+    settings.TASKS = DB_TASKS  # the database backend, which defers tasks (the test default runs them at once)
+    _reset_task_backends()
+    yield
+    _reset_task_backends()
+
+
+def test_a_deferred_task_wakes_nobody(db_tasks):
+    worker = ThreadWorker(count=2)
+    later = timezone.now() + dt.timedelta(hours=1)
+    worker._on_enqueue(task_result=_task(RUN_SESSION, run_after=later).task_result)
+    assert worker._wakes["default"].wait(0) is False
+
+
+def test_one_notify_wakes_one_waiting_thread():
+    wake = _Wake(threads=2)
+    woken: list[int] = []
+    changed = threading.Condition()
+
+    def waiter(n: int) -> None:
+        if wake.wait(WAIT):
+            with changed:
+                woken.append(n)
+                changed.notify_all()
+
+    threads = [threading.Thread(target=waiter, args=(n,), daemon=True) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + WAIT
+    while len(wake._condition._waiters) < 2 and time.monotonic() < deadline:  # type: ignore[attr-defined]
+        time.sleep(0.001)  # both are waiting (a guard with a deadline, not a timed wait)
+    wake.notify()
+    with changed:
+        assert changed.wait_for(lambda: len(woken) == 1, WAIT)
+    assert len(wake._condition._waiters) == 1  # type: ignore[attr-defined]  # the other still waits
+    wake.notify()
+    with changed:
+        assert changed.wait_for(lambda: len(woken) == 2, WAIT)
+    assert sorted(woken) == [0, 1]
+    for thread in threads:
+        thread.join(WAIT)
