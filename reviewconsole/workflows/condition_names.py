@@ -90,6 +90,7 @@ _NOTHING = _Ref()
 def _parser() -> tuple[Any, tuple[type[Exception], ...]]:
     """cel-python's parser class and the errors it raises, imported when first needed (its grammar
     is built then, once per process: about half a second)."""
+    # Heavy (the grammar is built on import): only processes that read a condition pay for it.
     from celpy.celparser import CELParseError, CELParser
     from lark.exceptions import LarkError
 
@@ -118,7 +119,7 @@ class _Walk:
 
     def value(self, node: Any, scope: Mapping[str, _Ref]) -> _Ref:
         """The value ``node`` stands for, recording what it names on the way."""
-        from lark import Tree
+        from lark import Tree  # cel-python's parser brings lark: loaded with it, when first needed (_parser)
 
         if not isinstance(node, Tree):
             return _NOTHING

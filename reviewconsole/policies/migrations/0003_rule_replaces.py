@@ -7,6 +7,7 @@ from django.db import migrations, models
 
 
 def flag_existing_replacements(apps, schema_editor):
+    # The registry as it is now (not a historical model): imported when the migration runs, not when it is loaded.
     from reviewconsole.workflows import UnknownWorkflowError, get
 
     rules = apps.get_model("policies", "PolicyRule")
