@@ -77,8 +77,10 @@
       if (!tr || applied.get(id) !== item.row) {
         const fresh = parseRow(item.row);
         if (!fresh) continue;
-        if (tr) replace(tr, fresh);
-        else fresh.classList.add("new");
+        if (tr) {
+          if (before === tr) before = fresh; // the place to insert at is the row being rebuilt
+          replace(tr, fresh);
+        } else fresh.classList.add("new");
         tr = fresh;
         applied.set(id, item.row);
       }
