@@ -74,7 +74,8 @@ def shown(request: HttpRequest) -> Shown:
 def save_preference(
     request: HttpRequest, *, time_zone: str | None = None, chosen: bool = True, theme: str | None = None
 ) -> Shown:
-    """Save the logged-in person's zone (``chosen``: picked by them) and/or theme; returns what now holds.
+    """Save the logged-in person's zone (``chosen``: picked by them; "" for not known yet) and/or
+    theme; returns what now holds.
 
     Raises:
         ValueError: ``time_zone`` is not an IANA zone name or ``theme`` not a :class:`Theme` value.
@@ -83,7 +84,7 @@ def save_preference(
     user = _user(request)
     if user is None or not user.is_authenticated:
         raise PermissionError("Log in to save preferences.")
-    if time_zone is not None and not is_zone(time_zone):
+    if time_zone and not is_zone(time_zone):
         raise ValueError(f"Unknown time zone: {time_zone[:64]}")
     if theme is not None and theme not in Theme.values:
         raise ValueError("Unknown theme.")

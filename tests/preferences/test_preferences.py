@@ -71,6 +71,13 @@ def test_choosing_as_this_browser_lets_the_browser_set_it_again(manager):
     assert Preference.objects.get(user=manager).time_zone == "Europe/Paris"
 
 
+def test_a_person_without_a_zone_may_save_a_theme_and_keep_the_browsers_zone(manager):
+    client = _login()
+    assert client.post("/preferences/", {"time_zone": "", "theme": "dark"}).status_code == 302
+    row = Preference.objects.get(user=manager)
+    assert (row.time_zone, row.time_zone_chosen, row.theme) == ("", False, "dark")
+
+
 def test_a_zone_that_is_not_one_is_refused_and_nothing_is_saved(manager):
     client = _login()
     response = client.post("/preferences/", {"time_zone": "Europe/<b>Atlantis</b>", "theme": "dark"})
