@@ -42,7 +42,7 @@ from ..live.messages import change_message
 from ..models import Item
 from .failed import failed_sessions
 from .item_views import REFUSALS
-from .rows import render_row
+from .rows import render_row, row_text
 from .view_helpers import wants_json
 
 BULK_LIMIT = 200
@@ -264,8 +264,8 @@ def _bulk_refused(request: HttpRequest, message: str) -> HttpResponse:
 
 
 def _shown_name(item: Item) -> str:
-    """An item named as the list names it: its title, else its interrupt id (never the row's pk)."""
-    return f"“{item.title or item.interrupt_id}”"
+    """An item named as the list names it (``rows.row_text``; never the row's pk)."""
+    return f"“{row_text(item).title}”"
 
 
 def _back(request: HttpRequest) -> str:
