@@ -126,19 +126,26 @@
   }
 
   function apply(changes) {
-    let arrived = false;
     for (const change of changes) {
       const item = change.item;
       if (!item) continue;
       const tr = find(item.id);
       const gone = item.status !== "pending" || ["interrupt.escalated", "interrupt.reassigned"].includes(change.event);
       if (tr && gone && !cfg.decided) tr.remove();
-      if (!tr && !gone && defaultView && change.event === "interrupt.created") arrived = true;
+      else if (!tr && !gone && defaultView && change.event === "interrupt.created" && change.row) {
+        // Shown at once, as the message's row (the server's, like every row); the snapshot below
+        // puts it in its place, in the person's time zone.
+        const fresh = parseRow(change.row);
+        if (fresh) {
+          fresh.classList.add("new");
+          tbody.appendChild(fresh);
+          applied.set(String(item.id), change.row);
+        }
+      }
     }
     refreshEmpty();
-    // Order, filters, counts and the rows' text: the server's snapshot is the truth. A new
-    // request is fetched at once; other changes wait a moment, so a burst costs one snapshot.
-    refreshSoon(arrived ? 0 : 120);
+    countSelected();
+    refreshSoon(120); // order, filters, counts and the rows' text: the server's snapshot is the truth
   }
 
   // Selection and bulk actions.

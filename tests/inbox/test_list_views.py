@@ -125,3 +125,17 @@ def test_the_list_answers_its_item_frame_with_only_the_messages(logged_in, start
     assert '<ul class="messages" role="status">' in html and "approve" in html
     assert 'id="items"' not in html
     assert 'class="messages"' not in logged_in.get("/inbox/").content.decode()  # shown once, by the frame
+
+
+def test_a_created_change_carries_its_row_so_a_list_shows_it_at_once(logged_in, start_review):
+    from reviewconsole.inbox.models import Queue
+
+    _, item = start_review()
+    logged_in.post(f"/inbox/items/{item.pk}/claim/")
+    since = ",".join(f"{pk}:0" for pk in Queue.objects.values_list("pk", flat=True))
+    changes = logged_in.get("/inbox/changes.json", {"since": since}).json()["changes"]
+    created = [c for c in changes if c["event"] == "interrupt.created"]
+    claimed = [c for c in changes if c["event"] == "interrupt.claimed"]
+    assert created and claimed
+    assert created[0]["row"].startswith(f'<tr data-id="{item.pk}"') and 'class="countdown' in created[0]["row"]
+    assert "row" not in claimed[0]  # only a new request is drawn from its message
