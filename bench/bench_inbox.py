@@ -146,6 +146,8 @@ PLANNED = [
     ("filtered by workflow", {"workflow": "vip-discount"}),
     ("claimed by me", {"mine": "1"}),
     ("unclaimed, one queue", {"unclaimed": "1", "queue": "finance"}),
+    ("decided", {"status": "resolved"}),
+    ("my decisions", {"my_decisions": "1"}),
 ]
 
 

@@ -28,6 +28,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from django.views import defaults
 
+from . import error_pages
 from .json_errors import error_response
 
 logger = logging.getLogger("reviewconsole.database")
@@ -107,7 +108,13 @@ class DatabaseErrorMiddleware:
 
 
 def server_error(request: HttpRequest, template_name: str = defaults.ERROR_500_TEMPLATE_NAME) -> HttpResponse:
-    """``handler500``: a database outage outside a view still gets its 503; anything else the usual 500."""
+    """``handler500``: a database outage outside a view still gets its 503; anything else a 500:
+    ``internal_error`` JSON for a JSON door (``error_pages.wants_json``), else ``500.html``
+    rendered without the request (no context processor, no database: it must not fail too)."""
     exc = sys.exception()
     answer = _answer(request, exc) if exc is not None else None
-    return answer if answer is not None else defaults.server_error(request, template_name)
+    if answer is not None:
+        return answer
+    if error_pages.wants_json(request):
+        return error_pages.internal_error()
+    return defaults.server_error(request, template_name)

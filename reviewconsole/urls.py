@@ -1,4 +1,4 @@
-"""URLs: the inbox, New request, webhooks, the session JSON, login, the admin, and the favicon."""
+"""URLs: the inbox, New request, webhooks, the session JSON, login, preferences, the admin, and the favicon."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
@@ -27,10 +27,15 @@ urlpatterns = [
     path("api/v1/", api.urls),
     re_path(r"^api/v1/(?P<path>.*)$", unknown_path),
     path("api/sessions/<str:session_id>/", console_views.session_json, name="session_json"),
+    path("preferences/", include("reviewconsole.preferences.urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
 ]
 
-# A database outage outside a view (e.g. loading the login session) is a 503, not a 500.
+# The site's error pages, and JSON for the JSON doors (error_pages.py). A database outage outside
+# a view (e.g. loading the login session) is a 503, not a 500.
+handler400 = "reviewconsole.error_pages.bad_request"
+handler403 = "reviewconsole.error_pages.permission_denied"
+handler404 = "reviewconsole.error_pages.page_not_found"
 handler500 = "reviewconsole.unavailable.server_error"

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent / "reviewconsole"
 
 LAYERS = [
     "settings",
+    "preferences",
     "workflows",
     "audit",
     "workflow_sessions",
@@ -30,7 +31,8 @@ LAYERS = [
     "console",
     "testing",
 ]
-"""Upstream first: the registry, the audit log, sessions (the engine's store and the session
+"""Upstream first: the settings, people's preferences (time zone, theme: every page reads them),
+the registry, the audit log, sessions (the engine's store and the session
 service), approval policies (rules, four eyes, standing approvals: data the inbox reads), the demo
 workflows and the fault tests' probes (one consumes the sessions' outbox), then
 the consumers of the outbox (inbox, outbound), the outside doors, and the console that serves

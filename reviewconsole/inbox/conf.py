@@ -11,6 +11,7 @@
 | ``NOTIFY_EMAIL`` | true | email queue members about new items |
 | ``EXPIRY`` | ``{}`` | per workflow ``{"due_in_seconds", "on_expiry", "escalate_to"}`` (JSON in the environment) |
 | ``CHANGE_LOG_DAYS`` | 7 | queue changes kept for catching up; older clients take a snapshot |
+| ``DUE_SOON_SECONDS`` | 14400 | the longest lead before a due time when a countdown turns amber (``items/sla.py``) |
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ _DEFAULTS: dict[str, Any] = {
     "NOTIFY_EMAIL": True,
     "EXPIRY": {},
     "CHANGE_LOG_DAYS": 7,
+    "DUE_SOON_SECONDS": 14400,
 }
 
 

@@ -152,6 +152,7 @@ class Item(models.Model):
             models.Index(fields=["queue", "status", "workflow", "created_at", "id"], name="interrupt_queue_wf"),
             models.Index(fields=["queue", "status", "kind", "created_at", "id"], name="interrupt_queue_kind"),
             models.Index(fields=["claimed_by", "status", "created_at", "id"], name="interrupt_claimed"),
+            models.Index(fields=["decided_by", "status", "created_at", "id"], name="interrupt_decided_by"),
             models.Index(fields=["status", "due_at"], name="interrupt_due"),
         ]
 

@@ -24,6 +24,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "ninja",
     "axes",
+    "reviewconsole.preferences",
     "reviewconsole.console",
     "reviewconsole.workflows",
     "reviewconsole.workflow_sessions",
@@ -51,6 +52,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The person's time zone (their preference, else their browser's) for the whole request.
+    "reviewconsole.preferences.middleware.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "reviewconsole.audit.middleware.AuditContextMiddleware",
@@ -78,6 +81,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "reviewconsole.console.context_processors.console",
+                "reviewconsole.preferences.context_processors.preferences",
             ],
         },
     }
@@ -115,12 +119,17 @@ SECURE_CSP = {
     "connect-src": [CSP.SELF],
     "object-src": [CSP.NONE],
     "base-uri": [CSP.NONE],
-    "frame-ancestors": [CSP.NONE],
+    # Only the console itself may frame its pages: the two-pane inbox shows an item in a frame.
+    "frame-ancestors": [CSP.SELF],
     "form-action": [CSP.SELF],
 }
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
-X_FRAME_OPTIONS = "DENY"
+# Same origin, not DENY: the two-pane inbox shows an item's page in a frame of its own page. Other
+# sites still cannot frame the console (as CSP's frame-ancestors 'self' says), which is what
+# Django's check W019 (it asks for DENY) protects; it is silenced for that reason.
+X_FRAME_OPTIONS = "SAMEORIGIN"
+SILENCED_SYSTEM_CHECKS = ["security.W019"]
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_AGE = int(os.environ.get("REVIEWCONSOLE_SESSION_SECONDS", str(8 * 3600)))  # a working day

@@ -1,7 +1,13 @@
 // The live inbox list: rows appear, change owner and leave without a reload, and the page
 // always ends up showing what a fresh load with the same filters shows (it re-reads its own
-// snapshot, /inbox/items.json?<filters>, after every change). Everything is written with
-// textContent, never innerHTML, so text an LLM or an outside caller wrote is never markup.
+// snapshot, /inbox/items.json?<filters>, after every change).
+//
+// Rows are the server's: each snapshot entry carries its row as HTML ("row", rendered by
+// templates/inbox/_row.html exactly as the page's own rows), every text in it escaped by Django's
+// templates. It is parsed with DOMParser (inert: nothing in it runs, and the CSP allows no inline
+// script); no text of a live message is ever written as markup.
+//
+// window.InboxList (for pane.js): rows(), refresh(), current() and mark(id).
 (function () {
   "use strict";
   const tbody = document.getElementById("items");
@@ -12,13 +18,15 @@
   const cfg = JSON.parse(config.textContent);
   const defaultView = !cfg.query && !cfg.after;
   let refreshTimer = null;
+  const applied = new Map(); // row id → the HTML its row was built from
 
   function setStatus(text, live, link) {
     statusBadge.classList.toggle("live", live);
     if (link && text.endsWith(link.text)) {
       // e.g. "signed out: log in again", its end a link to the login page
       statusBadge.textContent = text.slice(0, text.length - link.text.length);
-      const a = el("a", link.text);
+      const a = document.createElement("a");
+      a.textContent = link.text;
       a.href = link.href;
       statusBadge.append(a);
     } else {
@@ -30,85 +38,51 @@
     empty.hidden = tbody.children.length > 0;
   }
 
-  function el(tag, text, className) {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = text;
-    if (className) node.className = className;
-    return node;
-  }
-
-  function labelled(td, label) {
-    td.dataset.label = label; // shown before the value on narrow screens
-    return td;
-  }
-
-  function stamp(iso, long) {
-    const time = el("time", iso.replace("T", " ").slice(0, long ? 19 : 16));
-    time.dateTime = iso;
-    return time;
-  }
-
-  function fill(tr, item) {
-    // The cells after the checkbox, rebuilt from the summary.
-    while (tr.children.length > 1) tr.removeChild(tr.lastChild);
-    const title = el("td");
-    const link = el("a", item.title || item.interrupt_id);
-    link.href = item.url;
-    title.appendChild(link);
-    const snippet = item.snippet.length > 140 ? `${item.snippet.slice(0, 139)}…` : item.snippet;
-    title.appendChild(el("div", snippet, "muted snippet"));
-    tr.appendChild(title);
-    tr.appendChild(labelled(el("td", item.workflow), "Workflow"));
-    tr.appendChild(labelled(el("td", item.queue_name), "Queue"));
-    const owner = labelled(el("td", null, "owner"), "Owner");
-    owner.appendChild(item.claimed_by ? document.createTextNode(item.claimed_by) : el("span", "—", "muted"));
-    tr.appendChild(owner);
-    const due = labelled(el("td"), "Due");
-    if (item.due_at) {
-      due.appendChild(stamp(item.due_at, false));
-      if (item.overdue) {
-        due.appendChild(document.createTextNode(" "));
-        due.appendChild(el("span", "overdue", "badge overdue"));
-      }
-    } else due.appendChild(el("span", "—", "muted"));
-    tr.appendChild(due);
-    const since = labelled(el("td"), "Waiting since");
-    since.appendChild(stamp(item.created_at, true));
-    tr.appendChild(since);
-    tr.classList.toggle("overdue", Boolean(item.overdue));
-    tr.dataset.queue = String(item.queue_id);
-  }
-
-  function row(item) {
-    const tr = el("tr");
-    tr.dataset.id = String(item.id);
-    const select = el("td", null, "select");
-    const box = el("input");
-    box.type = "checkbox";
-    box.name = "ids";
-    box.value = String(item.id);
-    box.setAttribute("aria-label", `Select ${item.title || item.interrupt_id}`);
-    select.appendChild(box);
-    tr.appendChild(select);
-    fill(tr, item);
-    return tr;
+  function rows() {
+    return Array.from(tbody.querySelectorAll("tr[data-id]"));
   }
 
   function find(id) {
     return tbody.querySelector(`tr[data-id="${CSS.escape(String(id))}"]`);
   }
 
+  function parseRow(html) {
+    const doc = new DOMParser().parseFromString(`<table><tbody>${html}</tbody></table>`, "text/html");
+    const tr = doc.querySelector("tr[data-id]");
+    return tr ? document.adoptNode(tr) : null;
+  }
+
+  function replace(old, fresh) {
+    // What the person did to a row survives its refresh: its checkbox, the keyboard's place, the selection.
+    const box = old.querySelector("input[name=ids]");
+    const freshBox = fresh.querySelector("input[name=ids]");
+    if (box && freshBox) freshBox.checked = box.checked;
+    for (const name of ["focused", "selected"]) fresh.classList.toggle(name, old.classList.contains(name));
+    const link = old.querySelector("td.request a");
+    const freshLink = fresh.querySelector("td.request a");
+    if (link && freshLink && link.hasAttribute("aria-current")) freshLink.setAttribute("aria-current", "true");
+    const hadFocus = old.contains(document.activeElement);
+    old.replaceWith(fresh);
+    if (hadFocus && freshLink) freshLink.focus({ preventScroll: true });
+  }
+
   function show(items) {
-    // Make the rows exactly `items`, in order, keeping the rows (and their checkboxes) we have.
+    // Make the rows exactly `items`, in order, keeping the rows we have (rebuilt where they changed).
     const wanted = new Set(items.map((i) => String(i.id)));
-    for (const tr of Array.from(tbody.children)) if (!wanted.has(tr.dataset.id)) tr.remove();
+    for (const tr of rows()) if (!wanted.has(tr.dataset.id)) tr.remove();
     let before = tbody.firstElementChild;
     for (const item of items) {
-      let tr = find(item.id);
-      if (tr) fill(tr, item);
-      else {
-        tr = row(item);
-        tr.classList.add("new");
+      const id = String(item.id);
+      let tr = find(id);
+      if (!tr || applied.get(id) !== item.row) {
+        const fresh = parseRow(item.row);
+        if (!fresh) continue;
+        if (tr) {
+          if (before === tr) before = fresh; // the place to insert at is the row being rebuilt
+          replace(tr, fresh);
+        } else fresh.classList.add("new");
+        tr = fresh;
+        applied.set(id, item.row);
       }
       if (tr !== before) tbody.insertBefore(tr, before);
       before = tr.nextElementSibling;
@@ -129,6 +103,7 @@
   }
 
   async function refresh() {
+    clearTimeout(refreshTimer);
     const query = [cfg.query, cfg.after ? `after=${encodeURIComponent(cfg.after)}` : ""].filter(Boolean).join("&");
     try {
       const response = await fetch(`/inbox/items.json${query ? `?${query}` : ""}`, {
@@ -145,9 +120,9 @@
     }
   }
 
-  function refreshSoon() {
+  function refreshSoon(delay) {
     clearTimeout(refreshTimer);
-    refreshTimer = setTimeout(refresh, 120);
+    refreshTimer = setTimeout(refresh, delay);
   }
 
   function apply(changes) {
@@ -156,16 +131,21 @@
       if (!item) continue;
       const tr = find(item.id);
       const gone = item.status !== "pending" || ["interrupt.escalated", "interrupt.reassigned"].includes(change.event);
-      if (tr && gone) tr.remove();
-      else if (tr) fill(tr, item);
-      else if (!gone && defaultView && change.event === "interrupt.created") {
-        const fresh = row(item);
-        fresh.classList.add("new");
-        tbody.appendChild(fresh);
+      if (tr && gone && !cfg.decided) tr.remove();
+      else if (!tr && !gone && defaultView && change.event === "interrupt.created" && change.row) {
+        // Shown at once, as the message's row (the server's, like every row); the snapshot below
+        // puts it in its place, in the person's time zone.
+        const fresh = parseRow(change.row);
+        if (fresh) {
+          fresh.classList.add("new");
+          tbody.appendChild(fresh);
+          applied.set(String(item.id), change.row);
+        }
       }
     }
     refreshEmpty();
-    refreshSoon(); // order, filters, counts: the server's snapshot is the truth
+    countSelected();
+    refreshSoon(120); // order, filters, counts and the rows' text: the server's snapshot is the truth
   }
 
   // Selection and bulk actions.
@@ -185,18 +165,30 @@
     });
   }
 
-  // Keyboard: j/k move between requests, x selects, / searches.
-  function links() {
-    return Array.from(tbody.querySelectorAll("tr td:nth-child(2) a"));
+  // Keyboard: j/k move between requests (and, in two panes, show each beside the list), x
+  // selects, / searches. Enter on a request opens it (pane.js: into the pane).
+  function current() {
+    return tbody.querySelector("tr.focused") || tbody.querySelector("tr.selected");
+  }
+  function mark(id, focus) {
+    const tr = find(id);
+    if (!tr) return null;
+    for (const other of tbody.querySelectorAll("tr.focused")) other.classList.remove("focused");
+    tr.classList.add("focused");
+    const link = tr.querySelector("td.request a");
+    if (focus && link) link.focus();
+    else tr.scrollIntoView({ block: "nearest" });
+    return tr;
   }
   function move(step) {
-    const all = links();
+    const all = rows();
     if (!all.length) return;
-    const at = all.indexOf(document.activeElement);
+    const focusedRow = document.activeElement && document.activeElement.closest("tr[data-id]");
+    const from = focusedRow && tbody.contains(focusedRow) ? focusedRow : current();
+    const at = all.indexOf(from);
     const next = at === -1 ? (step > 0 ? 0 : all.length - 1) : Math.min(all.length - 1, Math.max(0, at + step));
-    all[next].focus();
-    for (const tr of tbody.querySelectorAll("tr.focused")) tr.classList.remove("focused");
-    all[next].closest("tr").classList.add("focused");
+    mark(all[next].dataset.id, true);
+    if (window.InboxPane && window.InboxPane.active()) window.InboxPane.show(all[next].dataset.id, { soon: true });
   }
   if (window.InboxKeys) {
     window.InboxKeys.bind({
@@ -204,8 +196,8 @@
       k: () => move(-1),
       x: () => {
         const tr = document.activeElement && document.activeElement.closest("tr[data-id]");
-        if (!tr) return false;
-        const box = tr.querySelector("input[name=ids]");
+        const box = tr && tr.querySelector("input[name=ids]");
+        if (!box) return false;
         box.checked = !box.checked;
         countSelected();
       },
@@ -214,6 +206,7 @@
   }
 
   countSelected();
+  window.InboxList = { rows, refresh, current, mark };
   window.InboxLive.start({
     versions: cfg.versions,
     heartbeat: cfg.heartbeat,

@@ -36,5 +36,14 @@
     });
   }
 
+  // In the two-pane inbox's frame, Esc gives the keyboard back to the list beside it (pane.js).
+  if (window.parent !== window) {
+    document.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape" || event.defaultPrevented || typing(event.target)) return;
+      if (document.querySelector("dialog[open]")) return; // Esc closes the dialog first
+      window.parent.postMessage({ type: "inbox:pane-escape" }, window.location.origin);
+    });
+  }
+
   window.InboxKeys = { bind, openHelp };
 })();

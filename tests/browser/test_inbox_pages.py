@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import time
 
 import pytest
@@ -156,10 +157,11 @@ def test_on_a_phone_the_inbox_and_an_item_fit_the_screen(console, browser):
 
 
 def test_desktop_screenshot_of_a_busy_inbox(console, browser):
-    """The README's picture (``docs/inbox.png`` is a copy of ``test-artifacts/inbox-desktop.png``)."""
+    """The README's picture (``docs/inbox.png`` is a copy of ``test-artifacts/inbox-desktop.png``):
+    the two panes, the overdue incident selected with ``j`` and shown beside the list."""
     from playwright.sync_api import expect
 
-    context, page = open_page(browser, console, "manager", viewport={"width": 1200, "height": 760})
+    context, page = open_page(browser, console, "manager", viewport={"width": 1280, "height": 800})
     overdue = webhook(console, "incident-triage", {"title": "Search results are empty for some customers"})
     refund = webhook(console, "refund-approval", {"order_id": "B-2207", "amount": 185.5, "reason": "Wrong colour"})
     last = webhook(console, "email-review", {"complaint": "My order arrived without the charger"})
@@ -172,6 +174,9 @@ def test_desktop_screenshot_of_a_busy_inbox(console, browser):
     assert page.locator("#items tr").first.get_attribute("data-id") in {
         tr.get_attribute("data-id") for tr in page.locator("#items tr.overdue").all()
     }, "overdue items come first"
+    page.keyboard.press("j")
+    expect(page).to_have_url(re.compile(rf"[?&]item={late['id']}\b"))
+    expect(page.frame_locator("#pane-frame").locator("main h1")).to_be_visible()
     page.screenshot(path=ARTIFACTS / "inbox-desktop.png", full_page=False)
     context.close()
 

@@ -132,7 +132,8 @@ def test_hostile_text_renders_inert_everywhere(console, browser):  # noqa: F811 
     live = _api(console, "POST", "/sessions", {"workflow": "email-review", "input": {"complaint": HOSTILE + " live"}})
     page.wait_for_function("() => document.body.innerText.includes('live')")
     _wait(console, live["session_id"], "waiting")
-    page.wait_for_timeout(500)
+    # The live row is in (the list re-reads its snapshot after the websocket's message): wait on it.
+    page.wait_for_function("() => document.querySelectorAll('#items tr[data-id]').length >= 3")
     _assert_inert(page, "the inbox with a live row")
     page.screenshot(path=ARTIFACTS / "xss-inbox.png", full_page=True)
 

@@ -89,6 +89,7 @@ async def test_a_new_interrupt_reaches_a_member_and_not_an_outsider(cookies, con
     assert (message["item"]["queue"], message["item"]["status"]) == ("support", "pending")
     assert message["item"]["url"] == f"/inbox/items/{interrupt.pk}/"
     assert message["item"]["title"] == COMPLAINT
+    assert message["row"].startswith(f'<tr data-id="{interrupt.pk}"')  # shown at once by the list
     assert await _is_quiet(outsider)
 
 

@@ -396,6 +396,19 @@ EXPECTATIONS: dict[str, list[Check]] = {
     ],
     "accounts/login/": [Check("GET", lambda w: "/accounts/login/", every(200))],
     "accounts/logout/": [Check("POST", lambda w: "/accounts/logout/", every(302))],
+    # Preferences (issue 17): each logged-in person's own time zone and theme.
+    "preferences/": [
+        Check("GET", lambda w: "/preferences/", pages(200)),
+        Check("POST", lambda w: "/preferences/", pages((302, "/preferences/")), data={"time_zone": "Europe/Berlin"}),
+    ],
+    "preferences/time-zone/": [
+        Check("GET", lambda w: "/preferences/time-zone/", pages(405)),
+        Check("POST", lambda w: "/preferences/time-zone/", pages(204), data={"time_zone": "Europe/Berlin"}),
+    ],
+    "preferences/theme/": [
+        Check("GET", lambda w: "/preferences/theme/", pages(405)),
+        Check("POST", lambda w: "/preferences/theme/", pages((302, "/inbox/")), data={"theme": "dark"}),
+    ],
 }
 
 # Admin models: "record" rows are read-only for everyone (what happened); "config" rows are

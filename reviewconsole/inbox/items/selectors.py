@@ -116,6 +116,8 @@ class InboxFilters:
     q: str = ""
     by_policy: bool = False
     """Decided by an approval policy or a standing approval (``policy_gate.by_policy``): decided items only."""
+    my_decisions: bool = False
+    """Decided by the user: decided items only (the ``interrupt_decided_by`` index)."""
 
     @classmethod
     def from_query(cls, query: QueryDict) -> InboxFilters:
@@ -123,8 +125,9 @@ class InboxFilters:
         status = query.get("status", "pending")
         flag = {"1", "on", "true", "yes"}
         by_policy = query.get("by_policy", "") in flag
-        if by_policy and status == "pending":
-            status = "resolved"  # what a policy decided is decided
+        my_decisions = query.get("my_decisions", "") in flag
+        if (by_policy or my_decisions) and status == "pending":
+            status = "resolved"  # what a policy or the user decided is decided
         return cls(
             queue=query.get("queue", "")[:50],
             workflow=query.get("workflow", "")[:100],
@@ -135,6 +138,7 @@ class InboxFilters:
             status=status if status in STATUSES else "pending",
             q=" ".join(query.get("q", "").split())[:200],
             by_policy=by_policy,
+            my_decisions=my_decisions,
         )
 
     def to_query(self, **changes: Any) -> str:
@@ -192,6 +196,8 @@ def _base(scope: list[int], filters: InboxFilters, user: User, now: dt.datetime)
         rows = rows.filter(search_text__contains=filters.q.lower())
     if filters.by_policy:
         rows = rows.filter(by_policy())
+    if filters.my_decisions:
+        rows = rows.filter(decided_by_id=user.pk)
     return rows
 
 
@@ -232,9 +238,10 @@ def _parse_cursor(cursor: str | None) -> tuple[str, tuple[dt.datetime, int]] | N
 
 
 def _scopes(queue_ids: list[int], filters: InboxFilters) -> list[list[int]]:
-    """One query per queue (its index orders it), except "claimed by me": one query over the
-    user's claims (the ``interrupt_claimed`` index), whatever the queue."""
-    return [queue_ids] if filters.mine and queue_ids else [[q] for q in queue_ids]
+    """One query per queue (its index orders it), except "claimed by me" and "my decisions": one
+    query over the user's claims or decisions (the ``interrupt_claimed`` and ``interrupt_decided_by``
+    indexes), whatever the queue."""
+    return [queue_ids] if (filters.mine or filters.my_decisions) and queue_ids else [[q] for q in queue_ids]
 
 
 def _walk(

@@ -111,10 +111,9 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             return
         await self.send_json(
             {
-                "event": message["event"],
-                "queue": message["queue"],
-                "version": message["version"],
-                "item": message["item"],
+                key: message[key]
+                for key in ("event", "queue", "version", "item", "row")  # "row": a new request's (messages.py)
+                if key in message
             }
         )
 

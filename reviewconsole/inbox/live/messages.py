@@ -4,7 +4,10 @@ A group message (``type: "inbox.message"``) carries ``event`` (``interrupt.creat
 ``interrupt.claimed``, ``interrupt.unclaimed``, ``interrupt.resolved``, ``interrupt.cancelled``,
 ``interrupt.expired``, ``interrupt.escalated``), ``queue`` (its id), ``version`` (the queue's
 version after this change, see ``changes.py``) and ``item``, the item's summary as it is when
-the message is sent (``serializers.list_entry``). The websocket consumer forwards them to reviewers of that queue only.
+the message is sent (``serializers.list_entry``); an ``interrupt.created`` of a waiting item also
+``row``, its row as the waiting list renders it (``pages.rows.render_row``, times in the zone
+active where the message is built: UTC for the socket), so a list shows a new request at once,
+before the snapshot it then re-reads. The websocket consumer forwards them to reviewers of that queue only.
 
 Sending goes through the project's one cross-loop sender, ``reviewconsole/group_sender.py``
 (the in-memory layer lives on Daphne's loop, runs happen on worker threads; a committed change is
@@ -19,6 +22,7 @@ from typing import Any
 from ... import group_sender
 from ..items.serializers import list_entry
 from ..models import QueueChange
+from ..pages.rows import render_row
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -42,12 +46,16 @@ def publish(group: str, message: dict[str, Any]) -> None:
 
 def change_message(change: QueueChange) -> dict[str, Any]:
     """A change as clients receive it (socket and catch-up alike)."""
-    return {
+    item = change.item
+    message = {
         "event": change.event,
         "queue": change.queue_id,
         "version": change.version,
-        "item": list_entry(change.item) if change.item is not None else None,
+        "item": list_entry(item) if item is not None else None,
     }
+    if change.event == "interrupt.created" and item is not None and item.is_pending:
+        message["row"] = render_row(item, decided=False)
+    return message
 
 
 def publish_changes(change_ids: list[int]) -> None:

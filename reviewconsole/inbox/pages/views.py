@@ -2,8 +2,18 @@
 
 Everything is limited to the user's queues (``selectors.queues_for``). The page and
 ``items.json`` take the same filters (``?queue=&workflow=&kind=&mine=1&unclaimed=1&overdue=1&
-status=&q=&by_policy=1``) and cursor (``after=``), so a page that refreshes itself from the snapshot shows
-exactly what a fresh load shows.
+status=&q=&by_policy=1&my_decisions=1``) and cursor (``after=``), so a page that refreshes itself
+from the snapshot shows exactly what a fresh load shows: both render each row with
+``rows.render_row`` (the snapshot's ``row``).
+
+Waiting items are listed with their owner, due time (a countdown) and age; decided ones (any
+other ``status``, "My decisions") with their decision, decider and decision time.
+
+On wide screens the page is two panes (``static/console/pane.js``): the list, and the selected
+item's own page in a frame beside it; ``?item=<id>`` names the selected item, so the address can
+be shared. When that frame leaves the item (a decision sends it to the list), the list page it
+asks for is only its messages (``inbox/pane_left.html``): the request says it is for a frame
+(``Sec-Fetch-Dest: iframe``).
 """
 
 from __future__ import annotations
@@ -32,14 +42,23 @@ from ..live.messages import change_message
 from ..models import Item
 from .failed import failed_sessions
 from .item_views import REFUSALS
+from .rows import render_row, row_text
 from .view_helpers import wants_json
 
 BULK_LIMIT = 200
 """Most items one bulk action takes."""
 
 
+VIEWS = (
+    ("waiting", "Waiting", InboxFilters()),
+    ("decided", "Decided", InboxFilters(status="resolved")),
+    ("my-decisions", "My decisions", InboxFilters(status="resolved", my_decisions=True)),
+)
+"""The list's views (tabs above the queues): name, label, the filters they set."""
+
+
 def _filters_on(filters: InboxFilters) -> int:
-    """How many filters besides the text search are set (the search has its own box)."""
+    """How many filters of the "Filters" box are set (the search has its own box, the views their tabs)."""
     return sum(
         1
         for value in (
@@ -52,7 +71,21 @@ def _filters_on(filters: InboxFilters) -> int:
             filters.by_policy,
         )
         if value
-    ) + (filters.status != "pending")
+    ) + (filters.status not in ("pending", "resolved"))
+
+
+def _view_of(filters: InboxFilters) -> str:
+    """Which view's tab is current: the one whose status and "my decisions" the filters have."""
+    for name, _, view in VIEWS:
+        if (view.status, view.my_decisions) == (filters.status, filters.my_decisions):
+            return name
+    return ""
+
+
+def _selected(request: HttpRequest) -> int | None:
+    """``?item=<id>``: the item the two-pane page shows beside the list (its page checks access)."""
+    raw = request.GET.get("item", "")
+    return int(raw) if _number(raw) and len(raw) < 19 else None
 
 
 def _page(request: HttpRequest) -> tuple[InboxFilters, InboxPage]:
@@ -64,8 +97,15 @@ def _page(request: HttpRequest) -> tuple[InboxFilters, InboxPage]:
 @login_required
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    """The user's items under the query's filters, overdue first; live through ``/ws/inbox/``."""
+    """The user's items under the query's filters, overdue first; live through ``/ws/inbox/``.
+
+    Asked for by a frame (the two-pane page's item frame, sent here after a decision): only the
+    page's messages (``inbox/pane_left.html``), which the list beside it shows.
+    """
+    if request.headers.get("Sec-Fetch-Dest") == "iframe":
+        return render(request, "inbox/pane_left.html")
     filters, page = _page(request)
+    decided = filters.status != "pending"
     queues = list(queues_for(request.user))
     tabs = [
         {
@@ -82,6 +122,13 @@ def index(request: HttpRequest) -> HttpResponse:
         "inbox/index.html",
         {
             "items": page.items,
+            "rows": [render_row(i, decided=decided) for i in page.items],
+            "decided": decided,
+            "views": [
+                {"name": name, "label": label, "query": view.to_query(), "current": name == _view_of(filters)}
+                for name, label, view in VIEWS
+            ],
+            "selected": _selected(request),
             "page": page,
             "filters": filters,
             "queue_tabs": tabs,
@@ -100,6 +147,7 @@ def index(request: HttpRequest) -> HttpResponse:
                 "heartbeat": inbox_setting("HEARTBEAT_SECONDS"),
                 "query": filters.to_query(),
                 "after": request.GET.get("after", ""),
+                "decided": decided,
             },
         },
     )
@@ -108,11 +156,19 @@ def index(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def items_json(request: HttpRequest) -> JsonResponse:
-    """A snapshot of what the page with the same query shows, with the versions it reflects."""
-    _, page = _page(request)
+    """A snapshot of what the page with the same query shows, with the versions it reflects.
+
+    ``{"items": [list entry + {"row": the row's HTML}], "versions", "counts", "overdue", "next"}``.
+    """
+    filters, page = _page(request)
+    decided = filters.status != "pending"
+    items = list(page.items)
     return JsonResponse(
         {
-            "items": list_entries(list(page.items)),
+            "items": [
+                {**entry, "row": render_row(item, decided=decided)}
+                for item, entry in zip(items, list_entries(items), strict=True)
+            ],
             "versions": {str(k): v for k, v in page.versions.items()},
             "counts": {str(k): v for k, v in page.counts.items()},
             "overdue": {str(k): v for k, v in page.overdue_counts.items()},
@@ -212,8 +268,8 @@ def _bulk_refused(request: HttpRequest, message: str) -> HttpResponse:
 
 
 def _shown_name(item: Item) -> str:
-    """An item named as the list names it: its title, else its interrupt id (never the row's pk)."""
-    return f"“{item.title or item.interrupt_id}”"
+    """An item named as the list names it (``rows.row_text``; never the row's pk)."""
+    return f"“{row_text(item).title}”"
 
 
 def _back(request: HttpRequest) -> str:

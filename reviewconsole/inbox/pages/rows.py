@@ -1,0 +1,58 @@
+"""The inbox list's rows: what each says, rendered once (``templates/inbox/_row.html``) for the
+page and for the live list's snapshot (``items.json``'s ``row``), so both show the same row.
+
+:func:`row_text` is the one place a row's words come from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
+
+__all__ = ["RowText", "decision_label", "render_row", "row_text"]
+
+
+@dataclass(frozen=True)
+class RowText:
+    title: str
+    """The row's link text."""
+    summary: str
+    """One line under it."""
+
+
+def row_text(item: Item) -> RowText:
+    """What the row of ``item`` says (plain text: the template escapes it)."""
+    return RowText(title=item.title or item.interrupt_id, summary=item.snippet)
+
+
+_DECISIONS = {
+    "approve": "Approved",
+    "reject": "Rejected",
+    "revise": "Feedback",
+    "answer": "Answered",
+    "timeout": "Expired",
+    CANCELLED: "Cancelled",
+}
+
+
+def decision_label(item: Item) -> str:
+    """The decided item's outcome in a word or two ("Approved", "Expired", "Superseded"…)."""
+    if item.status == ItemStatus.CANCELLED:
+        return {SESSION_FAILED: "Session failed", CANCELLED: "Cancelled"}.get(item.decision, "Superseded")
+    if item.status == ItemStatus.PENDING:
+        return ""
+    return _DECISIONS.get(item.decision, item.decision.replace("_", " ").capitalize() or "Decided")
+
+
+def render_row(item: Item, *, decided: bool) -> SafeString:
+    """The ``<tr>`` of ``item``: the pending list's columns, or the decided list's (``decided``).
+
+    Times are written in the active zone (the person's); no request context is needed (a row
+    has no form), so a page of rows costs no context processor per row.
+    """
+    context = {"item": item, "row": row_text(item), "decided": decided, "outcome": decision_label(item)}
+    return SafeString(render_to_string("inbox/_row.html", context))

@@ -1,0 +1,141 @@
+"""The list page's two shapes (waiting: owner, due countdown, age; decided: decision, decider,
+decided-at), "My decisions", one row renderer for the page and its live snapshot, and the
+two-pane page's ``?item=`` and frame answer."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from django.utils import timezone
+
+from reviewconsole.inbox.models import Item, Queue
+from tests.inbox.factories import make_items
+
+
+@pytest.fixture
+def queues(demo):
+    return {q.slug: q for q in Queue.objects.all()}
+
+
+@pytest.fixture
+def logged_in(client, manager):
+    client.force_login(manager)
+    return client
+
+
+def _headers(html):
+    return re.findall(r'<th scope="col"[^>]*>(.*?)</th>', html)
+
+
+def _decide(rows, user, decision="approve", hours_ago=3):
+    Item.objects.filter(pk__in=[r.pk for r in rows]).update(
+        status="resolved",
+        decision=decision,
+        decided_by=user,
+        decided_by_label=user.get_username() if user else "policy: small-refunds",
+        decided_at=timezone.now() - dt.timedelta(hours=hours_ago),
+    )
+
+
+def test_the_waiting_list_shows_owner_a_due_countdown_and_age(logged_in, queues):
+    now = timezone.now()
+    make_items(
+        queues["support"], 1, title="Later", due_at=now + dt.timedelta(hours=5), start=now - dt.timedelta(hours=1)
+    )
+    make_items(
+        queues["support"], 1, title="Near", due_at=now + dt.timedelta(minutes=10), start=now - dt.timedelta(hours=1)
+    )
+    make_items(
+        queues["sales"], 1, title="Late", due_at=now - dt.timedelta(minutes=3), start=now - dt.timedelta(hours=2)
+    )
+    html = logged_in.get("/inbox/").content.decode()
+    assert _headers(html)[1:] == ["Request", "Workflow", "Queue", "Owner", "Due", "Waiting since"]
+    assert re.search(r'class="countdown" data-due-soon-at="[^"]+">due in 4 h</time>', html)
+    assert re.search(r'class="countdown sla-soon" data-due-soon-at="[^"]+">due in (9|10) min</time>', html)
+    assert re.search(r'class="countdown sla-late" data-due-soon-at="[^"]+">overdue by (2|3) min</time>', html)
+    assert re.search(r'data-rel="ago">(59 min|1 h) ago</time>', html)
+    assert re.search(r'<time datetime="[^"]+" title="\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"', html)  # absolute on hover
+
+
+def test_the_decided_list_shows_decision_decider_and_when_not_due(logged_in, manager, queues):
+    approved = make_items(queues["support"], 1, title="Refund A-1001", due_at=timezone.now() + dt.timedelta(hours=1))
+    rejected = make_items(queues["finance"], 1, title="Refund B-2")
+    by_policy = make_items(queues["finance"], 1, title="Refund C-3")
+    _decide(approved, manager)
+    _decide(rejected, manager, "reject", hours_ago=26)
+    _decide(by_policy, None)
+    html = logged_in.get("/inbox/?status=resolved").content.decode()
+    assert _headers(html) == ["Request", "Workflow", "Queue", "Decision", "Decided by", "Decided"]
+    assert "Due" not in _headers(html) and "Waiting since" not in _headers(html)
+    assert 'name="ids"' not in html and 'id="bulk-bar"' not in html  # nothing to act on in bulk
+    row = re.search(rf'<tr data-id="{approved[0].pk}".*?</tr>', html, re.S).group(0)
+    assert '<span class="outcome" data-decision="approve">Approved</span>' in row
+    assert '<td class="decider" data-label="Decided by">manager</td>' in row
+    assert 'data-rel="ago">3 h ago</time>' in row
+    assert "countdown" not in row
+    assert "Rejected" in html and "1 d ago" in html and "policy: small-refunds" in html
+    assert 'id="view-decided" aria-current="page"' in html
+
+
+def test_my_decisions_lists_only_what_the_user_decided(logged_in, manager, outsider, queues):
+    mine = make_items(queues["finance"], 2, title="Mine")
+    theirs = make_items(queues["finance"], 1, title="Theirs")
+    waiting = make_items(queues["finance"], 1, title="Waiting")
+    _decide(mine, manager)
+    _decide(theirs, outsider)
+    html = logged_in.get("/inbox/?my_decisions=1").content.decode()
+    shown = [int(pk) for pk in re.findall(r'<tr data-id="(\d+)"', html)]
+    assert shown == [mine[1].pk, mine[0].pk]  # newest first
+    assert 'id="view-my-decisions" aria-current="page"' in html
+    assert '<input type="hidden" name="my_decisions" value="1">' in html  # kept by the filter form
+    data = logged_in.get("/inbox/items.json?my_decisions=1").json()
+    assert [i["id"] for i in data["items"]] == shown
+    assert all("Approved" in i["row"] for i in data["items"])
+    assert waiting[0].pk not in shown and theirs[0].pk not in shown
+    empty = logged_in.get("/inbox/?my_decisions=1&queue=sales").content.decode()
+    assert "You have not decided anything here yet under these filters." in empty
+
+
+def test_the_snapshot_carries_each_row_as_the_page_renders_it(logged_in, queues):
+    make_items(queues["support"], 2, title='<img src=x onerror="alert(1)">')
+    html = logged_in.get("/inbox/").content.decode()
+    data = logged_in.get("/inbox/items.json").json()
+    for entry in data["items"]:
+        assert entry["row"].startswith(f'<tr data-id="{entry["id"]}"')
+        assert entry["row"].strip() in html  # the same HTML, byte for byte
+        assert "<img" not in entry["row"] and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in entry["row"]
+
+
+def test_the_two_pane_address_names_the_selected_item(logged_in, queues):
+    [item] = make_items(queues["support"], 1)
+    assert f'data-selected="{item.pk}"' in logged_in.get(f"/inbox/?item={item.pk}").content.decode()
+    for junk in ("abc", "-1", "1" * 30, "²"):
+        assert "data-selected" not in logged_in.get("/inbox/", {"item": junk}).content.decode()
+
+
+def test_the_list_answers_its_item_frame_with_only_the_messages(logged_in, start_review):
+    _, item = start_review()
+    response = logged_in.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"})
+    assert response.status_code == 302
+    framed = logged_in.get("/inbox/", headers={"Sec-Fetch-Dest": "iframe"})
+    html = framed.content.decode()
+    assert next(t.name for t in framed.templates) == "inbox/pane_left.html"
+    assert '<ul class="messages" role="status">' in html and "approve" in html
+    assert 'id="items"' not in html
+    assert 'class="messages"' not in logged_in.get("/inbox/").content.decode()  # shown once, by the frame
+
+
+def test_a_created_change_carries_its_row_so_a_list_shows_it_at_once(logged_in, start_review):
+    from reviewconsole.inbox.models import Queue
+
+    _, item = start_review()
+    logged_in.post(f"/inbox/items/{item.pk}/claim/")
+    since = ",".join(f"{pk}:0" for pk in Queue.objects.values_list("pk", flat=True))
+    changes = logged_in.get("/inbox/changes.json", {"since": since}).json()["changes"]
+    created = [c for c in changes if c["event"] == "interrupt.created"]
+    claimed = [c for c in changes if c["event"] == "interrupt.claimed"]
+    assert created and claimed
+    assert created[0]["row"].startswith(f'<tr data-id="{item.pk}"') and 'class="countdown' in created[0]["row"]
+    assert "row" not in claimed[0]  # only a new request is drawn from its message

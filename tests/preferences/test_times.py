@@ -1,0 +1,67 @@
+"""Times for people (``preferences/times.py``) and when a countdown turns amber (``inbox/items/sla.py``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+
+import pytest
+from django.utils import timezone
+
+from reviewconsole.preferences.times import absolute, relative, span, time_tag
+
+NOW = dt.datetime(2026, 12, 1, 18, 38, 5, tzinfo=dt.UTC)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0, "0 s"), (59, "59 s"), (60, "1 min"), (3599, "59 min"), (3600, "1 h"), (86399, "23 h"), (90000, "1 d")],
+)
+def test_a_span_is_its_largest_whole_unit(seconds, text):
+    assert span(seconds) == span(-seconds) == text
+
+
+@pytest.mark.parametrize(
+    ("offset", "mode", "text"),
+    [
+        (dt.timedelta(minutes=52, seconds=30), "due", "due in 52 min"),
+        (dt.timedelta(seconds=-200), "due", "overdue by 3 min"),
+        (dt.timedelta(seconds=40), "due", "due in 40 s"),
+        (dt.timedelta(hours=-3, minutes=-10), "ago", "3 h ago"),
+        (dt.timedelta(seconds=-20), "ago", "just now"),
+        (dt.timedelta(days=2, hours=1), "ago", "in 2 d"),
+    ],
+)
+def test_relative_times(offset, mode, text):
+    assert relative(NOW + offset, mode, NOW) == text
+
+
+def test_the_absolute_time_names_its_zone():
+    assert absolute(NOW) == "2026-12-01 18:38:05 UTC"
+    with timezone.override(zoneinfo.ZoneInfo("Europe/Berlin")):
+        assert absolute(NOW) == "2026-12-01 19:38:05 CET (Europe/Berlin)"
+    with timezone.override(zoneinfo.ZoneInfo("Asia/Kolkata")):
+        assert absolute(NOW) == "2026-12-02 00:08:05 IST (Asia/Kolkata)"
+
+
+def test_a_time_tag_escapes_what_it_is_given():
+    html = time_tag(NOW, "due", extra_class='x" onmouseover="alert(1)', due_soon_at='"><b>')
+    assert 'onmouseover="alert' not in html and "<b>" not in html
+    assert html.startswith('<time datetime="2026-12-01T18:38:05+00:00" title="2026-12-01 18:38:05 UTC" data-rel="due"')
+    assert str(time_tag(None)) == '<span class="muted">—</span>'
+
+
+def test_a_countdown_turns_amber_a_quarter_before_at_most_four_hours(db):
+    from reviewconsole.inbox.items.sla import due_soon_at, sla_state
+    from reviewconsole.inbox.models import Item
+
+    ten_minutes = Item(status="pending", created_at=NOW, due_at=NOW + dt.timedelta(minutes=10))
+    assert due_soon_at(ten_minutes) == NOW + dt.timedelta(minutes=7, seconds=30)
+    week = Item(status="pending", created_at=NOW, due_at=NOW + dt.timedelta(days=7))
+    assert due_soon_at(week) == week.due_at - dt.timedelta(hours=4)
+    assert sla_state(ten_minutes, NOW + dt.timedelta(minutes=7)) == ""
+    assert sla_state(ten_minutes, NOW + dt.timedelta(minutes=8)) == "soon"
+    assert sla_state(ten_minutes, NOW + dt.timedelta(minutes=10)) == "late"
+    decided = Item(status="resolved", created_at=NOW, due_at=NOW + dt.timedelta(minutes=10))
+    assert sla_state(decided, NOW + dt.timedelta(hours=1)) == ""
+    assert due_soon_at(Item(status="pending", created_at=NOW)) is None
