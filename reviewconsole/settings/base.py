@@ -14,7 +14,7 @@ VAR_DIR = Path(os.environ.get("REVIEWCONSOLE_VAR_DIR", BASE_DIR / "var"))
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "reviewconsole.admin_site.ConsoleAdminConfig",  # django.contrib.admin, ordered for auditors
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

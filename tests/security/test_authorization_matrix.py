@@ -18,6 +18,7 @@ import pytest
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from reviewconsole.admin_site import INTERNAL
 from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from tests.conftest import COMPLAINT, post_webhook
@@ -413,6 +414,7 @@ ADMIN_MODELS = {
     "policies.standingapproval": "record",
     "inbox.queue": "config",
     "inbox.item": "record",
+    "console.decision": "record",
     "hooks.webhookendpoint": "config",
     "hooks.webhookdelivery": "record",
     "api.apiclient": "config",
@@ -541,11 +543,14 @@ def test_the_matrix(world, route, n, persona, on_commit):
         assert response.json()["count"] == (1 if persona == "client" else 0)
 
 
-def _admin_expect(persona: str, kind: str, view: str) -> Any:
-    """The status of an admin view (changelist, add, change, delete, history) for a persona."""
+def _admin_expect(persona: str, kind: str, view: str, internal: bool = False) -> Any:
+    """The status of an admin view (changelist, add, change, delete, history) for a persona;
+    ``internal``: a model only superusers see (``admin_site.INTERNAL``)."""
     if persona not in ("auditor", "staff", "admin"):
         return ADMIN_LOGIN
     if persona == "staff":  # staff may log in to the admin, but no permission opens a model
+        return 403
+    if persona == "auditor" and internal:
         return 403
     if persona == "auditor":
         return 200 if view in ("changelist", "change", "history") else 403
@@ -571,7 +576,7 @@ def test_the_admin_for(world, persona):
                 "history": f"{base}{row.pk}/history/",
             }
         for view, url in views.items():
-            expected = _admin_expect(persona, kind, view)
+            expected = _admin_expect(persona, kind, view, model._meta.label_lower in INTERNAL)
             status, location = expected if isinstance(expected, tuple) else (expected, None)
             response = http.get(url)
             assert response.status_code == status, f"{persona} GET {url}: {response.status_code}, expected {status}"

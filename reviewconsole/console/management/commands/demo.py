@@ -37,6 +37,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.db.models import Q
 
+from reviewconsole.admin_site import INTERNAL
 from reviewconsole.api.models import ApiClient
 from reviewconsole.console.seed import seed_requests
 from reviewconsole.hints import venv_python
@@ -48,6 +49,7 @@ AUDITORS = "auditors"
 REVIEWERS = "reviewers"
 AUDITED_APPS = (
     "workflow_sessions",
+    "console",  # the admin's decisions
     "policies",
     "inbox",
     "hooks",
@@ -62,12 +64,17 @@ AUDITED_APPS = (
 
 
 def auditor_group() -> Group:
-    """The auditor group: view permission on every model of the audited apps, nothing else."""
+    """The auditor group: view permission on every model of the audited apps but the internals the
+    admin shows superusers only (``admin_site.INTERNAL``), nothing else."""
     group, _ = Group.objects.get_or_create(name=AUDITORS)
+    internal = Q()
+    for label in INTERNAL:
+        app_label, model = label.split(".")
+        internal |= Q(content_type__app_label=app_label, content_type__model=model)
     group.permissions.set(
-        Permission.objects.filter(content_type__app_label__in=AUDITED_APPS, codename__startswith="view_").exclude(
-            codename="view_webhooksecret"
-        )
+        Permission.objects.filter(content_type__app_label__in=AUDITED_APPS, codename__startswith="view_")
+        .exclude(codename="view_webhooksecret")
+        .exclude(internal)
     )
     return group
 
