@@ -152,6 +152,8 @@ class Item(models.Model):
             models.Index(fields=["queue", "status", "workflow", "created_at", "id"], name="interrupt_queue_wf"),
             models.Index(fields=["queue", "status", "kind", "created_at", "id"], name="interrupt_queue_kind"),
             models.Index(fields=["claimed_by", "status", "created_at", "id"], name="interrupt_claimed"),
+            # The managers' dashboard: a queue's decisions in a window (console/dashboard/figures.py).
+            models.Index(fields=["queue", "status", "decided_at"], name="interrupt_queue_decided"),
             models.Index(fields=["status", "due_at"], name="interrupt_due"),
         ]
 

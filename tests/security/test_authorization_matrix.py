@@ -227,6 +227,19 @@ EXPECTATIONS: dict[str, list[Check]] = {
     # manager and the superuser see it); its Retry is the managers' (the session has not failed:
     # 409, nothing changes).
     "new/": [Check("GET", lambda w: "/new/", pages(200))],
+    # The managers' dashboard (issue 17): managers of a queue and superusers; JSON answers 401 without a login.
+    "dashboard/": [
+        Check("GET", lambda w: "/dashboard/", pages(403, queue_manager=200, admin=200)),
+        Check("POST", lambda w: "/dashboard/", pages(405)),
+    ],
+    "dashboard/panel/": [Check("GET", lambda w: "/dashboard/panel/", pages(403, queue_manager=200, admin=200))],
+    "dashboard/figures.json": [
+        Check(
+            "GET",
+            lambda w: "/dashboard/figures.json",
+            every(403, queue_manager=200, admin=200, **dict.fromkeys(NO_SESSION, 401)),
+        )
+    ],
     "new/<slug:workflow>/": [
         Check("GET", lambda w: "/new/email-review/", pages(404, queue_manager=200, admin=200)),
         Check(
