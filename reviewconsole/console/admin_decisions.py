@@ -15,6 +15,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
+from ..inbox.admin import DecisionFilter
 from ..inbox.items.policy_gate import by_policy
 from ..read_only_admin import ReadOnlyAdmin, when
 from .models import Decision
@@ -47,7 +48,7 @@ class DeciderKindFilter(admin.SimpleListFilter):
 class DecisionAdmin(ReadOnlyAdmin):
     list_display = ("decided", "decision", "decider", "request", "queue", "workflow", "reason_shown")
     list_display_links = ("decided",)
-    list_filter = ("decision", DeciderKindFilter, "queue", "workflow")
+    list_filter = (DecisionFilter, DeciderKindFilter, "queue", "workflow")
     list_select_related = ("queue",)
     search_fields = ("decided_by_label", "title", "=session__id")
     date_hierarchy = "decided_at"
