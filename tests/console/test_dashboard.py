@@ -216,6 +216,8 @@ def test_the_figures_take_a_fixed_number_of_queries_each_on_an_index(rows, manag
     with CaptureQueriesContext(connection) as again:
         dashboard_figures(manager, now=NOW)
     assert len(again.captured_queries) == len(captured.captured_queries)
+    if connection.vendor != "sqlite":
+        return  # the plans below are SQLite's (EXPLAIN QUERY PLAN)
     with connection.cursor() as cursor, capsys.disabled():
         print("\nEXPLAIN QUERY PLAN, the dashboard's figures:")
         for sql in items:
