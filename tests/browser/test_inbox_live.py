@@ -262,7 +262,7 @@ def test_an_inbox_whose_login_is_gone_after_a_restart_says_so_and_stops(browser,
             assert restarted.ready.wait(START_DEADLINE), f"the console did not start again; see {restarted.log}"
             # The page retries with back-off (up to 10 s between attempts): wait for the message.
             link = status.locator("a")
-            expect(link).to_have_text("log in again", timeout=30_000)
+            expect(link).to_have_text("log in again", timeout=RETRY_CAP_MS + test_main_job.WAIT_MS)
             expect(status).to_have_text("signed out: log in again")
             assert page.evaluate("document.documentElement.dataset.inboxLive") == "down"
             link.click()

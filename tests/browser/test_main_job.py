@@ -42,8 +42,11 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-START_DEADLINE = 60  # seconds for the console to say it is listening
-WAIT_MS = 10_000  # how long a page condition may take before the test fails
+# Guards, not waits: how long before a test gives up (on 2 busy cores a `migrate` that takes 6 s
+# of CPU took 95 s of wall time, so they are generous; a passing run never waits for them).
+START_DEADLINE = 300  # seconds for the console to say it is listening (and to stop)
+MANAGE_DEADLINE = 600  # seconds for a manage.py command (migrate, demo)
+WAIT_MS = 30_000  # a guard: how long a page condition may take before the test fails (busy cores)
 # Every page notes, in window.__rowSeen, when each inbox row (by interrupt id) entered the DOM,
 # whether the server rendered it or the websocket inserted it.
 ROW_CLOCK = """
@@ -69,7 +72,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _manage(env, *args, timeout=120):
+def _manage(env, *args, timeout=MANAGE_DEADLINE):
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,

@@ -23,14 +23,14 @@ import httpx
 import pytest
 
 from reviewconsole.console.seed import SEEDS
-from tests.browser.test_main_job import ARTIFACTS, START_DEADLINE, Console, _free_port, _manage
+from tests.browser.test_main_job import ARTIFACTS, MANAGE_DEADLINE, START_DEADLINE, Console, _free_port, _manage
 
 pytestmark = pytest.mark.browser  # a real server, bash, curl and node: slow, skipped with -m "not browser"
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "agui"
 TOKEN = "rc_first-run-example-token-0123456789abcdefghijkl"
-WAIT_SECONDS = 60  # a guard: each condition below is polled until it holds
+WAIT_SECONDS = 120  # a guard: each condition below is polled until it holds
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def test_the_readme_s_curl_recipe_works_as_written_on_a_fresh_clone(console):
         env=console.env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=MANAGE_DEADLINE,
     )
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
