@@ -1,4 +1,5 @@
-"""URLs: the inbox, New request, webhooks, the session JSON, login, preferences, the admin, and the favicon."""
+"""URLs: the inbox, New request, the managers' dashboard, webhooks, the session JSON, login,
+preferences, the admin, and the favicon."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
@@ -8,6 +9,7 @@ from .api.api import api
 from .api.errors import unknown_path
 from .console import start_views
 from .console import views as console_views
+from .console.dashboard import views as dashboard_views
 from .hooks import views as hook_views
 
 urlpatterns = [
@@ -16,6 +18,9 @@ urlpatterns = [
     path("inbox/", include("reviewconsole.inbox.urls")),
     path("new/", start_views.new_request, name="new_request"),
     path("new/<slug:workflow>/", start_views.new_request_form, name="new_request_form"),
+    path("dashboard/", dashboard_views.dashboard, name="dashboard"),
+    path("dashboard/panel/", dashboard_views.dashboard_panel, name="dashboard_panel"),
+    path("dashboard/figures.json", dashboard_views.dashboard_json, name="dashboard_json"),
     path("sessions/<str:session_id>/", start_views.session_follow, name="session_follow"),
     path("sessions/<str:session_id>/status.json", start_views.session_status_json, name="session_status_json"),
     path("sessions/<str:session_id>/retry/", start_views.session_retry_view, name="session_retry"),

@@ -12,7 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from pydantic import ValidationError
 
-from ..api.auth import client_for_request
+from ..api.auth import client_for_request, refusal_message
 from ..json_errors import error_response
 from ..workflows import UnknownWorkflowError, get
 from .runs import stream_run
@@ -33,7 +33,7 @@ async def run(request: HttpRequest, workflow: str) -> HttpResponseBase:
     """
     client = await sync_to_async(client_for_request)(request)
     if client is None:
-        return error_response(401, "unauthorized", "Send an API token: Authorization: Bearer <token>.")
+        return error_response(401, "unauthorized", refusal_message(request))
     try:
         spec = get(workflow)
     except UnknownWorkflowError:

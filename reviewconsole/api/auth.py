@@ -14,22 +14,38 @@ from ninja.security import HttpBearer
 from ..audit.services import audit_record
 from .models import ApiClient, hash_token
 
-__all__ = ["ClientBearer", "client_for_request"]
+__all__ = ["ClientBearer", "client_for_request", "refusal_message"]
 
 MAX_TOKEN_CHARS = 200
 
 
+def _bearer(request: HttpRequest) -> tuple[str, str]:
+    """``(scheme, token)`` of the request's ``Authorization`` header (both "" when there is none)."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return scheme, token.strip()
+
+
 def client_for_request(request: HttpRequest) -> ApiClient | None:
     """The active client whose token the request carries, or None (missing, unknown or revoked)."""
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
+    scheme, token = _bearer(request)
     if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_CHARS:
         return None
     client = ApiClient.objects.filter(token_hash=hash_token(token), revoked_at__isnull=True).first()
     if client is not None:
         ApiClient.objects.filter(pk=client.pk).update(last_used_at=timezone.now())
     return client
+
+
+def refusal_message(request: HttpRequest) -> str:
+    """What a ``401 unauthorized`` says to a request :func:`client_for_request` refused: that no
+    token was sent, that the header is not ``Bearer <token>``, or that the token is wrong (unknown,
+    or revoked). Never which client a token was, nor anything of the token."""
+    scheme, token = _bearer(request)
+    if not scheme:
+        return "Send an API token: Authorization: Bearer <token>."
+    if scheme.lower() != "bearer" or not token:
+        return "The Authorization header must be 'Bearer <token>'."
+    return "The API token is wrong: no active API client has it (unknown or revoked)."
 
 
 class ClientBearer(HttpBearer):

@@ -65,6 +65,7 @@ from ..unavailable import MESSAGES as DATABASE_REFUSALS
 from ..unavailable import classify
 from ..workflow_sessions.arrivals import SessionWaitingError
 from ..workflows import UnknownWorkflowError
+from .auth import refusal_message
 
 logger = logging.getLogger("reviewconsole.api")
 
@@ -165,8 +166,7 @@ def install_handlers(api: NinjaAPI) -> None:
         return _respond(api, request, ApiError(400, "invalid_request", "The request is not valid.", errors=errors))
 
     def auth(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
-        message = "Send a valid API token: Authorization: Bearer <token>."
-        return _respond(api, request, ApiError(401, "unauthorized", message))
+        return _respond(api, request, ApiError(401, "unauthorized", refusal_message(request)))
 
     def http(request: HttpRequest, exc: HttpError) -> HttpResponse:
         code = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed", 429: "rate_limited"}.get(

@@ -57,6 +57,8 @@ class ApiClient(models.Model):
 
     class Meta:
         ordering = ["name"]
+        verbose_name = "API client"
+        verbose_name_plural = "API clients"
 
     def __str__(self) -> str:
         return self.name

@@ -1,12 +1,15 @@
 """The auditor's view of sessions: filters, search, and a read-only timeline with interrupts.
 
-Sessions filter by workflow, status, date, decider and queue, and search by id, title and the
-content of their events. A session's page can be exported as an ADK trace (``export/``), and
-every view and export of a session is audited. A failed session's page shows its failure as the
-inbox does (``workflow_sessions.failure.failure_message``); the stored error, which may quote an
-exception's text, only to superusers. The Retry action is offered only to users who manage a
-queue (or superusers), never to the read-only auditor (``has_retry_permission``), and each
-session's workflow is checked again (``inbox.permissions.require_retry_permission``).
+Sessions list with their outcome (approved, rejected, answered, expired, cancelled, failed: the
+last decision of a completed session, else its status; ``session_outcomes.py``) and filter by it,
+by workflow, status, date, decider and queue, and search by id (or its first characters, as the
+list shows it), title and the content of their events. A session's page can be exported as an
+ADK trace (``export/``), and every view and export of a session is audited. A failed session's
+page shows its failure as the inbox does (``workflow_sessions.failure.failure_message``); the
+stored error, which may quote an exception's text, only to superusers. The Retry action is
+offered only to users who manage a queue (or superusers), never to the read-only auditor
+(``has_retry_permission``), and each session's workflow is checked again
+(``inbox.permissions.require_retry_permission``).
 
 It lives in the console app, downstream of the sessions and the inbox it shows together.
 """
@@ -33,12 +36,14 @@ from ..inbox.items.permissions import require_retry_permission
 from ..inbox.items.selectors import managed_queues_for
 from ..inbox.models import Item, Queue
 from ..inbox.pictures.serving import mermaid_available, picture_csp, picture_media, session_picture
-from ..read_only_admin import ReadOnlyAdmin
+from ..read_only_admin import ReadOnlyAdmin, when
 from ..workflow_sessions.export import session_export
 from ..workflow_sessions.models import Answer, Checkpoint, Event, WorkflowSession
 from ..workflow_sessions.outcome import session_result
 from ..workflow_sessions.services import session_retry
 from ..workflows import UnknownWorkflowError
+from . import admin_decisions  # noqa: F401 (registers the decisions' admin)
+from .session_outcomes import OUTCOMES, outcome_q, session_outcome_word, with_last_decision
 from .timeline import timeline
 
 
@@ -88,12 +93,27 @@ class QueueFilter(admin.SimpleListFilter):
         return queryset
 
 
+class OutcomeFilter(admin.SimpleListFilter):
+    """Sessions by outcome: approved, rejected, … (``session_outcomes.OUTCOMES``)."""
+
+    title = "outcome"
+    parameter_name = "outcome"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(outcome, outcome) for outcome in OUTCOMES]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset.filter(outcome_q(self.value())) if self.value() in OUTCOMES else queryset
+
+
 @admin.register(WorkflowSession)
 class WorkflowSessionAdmin(ReadOnlyAdmin):
-    list_display = ("id", "workflow", "status", "title", "created_at", "updated_at")
-    list_filter = ("workflow", "status", "created_at", DeciderFilter, QueueFilter)
-    # "events__data" searches the content of every event (texts, calls, answers), as JSON text.
-    search_fields = ("=id", "title", "events__data")
+    list_display = ("session", "title", "workflow", "outcome", "created", "updated")
+    list_display_links = ("session",)
+    list_filter = (OutcomeFilter, "workflow", "status", "created_at", DeciderFilter, QueueFilter)
+    # "^id": the id, or its first characters as the list shows them; "events__data" searches the
+    # content of every event (texts, calls, answers), as JSON text.
+    search_fields = ("^id", "title", "events__data")
     date_hierarchy = "created_at"
     inlines = [ItemInline]
     fields = (
@@ -115,6 +135,26 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
     )
     readonly_fields = fields
     actions = ["retry_sessions"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[WorkflowSession]:
+        return with_last_decision(super().get_queryset(request))
+
+    @admin.display(description="Session", ordering="id")
+    def session(self, obj: WorkflowSession) -> SafeString:
+        """The id's first 8 characters (the whole id on hover and in the link)."""
+        return format_html('<code title="{}">{}</code>', obj.pk, obj.pk[:8])
+
+    @admin.display(description="Outcome")
+    def outcome(self, obj: WorkflowSession) -> str:
+        return session_outcome_word(obj.status, getattr(obj, "last_decision", None))
+
+    @admin.display(description="Created", ordering="created_at")
+    def created(self, obj: WorkflowSession) -> str:
+        return when(obj.created_at)
+
+    @admin.display(description="Updated", ordering="updated_at")
+    def updated(self, obj: WorkflowSession) -> str:
+        return when(obj.updated_at)
 
     def get_fields(self, request: HttpRequest, obj: object = None) -> list[str]:
         """Every field; the stored ``error`` (it may quote an exception) for superusers only."""
@@ -188,9 +228,9 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
 
     @property
     def media(self) -> forms.Media:
-        # The timeline's styles and the picture's scripts. (This property replaces the one a
-        # ``class Media`` would make, so the stylesheet is added here, not in one.)
-        return super().media + forms.Media(css={"all": ("console/admin.css",)}) + picture_media()
+        # The picture's scripts (the timeline's styles, console/admin.css, are on every admin page:
+        # templates/admin/base_site.html).
+        return super().media + picture_media()
 
     @admin.display(description="Workflow")
     def workflow_picture(self, obj: WorkflowSession) -> SafeString:

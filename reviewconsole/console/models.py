@@ -1,5 +1,6 @@
 """The task workers' heartbeats (how a worker tells the others it is alive), and the one-time
-tokens of the "New request" forms (:class:`StartToken`, see ``console/start_tokens.py``).
+tokens of the "New request" forms (:class:`StartToken`, see ``console/start_tokens.py``), and
+:class:`Decision`, the admin's list of decided items.
 
 Heartbeats:
 
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+
+from ..inbox.models import Item, ItemStatus
 
 
 class WorkerHeartbeat(models.Model):
@@ -52,3 +55,27 @@ class StartToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.workflow} form of {self.user_id}"
+
+
+class DecidedManager(models.Manager["Decision"]):
+    """Only the decided items: resolved, with the time of their decision."""
+
+    def get_queryset(self) -> models.QuerySet[Decision]:
+        return super().get_queryset().filter(status=ItemStatus.RESOLVED, decided_at__isnull=False)
+
+
+class Decision(Item):
+    """A decided item, as the admin lists decisions for auditors (``console/admin_decisions.py``):
+    a proxy of ``inbox.Item`` (no table of its own) whose rows are the decided items only, newest
+    decision first."""
+
+    objects = DecidedManager()
+
+    class Meta:
+        proxy = True
+        ordering = ["-decided_at", "-id"]
+        verbose_name = "decision"
+        verbose_name_plural = "decisions"
+
+    def __str__(self) -> str:
+        return f"{self.decision or 'decision'} by {self.decided_by_label or 'nobody'} ({self.interrupt_id})"

@@ -14,7 +14,7 @@ VAR_DIR = Path(os.environ.get("REVIEWCONSOLE_VAR_DIR", BASE_DIR / "var"))
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "reviewconsole.admin_site.ConsoleAdminConfig",  # django.contrib.admin, ordered for auditors
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -105,6 +105,10 @@ STATICFILES_DIRS: list[Path | tuple[str, Path]] = [BASE_DIR / "static"]
 _MERMAID_DIST = BASE_DIR / "node_modules" / "mermaid" / "dist"
 if _MERMAID_DIST.is_dir():
     STATICFILES_DIRS.append(("vendor/mermaid", _MERMAID_DIST))
+# axe-core (a dev dependency: the browser tests' accessibility check, tests/browser/test_accessibility.py).
+_AXE = BASE_DIR / "node_modules" / "axe-core"
+if _AXE.is_dir():
+    STATICFILES_DIRS.append(("vendor/axe-core", _AXE))
 STATIC_ROOT = VAR_DIR / "staticfiles"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -109,18 +108,20 @@ def webhook(console: Console, slug: str, data: Any) -> str:
     return response.json()["session_id"]
 
 
-def item_of(page: Any, session_id: str, *, timeout: float = WAIT_MS / 1000) -> dict[str, Any]:
-    """The pending item of a session, as the page's ``items.json`` lists it (waits for it)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        items = page.evaluate(
-            "async () => (await (await fetch('/inbox/items.json', {credentials: 'same-origin'})).json()).items"
-        )
-        found = [i for i in items if i["session_id"] == session_id]
-        if found:
-            return found[0]
-        time.sleep(0.1)
-    raise AssertionError(f"no pending item for session {session_id}")
+ITEM_OF = """async ([session, excluding]) => {
+  const answer = await fetch("/inbox/items.json", { credentials: "same-origin" });
+  if (!answer.ok) return null;
+  const items = (await answer.json()).items;
+  return items.find((i) => i.session_id === session && i.id !== excluding) || null;
+}"""
+
+
+def item_of(page: Any, session_id: str, *, excluding: int | None = None, timeout: float = WAIT_MS) -> dict[str, Any]:
+    """The pending item of a session, as the page's ``items.json`` lists it, once it is listed
+    (asked again every 100 ms; ``timeout`` ms is the guard). ``excluding``: an item id to pass
+    over (the session's earlier request, when waiting for the next)."""
+    found = page.wait_for_function(ITEM_OF, arg=[session_id, excluding], polling=100, timeout=timeout)
+    return found.json_value()
 
 
 def rows(page: Any) -> list[str]:

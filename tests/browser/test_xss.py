@@ -17,6 +17,7 @@ import uuid
 import httpx
 import pytest
 
+from tests.browser.inbox_support import item_of
 from tests.browser.test_main_job import (  # noqa: F401 (fixtures)
     ARTIFACTS,
     START_DEADLINE,
@@ -130,10 +131,9 @@ def test_hostile_text_renders_inert_everywhere(console, browser):  # noqa: F811 
     # A row inserted live over the websocket.
     page.wait_for_function("() => document.querySelector('#live-status')?.textContent === 'live'")
     live = _api(console, "POST", "/sessions", {"workflow": "email-review", "input": {"complaint": HOSTILE + " live"}})
-    page.wait_for_function("() => document.body.innerText.includes('live')")
     _wait(console, live["session_id"], "waiting")
-    # The live row is in (the list re-reads its snapshot after the websocket's message): wait on it.
-    page.wait_for_function("() => document.querySelectorAll('#items tr[data-id]').length >= 3")
+    row = item_of(page, live["session_id"])
+    page.wait_for_selector(f"#items tr[data-id='{row['id']}']")  # inserted over the websocket
     _assert_inert(page, "the inbox with a live row")
     page.screenshot(path=ARTIFACTS / "xss-inbox.png", full_page=True)
 
@@ -162,9 +162,9 @@ def test_hostile_text_renders_inert_everywhere(console, browser):  # noqa: F811 
     page.screenshot(path=ARTIFACTS / "xss-admin-session.png", full_page=True)
     for listing in (
         "workflow_sessions/workflowsession",
-        "inbox/interrupt",
+        "inbox/item",
+        "console/decision",
         "audit/auditentry",
-        "api/idempotencyrecord",
     ):
         page.goto(f"/admin/{listing}/")
         _assert_inert(page, listing, shows_text=False)

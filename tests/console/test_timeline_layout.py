@@ -43,7 +43,7 @@ def test_the_session_page_loads_the_timeline_styles_and_shows_the_diff_apart(
         interrupt_decide(interrupt=first, user=manager, action="revise", text="shorter")
     client.force_login(auditor)
     page = client.get(f"{SESSIONS}{session.id}/change/").content.decode()
-    assert '<link href="/static/console/admin.css" media="all" rel="stylesheet">' in page
+    assert '<link rel="stylesheet" href="/static/console/admin.css">' in page  # every admin page (base_site.html)
     assert '<th class="state-change">State change</th>' in page
     assert re.search(r"</del> <ins>", page)  # a deletion and its replacement, apart
     assert not re.search(r"</del><ins", page)

@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
+
+import pytest
+from django.utils import timezone
 
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.hooks import services
+from reviewconsole.hooks import ratelimit, services
 from reviewconsole.hooks.models import RateWindow, WebhookDelivery, WebhookEndpoint
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from tests.conftest import COMPLAINT, post_webhook, signed_headers
 
 URL = "/hooks/email-review/"
+
+
+@pytest.fixture(autouse=True)
+def one_window(monkeypatch):
+    """The rate limit's clock stands in the middle of one minute: a test's deliveries share one
+    window however slowly a busy machine sends them (its windows are whole minutes)."""
+    middle = timezone.now().replace(second=30, microsecond=0)
+    monkeypatch.setattr(ratelimit, "timezone", SimpleNamespace(now=lambda: middle))
 
 
 def test_over_the_limit_answers_429_with_retry_after(demo, client, on_commit):

@@ -18,6 +18,7 @@ import pytest
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from reviewconsole.admin_site import INTERNAL
 from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import WorkflowSession
 from tests.conftest import COMPLAINT, post_webhook
@@ -226,6 +227,19 @@ EXPECTATIONS: dict[str, list[Check]] = {
     # manager and the superuser see it); its Retry is the managers' (the session has not failed:
     # 409, nothing changes).
     "new/": [Check("GET", lambda w: "/new/", pages(200))],
+    # The managers' dashboard (issue 17): managers of a queue and superusers; JSON answers 401 without a login.
+    "dashboard/": [
+        Check("GET", lambda w: "/dashboard/", pages(403, queue_manager=200, admin=200)),
+        Check("POST", lambda w: "/dashboard/", pages(405)),
+    ],
+    "dashboard/panel/": [Check("GET", lambda w: "/dashboard/panel/", pages(403, queue_manager=200, admin=200))],
+    "dashboard/figures.json": [
+        Check(
+            "GET",
+            lambda w: "/dashboard/figures.json",
+            every(403, queue_manager=200, admin=200, **dict.fromkeys(NO_SESSION, 401)),
+        )
+    ],
     "new/<slug:workflow>/": [
         Check("GET", lambda w: "/new/email-review/", pages(404, queue_manager=200, admin=200)),
         Check(
@@ -426,6 +440,7 @@ ADMIN_MODELS = {
     "policies.standingapproval": "record",
     "inbox.queue": "config",
     "inbox.item": "record",
+    "console.decision": "record",
     "hooks.webhookendpoint": "config",
     "hooks.webhookdelivery": "record",
     "api.apiclient": "config",
@@ -554,11 +569,14 @@ def test_the_matrix(world, route, n, persona, on_commit):
         assert response.json()["count"] == (1 if persona == "client" else 0)
 
 
-def _admin_expect(persona: str, kind: str, view: str) -> Any:
-    """The status of an admin view (changelist, add, change, delete, history) for a persona."""
+def _admin_expect(persona: str, kind: str, view: str, internal: bool = False) -> Any:
+    """The status of an admin view (changelist, add, change, delete, history) for a persona;
+    ``internal``: a model only superusers see (``admin_site.INTERNAL``)."""
     if persona not in ("auditor", "staff", "admin"):
         return ADMIN_LOGIN
     if persona == "staff":  # staff may log in to the admin, but no permission opens a model
+        return 403
+    if persona == "auditor" and internal:
         return 403
     if persona == "auditor":
         return 200 if view in ("changelist", "change", "history") else 403
@@ -584,7 +602,7 @@ def test_the_admin_for(world, persona):
                 "history": f"{base}{row.pk}/history/",
             }
         for view, url in views.items():
-            expected = _admin_expect(persona, kind, view)
+            expected = _admin_expect(persona, kind, view, model._meta.label_lower in INTERNAL)
             status, location = expected if isinstance(expected, tuple) else (expected, None)
             response = http.get(url)
             assert response.status_code == status, f"{persona} GET {url}: {response.status_code}, expected {status}"

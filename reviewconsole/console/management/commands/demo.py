@@ -17,6 +17,8 @@ one is derived from it (:func:`endpoint_secret`); without it each is generated o
 ``send_webhook`` signs with the endpoint's own; the admin shows them under *Webhooks*.
 The API client ``demo`` may use every workflow; its token is ``$DEMO_API_TOKEN`` when set (else it
 is created without a usable token: make one in the admin).
+``--seed`` (``./run`` gives it) also leaves one request of each kind waiting in the inbox, only
+while the database holds no session yet: the first run (:mod:`reviewconsole.console.seed`).
 """
 
 from __future__ import annotations
@@ -31,11 +33,14 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 from django.db.models import Q
 
+from reviewconsole.admin_site import INTERNAL
 from reviewconsole.api.models import ApiClient
+from reviewconsole.console.seed import seed_requests
+from reviewconsole.hints import venv_python
 from reviewconsole.hooks.demo_secrets import endpoint_secret
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
 from reviewconsole.workflows import all_specs
@@ -44,6 +49,7 @@ AUDITORS = "auditors"
 REVIEWERS = "reviewers"
 AUDITED_APPS = (
     "workflow_sessions",
+    "console",  # the admin's decisions
     "policies",
     "inbox",
     "hooks",
@@ -58,12 +64,17 @@ AUDITED_APPS = (
 
 
 def auditor_group() -> Group:
-    """The auditor group: view permission on every model of the audited apps, nothing else."""
+    """The auditor group: view permission on every model of the audited apps but the internals the
+    admin shows superusers only (``admin_site.INTERNAL``), nothing else."""
     group, _ = Group.objects.get_or_create(name=AUDITORS)
+    internal = Q()
+    for label in INTERNAL:
+        app_label, model = label.split(".")
+        internal |= Q(content_type__app_label=app_label, content_type__model=model)
     group.permissions.set(
-        Permission.objects.filter(content_type__app_label__in=AUDITED_APPS, codename__startswith="view_").exclude(
-            codename="view_webhooksecret"
-        )
+        Permission.objects.filter(content_type__app_label__in=AUDITED_APPS, codename__startswith="view_")
+        .exclude(codename="view_webhooksecret")
+        .exclude(internal)
     )
     return group
 
@@ -117,8 +128,15 @@ def _demo_api_client() -> None:
 class Command(BaseCommand):
     help = "Create the demo users, queues and webhook endpoints (safe to run again)."
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--seed",
+            action="store_true",
+            help="Also start one request of each kind, when the database has no session yet (the first run).",
+        )
+
     @transaction.atomic
-    def handle(self, *args: Any, **options: Any) -> None:
+    def handle(self, *args: Any, seed: bool = False, **options: Any) -> None:
         password, origin = demo_password()
         users = get_user_model()
 
@@ -179,6 +197,8 @@ class Command(BaseCommand):
                 generated_secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
                 WebhookSecret.objects.create(endpoint=endpoint, secret=generated_secret, label="demo")
 
+        seeded = seed_requests() if seed else []
+
         self.stdout.write("Demo data ready.")
         self.stdout.write("  Reviewer: manager  (every queue, and their manager; inbox at /inbox/)")
         self.stdout.write("  Reviewer: reviewer (the support queue only)")
@@ -187,6 +207,9 @@ class Command(BaseCommand):
         self.stdout.write(f"  Password for all of them: {password}   ({origin})")
         for endpoint in WebhookEndpoint.objects.filter(enabled=True):
             self.stdout.write(f"  Webhook: POST /hooks/{endpoint.slug}/  (workflow {endpoint.workflow})")
+        self.stdout.write(
+            f"  Webhook secret of an endpoint (for curl): {venv_python()} manage.py webhook_secret email-review"
+        )
         for spec in all_specs():
             if spec.chat:
                 self.stdout.write(
@@ -194,3 +217,8 @@ class Command(BaseCommand):
                 )
         if os.environ.get("DEMO_API_TOKEN"):
             self.stdout.write("  API: /api/v1/ (docs at /api/v1/docs) with Authorization: Bearer $DEMO_API_TOKEN")
+        else:
+            self.stdout.write("  API and AG-UI: start with DEMO_API_TOKEN=rc_<a long random token> (the demo client's)")
+        if seeded:
+            names = ", ".join(session.workflow for session in seeded)
+            self.stdout.write(f"  Waiting in the inbox (first run): one request of each kind ({names})")

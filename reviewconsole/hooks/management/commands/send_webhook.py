@@ -1,8 +1,8 @@
 """``python manage.py send_webhook <endpoint> --data '<json>'``: sign, send, print the answer.
 
 Signs with the endpoint's newest secret (Standard Webhooks headers), POSTs to ``--url`` and prints
-the console's JSON answer; exits non-zero (CommandError) on a refusal or when the console is
-unreachable.
+the console's JSON answer; exits non-zero (CommandError) on a refusal, when the console is
+unreachable, or for an unknown endpoint (naming those that exist).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewconsole.hints import DEFAULT_CONSOLE_URL, venv_python
+from reviewconsole.hints import DEFAULT_CONSOLE_URL
+from reviewconsole.hooks.management.endpoints import unknown_endpoint
 from reviewconsole.hooks.models import WebhookEndpoint
 from reviewconsole.hooks.services import sign
 from reviewconsole.workflows import UnknownWorkflowError
@@ -53,7 +54,7 @@ class Command(BaseCommand):
                 "AG-UI client')."
             )
         if hook is None:
-            raise CommandError(f"No webhook endpoint {endpoint!r}; run `{venv_python()} manage.py demo` first.")
+            raise unknown_endpoint(endpoint)
         secret = hook.secrets.values_list("secret", flat=True).first()
         if secret is None:
             raise CommandError(f"Webhook endpoint {endpoint!r} has no secret.")

@@ -1,0 +1,1 @@
+"""The managers' dashboard (``/dashboard/``): figures per queue and workflow, drawn as SVG, live."""
