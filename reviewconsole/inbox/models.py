@@ -152,8 +152,8 @@ class Item(models.Model):
             models.Index(fields=["queue", "status", "workflow", "created_at", "id"], name="interrupt_queue_wf"),
             models.Index(fields=["queue", "status", "kind", "created_at", "id"], name="interrupt_queue_kind"),
             models.Index(fields=["claimed_by", "status", "created_at", "id"], name="interrupt_claimed"),
-            models.Index(fields=["decided_by", "status", "created_at", "id"], name="interrupt_decided_by"),
-            # The managers' dashboard: a queue's decisions in a window (console/dashboard/figures.py).
+            models.Index(fields=["decided_by", "status", "decided_at", "id"], name="interrupt_decided_by_at"),
+            # A queue's decided page, newest decision first; the managers' dashboard's window of decisions.
             models.Index(fields=["queue", "status", "decided_at"], name="interrupt_queue_decided"),
             models.Index(fields=["status", "due_at"], name="interrupt_due"),
         ]

@@ -10,6 +10,7 @@ import re
 import pytest
 from django.utils import timezone
 
+from reviewconsole.inbox.items.selectors import InboxFilters, inbox_page
 from reviewconsole.inbox.models import Item, Queue
 from tests.inbox.factories import make_items
 
@@ -139,3 +140,16 @@ def test_a_created_change_carries_its_row_so_a_list_shows_it_at_once(logged_in, 
     assert created and claimed
     assert created[0]["row"].startswith(f'<tr data-id="{item.pk}"') and 'class="countdown' in created[0]["row"]
     assert "row" not in claimed[0]  # only a new request is drawn from its message
+
+
+def test_the_decided_list_is_newest_decision_first_not_newest_request(logged_in, manager, queues):
+    asked_first, asked_last = make_items(queues["finance"], 2, title="Refund")
+    _decide([asked_first], manager, hours_ago=1)  # asked first, decided last
+    _decide([asked_last], manager, hours_ago=5)
+    for query in ("status=resolved", "my_decisions=1"):
+        shown = [i["id"] for i in logged_in.get(f"/inbox/items.json?{query}").json()["items"]]
+        assert shown == [asked_first.pk, asked_last.pk], query
+    filters = InboxFilters(status="resolved")
+    first = inbox_page(manager, filters, size=1)
+    second = inbox_page(manager, filters, after=first.next_cursor, size=1)
+    assert [r.pk for r in first.items + second.items] == [asked_first.pk, asked_last.pk]  # the cursor too

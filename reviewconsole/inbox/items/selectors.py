@@ -117,7 +117,7 @@ class InboxFilters:
     by_policy: bool = False
     """Decided by an approval policy or a standing approval (``policy_gate.by_policy``): decided items only."""
     my_decisions: bool = False
-    """Decided by the user: decided items only (the ``interrupt_decided_by`` index)."""
+    """Decided by the user: decided items only (the ``interrupt_decided_by_at`` index)."""
 
     @classmethod
     def from_query(cls, query: QueryDict) -> InboxFilters:
@@ -166,10 +166,11 @@ class InboxPage:
     queues: list[Queue] = field(default_factory=list)
 
 
-# A segment: (name, ordering field, descending). Pending pages walk "overdue" then "waiting".
+# A segment: (name, ordering field, descending). Pending pages walk "overdue" then "waiting";
+# decided pages (resolved, expired, cancelled, my decisions) show the newest decision first.
 _OVERDUE = ("o", "due_at", False)
 _WAITING = ("n", "created_at", False)
-_DECIDED = ("d", "created_at", True)
+_DECIDED = ("d", "decided_at", True)
 
 
 def _segments(filters: InboxFilters) -> list[tuple[str, str, bool]]:
@@ -239,7 +240,7 @@ def _parse_cursor(cursor: str | None) -> tuple[str, tuple[dt.datetime, int]] | N
 
 def _scopes(queue_ids: list[int], filters: InboxFilters) -> list[list[int]]:
     """One query per queue (its index orders it), except "claimed by me" and "my decisions": one
-    query over the user's claims or decisions (the ``interrupt_claimed`` and ``interrupt_decided_by``
+    query over the user's claims or decisions (the ``interrupt_claimed`` and ``interrupt_decided_by_at``
     indexes), whatever the queue."""
     return [queue_ids] if (filters.mine or filters.my_decisions) and queue_ids else [[q] for q in queue_ids]
 
