@@ -37,7 +37,7 @@ def test_defer_then_escalate_from_the_item_page(console, browser):
     reviewer.fill("#defer-due", due)
     reviewer.fill("#defer-note", "Waiting for the order number <script>alert(1)</script>")
     reviewer.click("#defer")
-    expect(reviewer.locator(".messages")).to_contain_text(f"Deferred until {due.replace('T', ' ')} UTC.")
+    expect(reviewer.locator(".messages")).to_contain_text(f"Deferred until {due.replace('T', ' ')}:00 UTC.")
     expect(reviewer.locator("#comment-list .comment[data-kind=defer] .comment-text")).to_have_text(
         "Waiting for the order number <script>alert(1)</script>"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import zoneinfo
 
 import pytest
 from django.test import Client
@@ -11,6 +12,7 @@ from django.utils import timezone
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.items.claims import interrupt_claim
 from reviewconsole.inbox.models import Comment, Item, QueueChange
+from reviewconsole.preferences.models import Preference
 from reviewconsole.workflow_sessions.models import WorkflowSession
 
 JSON = {"HTTP_ACCEPT": "application/json"}
@@ -162,3 +164,17 @@ def test_comment_refusals(item, personas):
     assert outsider.status_code == 404
     added = _client(personas.reviewer).post(f"/inbox/items/{item.pk}/comment/", {"text": "ok"}, **JSON)
     assert added.status_code == 201 and added.json()["comment"]["author"] == "p-reviewer"
+
+
+def test_defer_reads_and_says_the_time_in_the_persons_zone(item, personas):
+    Preference.objects.create(user=personas.reviewer, time_zone="Asia/Tokyo", time_zone_chosen=True)
+    tokyo = zoneinfo.ZoneInfo("Asia/Tokyo")
+    due = _soon().astimezone(tokyo).replace(second=0, microsecond=0)
+    client = _client(personas.reviewer)
+    form = client.get(f"/inbox/items/{item.pk}/").content.decode()
+    assert '<label for="defer-due">New due time (JST)</label>' in form
+    response = client.post(
+        f"/inbox/items/{item.pk}/defer/", {"due_at": due.strftime("%Y-%m-%dT%H:%M"), "note": "x"}, follow=True
+    )
+    assert Item.objects.get(pk=item.pk).deferred_until == due  # the typed wall time was Tokyo's
+    assert f"Deferred until {due:%Y-%m-%d %H:%M}:00 JST (Asia/Tokyo)." in response.content.decode()

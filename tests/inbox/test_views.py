@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import zoneinfo
+
 import pytest
+from django.test import Client
+from django.utils import timezone
 
 from reviewconsole.inbox.models import Item
+from reviewconsole.preferences.models import Preference
 from reviewconsole.workflow_sessions.models import Answer, Event
 from tests.conftest import COMPLAINT, end_message
 
@@ -196,6 +201,13 @@ def test_a_second_decision_gets_409_naming_who_and_when(client, manager, review,
     expected = f"This request was already approved by manager at {when} UTC."
     assert response.context["conflict"] == expected
     assert expected in response.content.decode()
+    Preference.objects.create(user=manager, time_zone="Europe/Berlin", time_zone_chosen=True)
+    in_berlin = Client()  # a new login reads the preference
+    in_berlin.force_login(manager)
+    with on_commit():
+        berlin = _decide(in_berlin, interrupt, "reject").context["conflict"]  # in the person's zone, named
+    local = timezone.localtime(interrupt.decided_at, zoneinfo.ZoneInfo("Europe/Berlin"))
+    assert berlin == f"This request was already approved by manager at {local:%Y-%m-%d %H:%M:%S %Z} (Europe/Berlin)."
     interrupt.refresh_from_db()
     session.refresh_from_db()
     assert (interrupt.decision, interrupt.response) == ("approve", "approve")

@@ -34,6 +34,7 @@ from engine import InterruptKind
 from ...audit.services import audit_record
 from ...policies.models import FirstApproval, PolicyVerdict
 from ...policies.rules import evaluate
+from ...preferences.times import absolute
 from ...workflow_sessions.models import Interrupt as SessionInterrupt
 from ..errors import InboxConflict
 from ..models import Item
@@ -153,7 +154,7 @@ def approval_gate(
             first = FirstApproval.objects.get(session_interrupt_id=item.session_interrupt_id)
     if first.user_id == user.pk:
         raise FourEyesError(
-            f"You gave the first approval at {first.at:%Y-%m-%d %H:%M:%S} UTC; a second, different person "
+            f"You gave the first approval at {absolute(first.at)}; a second, different person "
             "must approve it. Nothing was recorded.",
             first_approval_by=user.get_username(),
         )

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from engine import AlreadyDecidedError
 
+from ...preferences.times import absolute
 from ..errors import ClaimConflictError, DeferredError, ExpiredError, MovedError, SupersededError
 from ..models import CANCELLED, SESSION_FAILED, CommentKind, Item, ItemStatus, OnExpiry
 
@@ -31,14 +32,15 @@ __all__ = [
 
 
 def _utc(at: dt.datetime | None) -> str:
-    return f" at {at.astimezone(dt.UTC):%Y-%m-%d %H:%M:%S} UTC" if at else ""
+    """`` at <at>`` in the zone active for the request: the person's on a page, UTC for the API."""
+    return f" at {absolute(at)}" if at else ""
 
 
 def claimed_conflict(row: Item) -> ClaimConflictError:
     """The 409 for an item someone else has claimed: "… claimed by alice at T (until T2)…"."""
     owner = row.claimed_by.get_username() if row.claimed_by else "someone"
     until = row.claim_expires_at
-    until_text = f" (until {until.astimezone(dt.UTC):%H:%M:%S} UTC)" if until else ""
+    until_text = f" (until {absolute(until)})" if until else ""
     return ClaimConflictError(
         f"This request is claimed by {owner}{_utc(row.claimed_at)}{until_text}; "
         "only they or a queue manager can act on it.",

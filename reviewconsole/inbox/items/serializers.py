@@ -21,6 +21,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from ...preferences.times import absolute
 from ...workflow_sessions.models import WorkflowSession
 from ...workflow_sessions.serializers import session_json
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
@@ -44,7 +45,8 @@ def _iso(value: dt.datetime | None) -> str | None:
 
 
 def _utc(value: dt.datetime | None) -> str:
-    return f"{value.astimezone(dt.UTC):%Y-%m-%d %H:%M:%S} UTC" if value is not None else ""
+    """``value`` in the zone active for the request: the person's on a page, UTC for the API and sockets."""
+    return absolute(value) if value is not None else ""
 
 
 _LOOKUP: Any = object()

@@ -6,7 +6,7 @@ service checks who may (reviewers of the item's queue defer, return, escalate an
 managers cancel). An item outside the user's queues is a 404 (``item_for``), a refusal is the
 item's page again with the reason (``view_helpers.refusal``: 400, 403, 409), as for a decision.
 
-- ``POST /inbox/items/<pk>/defer/``: ``note``, ``due_at`` (``YYYY-MM-DDTHH:MM``, UTC, as the form's
+- ``POST /inbox/items/<pk>/defer/``: ``note``, ``due_at`` (``YYYY-MM-DDTHH:MM`` in the person's time zone, as the form's
   ``datetime-local`` sends it; an ISO 8601 time with an offset is taken as is);
 - ``POST /inbox/items/<pk>/release/``: ``note``;
 - ``POST /inbox/items/<pk>/escalate/``: ``note``, ``to_queue`` (a slug among the allowed; empty: the first);
@@ -22,9 +22,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
+from ...preferences.times import absolute
 from ..errors import DecisionError
 from ..items.comments import comment_add, comment_json
 from ..items.lifecycle import Actor, interrupt_cancel, interrupt_defer, interrupt_escalate, interrupt_release
@@ -39,7 +41,8 @@ __all__ = ["cancel", "comment", "defer", "escalate", "release"]
 
 
 def parse_due(text: str) -> dt.datetime:
-    """The due time a defer form sent: ``datetime-local`` text read as UTC, or ISO 8601 with an offset.
+    """The due time a defer form sent: ``datetime-local`` text read in the person's time zone (the
+    one active for the request), or ISO 8601 with an offset.
 
     Raises:
         DecisionError: empty or not a date and time.
@@ -49,8 +52,8 @@ def parse_due(text: str) -> dt.datetime:
     except ValueError:
         value = None
     if value is None:
-        raise DecisionError("Give the new due time as a date and time (UTC).")
-    return value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+        raise DecisionError("Give the new due time as a date and time.")
+    return value if value.tzinfo is not None else timezone.make_aware(value)
 
 
 def _done(request: HttpRequest, item: Item, note: str) -> HttpResponse:
@@ -84,7 +87,7 @@ def defer(request: HttpRequest, pk: int) -> HttpResponse:
         )
     except REFUSALS as exc:
         return refusal(request, item, exc)
-    return _done(request, item, f"Deferred until {until.astimezone(dt.UTC):%Y-%m-%d %H:%M} UTC.")
+    return _done(request, item, f"Deferred until {absolute(until)}.")
 
 
 @login_required
