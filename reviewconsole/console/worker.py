@@ -28,7 +28,8 @@ before its first event reaches a client (the enqueue on a pool thread, the claim
 thread, every ORM call of the run between the run's event loop and its thread, the progress
 message to Daphne's loop): each time, a thread woken by a database reply or a wake-up waits for
 whichever thread holds the GIL to be asked to let go, up to the interval. With 5 ms an AG-UI
-run's first text delta came about twice as late as with 0.5 ms (``bench/bench_agui.py``).
+run's first text delta came a quarter to a third later than with 0.5 ms (``bench/bench_agui.py``,
+``bench/README.md``).
 """
 
 from __future__ import annotations
