@@ -14,15 +14,9 @@ four events of a review, a quarter of their size): a paused session holds its hi
 from __future__ import annotations
 
 import asyncio
-import json
-import operator
 import time
-import zlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
 from typing import Any, NoReturn
-
-from pydantic_core import PydanticSerializationError, from_json, to_json
 
 from ._errors import (
     AlreadyDecidedError,
@@ -34,6 +28,18 @@ from ._errors import (
     UnknownInterruptError,
 )
 from ._events import Event, new_id
+from ._memory_data import (
+    MemCheckpoint,
+    MemSession,
+    clone,
+    dumps,
+    event_json,
+    event_to_json,
+    loads,
+    pack,
+    record_copy,
+    unpack,
+)
 from ._state import split_delta
 from ._store import (
     Answer,
@@ -52,123 +58,6 @@ from ._store import (
 __all__ = ["InMemoryStore"]
 
 
-_FIELDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
-
-
-def _clone[T](obj: T) -> T:
-    """A shallow copy of a dataclass instance: its constructor with its own fields' values
-    (about 0.8 µs for a record, five times less than setting slots one by one)."""
-    cls = type(obj)
-    get = _FIELDS.get(cls)
-    if get is None:
-        get = _FIELDS[cls] = operator.attrgetter(*(f.name for f in fields(cls)))  # type: ignore[arg-type]
-    return cls(*get(obj))
-
-
-_to_json = Event.__pydantic_serializer__.to_json
-"""pydantic's serialiser of :class:`Event` (what ``model_dump_json`` calls, without its wrapper)."""
-_encode = json.JSONEncoder(separators=(",", ":")).encode
-
-
-def _dumps(value: Any) -> str:
-    """``value`` as compact JSON text, by pydantic_core (5 to 10 times faster than ``json.dumps``).
-
-    NaN and infinities are written as ``json.dumps`` writes them. What pydantic_core cannot write
-    (a string with a lone surrogate, an object of unknown type) goes to ``json.dumps``, which
-    writes it or raises ``TypeError`` as before. Values of types ``json.dumps`` refuses but
-    pydantic writes (datetimes, sets, bytes, models) are written as pydantic writes them.
-    """
-    try:
-        return to_json(value, inf_nan_mode="constants").decode()
-    except PydanticSerializationError:
-        return _encode(value)
-
-
-def _loads(text: str) -> Any:
-    """The value of JSON text written by :func:`_dumps` (pydantic_core's reader; ``json.loads``
-    for what it cannot read, e.g. an escaped lone surrogate)."""
-    try:
-        return from_json(text)
-    except ValueError:
-        return json.loads(text)
-
-
-def _json(event: Event) -> bytes:
-    """The event as ADK session JSON (UTF-8): camelCase keys, ``None`` fields left out."""
-    return _to_json(event, by_alias=True, exclude_none=True)
-
-
-_ZDICT = (
-    b'{"id":"","invocationId":"","author":"user","branch":"","timestamp":0.0,"content":{"role":"model","parts":'
-    b'[{"text":"","functionCall":{"id":"","name":"adk_request_input","args":{"interruptId":"","message":"",'
-    b'"payload":null,"response_schema":null}},"functionResponse":{"id":"","name":"","response":{"result":""}}}]},'
-    b'"actions":{"stateDelta":{},"route":"","requestedToolConfirmations":{}},"longRunningToolIds":[""],'
-    b'"nodeInfo":{"path":"","outputFor":[""],"messageAsOutput":true},"output":null}'
-)
-"""Deflate's preset dictionary: the keys every event repeats (a chunk of a few events shrinks by a
-fifth more, and packs faster)."""
-_WBITS = -15
-"""Raw deflate (no header or checksum: the chunks never leave the process), 32 KiB window."""
-
-
-def _pack(lines: list[bytes]) -> bytes:
-    packer = zlib.compressobj(1, zlib.DEFLATED, _WBITS, 4, zlib.Z_DEFAULT_STRATEGY, _ZDICT)
-    return packer.compress(b"\n".join(lines)) + packer.flush()
-
-
-def _unpack(chunk: bytes) -> list[bytes]:
-    return zlib.decompressobj(_WBITS, _ZDICT).decompress(chunk).split(b"\n")
-
-
-_record_fields = operator.attrgetter(*(f.name for f in fields(SessionRecord)))
-
-
-def _record_copy(record: SessionRecord, checkpoint: Any = None) -> SessionRecord:
-    """A copy of the stored record; its checkpoint is ``checkpoint`` (the stored one is JSON text)."""
-    copy = SessionRecord(*_record_fields(record))
-    copy.state = dict(record.state)
-    copy.checkpoint = checkpoint
-    return copy
-
-
-@dataclass(slots=True)
-class _MemCheckpoint:
-    id: str
-    data: str
-    state: str
-    pending: tuple[int, ...]
-    """Positions in the session's ``interrupts`` of the interrupts pending at the pause."""
-    opened: int
-    """How many interrupts the session had opened by the pause (later ones follow in ``interrupts``)."""
-
-
-@dataclass(slots=True)
-class _MemSession:
-    record: SessionRecord
-    checkpoint: str = "null"
-    """The latest checkpoint as JSON text (the record's ``checkpoint`` field stays None here)."""
-    events: list[bytes] = field(default_factory=list)
-    """Each event since the last pause as JSON (:func:`_json`)."""
-    packed: list[bytes] | None = None
-    """The events before it, a deflate chunk per pause (:func:`_pack`: JSON lines, as JSON text holds no newline)."""
-    interrupts: list[InterruptRecord] = field(default_factory=list)
-    pending: dict[str, InterruptRecord] = field(default_factory=dict)
-    """Pending interrupts by wire id, in creation order (so no call scans the history)."""
-    newest: dict[str, int] = field(default_factory=dict)
-    """Position in ``interrupts`` of the newest interrupt per wire id."""
-    answers: list[StoredAnswer] = field(default_factory=list)
-    """Answers stored and not yet applied, in stored order."""
-    next_answer_id: int = 1
-    lease_owner: str | None = None
-    lease_expires: float = 0.0
-    checkpoints: list[_MemCheckpoint] = field(default_factory=list)
-    """Pause checkpoints, oldest first (a list: a dict costs three times more for one entry)."""
-
-    def find_checkpoint(self, checkpoint_id: str) -> _MemCheckpoint | None:
-        """The pause checkpoint with that id, or None (a scan: only rewinds look one up)."""
-        return next((c for c in self.checkpoints if c.id == checkpoint_id), None)
-
-
 class InMemoryStore:
     """A :class:`~engine.Store` in process memory (see the module docstring).
 
@@ -179,7 +68,7 @@ class InMemoryStore:
 
     def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._sessions: dict[str, _MemSession] = {}
+        self._sessions: dict[str, MemSession] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
         self._lock = asyncio.Lock()
@@ -210,16 +99,16 @@ class InMemoryStore:
             workflow_version=workflow_version,
             metadata=dict(metadata or {}),
         )
-        self._sessions[sid] = _MemSession(record=record)
-        return _record_copy(record)
+        self._sessions[sid] = MemSession(record=record)
+        return record_copy(record)
 
     async def get_session(self, session_id: str) -> SessionRecord:
         mem = self._sessions.get(session_id) or self._missing(session_id)
-        return _record_copy(mem.record, _loads(mem.checkpoint))
+        return record_copy(mem.record, loads(mem.checkpoint))
 
     async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[Event]:
         mem = self._sessions.get(session_id) or self._missing(session_id)
-        lines = [line for chunk in mem.packed or () for line in _unpack(chunk)]
+        lines = [line for chunk in mem.packed or () for line in unpack(chunk)]
         events = [Event.model_validate_json(raw) for raw in [*lines, *mem.events][after:]]
         if path is not None:
             events = [e for e in events if e.node_info.path == path]
@@ -258,9 +147,9 @@ class InMemoryStore:
         if commit.lease_owner is not None and commit.lease_ttl:
             mem.lease_expires = self._clock() + commit.lease_ttl
         if events:
-            mem.events += [_to_json(event, by_alias=True, exclude_none=True) for event in events]  # as _json
+            mem.events += [event_to_json(event, by_alias=True, exclude_none=True) for event in events]  # as event_json
         for opened in commit.opened:
-            rec = _clone(opened)
+            rec = clone(opened)
             mem.newest[rec.id] = len(mem.interrupts)
             mem.interrupts.append(rec)
             mem.pending[rec.id] = rec
@@ -272,7 +161,7 @@ class InMemoryStore:
             consumed = set(commit.consumed)
             mem.answers = [a for a in mem.answers if a.id not in consumed]
         record.status = commit.status
-        mem.checkpoint = _dumps(commit.checkpoint)
+        mem.checkpoint = dumps(commit.checkpoint)
         record.invocation_id = commit.invocation_id or record.invocation_id
         record.version += 1
         record.updated_at = time.time()
@@ -280,7 +169,7 @@ class InMemoryStore:
             record.output = commit.output
         record.error = commit.error
         if commit.pause and mem.events:
-            chunk = _pack(mem.events)
+            chunk = pack(mem.events)
             if mem.packed is None:
                 mem.packed = [chunk]
             else:
@@ -289,19 +178,19 @@ class InMemoryStore:
         if commit.pause and commit.checkpoint is not None:
             checkpoint_id = new_id()
             mem.checkpoints.append(
-                _MemCheckpoint(
+                MemCheckpoint(
                     id=checkpoint_id,
                     data=mem.checkpoint,
-                    state=_dumps(record.state),
+                    state=dumps(record.state),
                     pending=tuple(mem.newest[wire] for wire in mem.pending),
                     opened=len(mem.interrupts),
                 )
             )
             record.checkpoint_id = checkpoint_id
-        return _record_copy(record, commit.checkpoint)
+        return record_copy(record, commit.checkpoint)
 
     @staticmethod
-    def _can_resume(mem: _MemSession, commit: Commit) -> bool:
+    def _can_resume(mem: MemSession, commit: Commit) -> bool:
         """Whether the session, after ``commit``, has a pending interrupt, an answer to apply or
         awaits a message (the ``waiting`` invariant of :class:`~engine.Store`)."""
         if any(wire not in commit.cancelled for wire in mem.pending):
@@ -312,12 +201,12 @@ class InMemoryStore:
     # -- interrupts and answers --------------------------------------------------------------
 
     async def pending_interrupts(self, session_id: str) -> list[InterruptRecord]:
-        return [_clone(r) for r in (self._sessions.get(session_id) or self._missing(session_id)).pending.values()]
+        return [clone(r) for r in (self._sessions.get(session_id) or self._missing(session_id)).pending.values()]
 
     async def get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
         mem = self._sessions.get(session_id) or self._missing(session_id)
         at = mem.newest.get(interrupt_id)
-        return _clone(mem.interrupts[at]) if at is not None else None
+        return clone(mem.interrupts[at]) if at is not None else None
 
     async def submit_answers(
         self,
@@ -353,7 +242,7 @@ class InMemoryStore:
                 rec.decided_at = now
             mem.answers.append(StoredAnswer(answer.interrupt_id, answer.value, answer.final, id=mem.next_answer_id))
             mem.next_answer_id += 1
-        mem.events.append(_json(event))
+        mem.events.append(event_json(event))
 
     async def take_answers(self, session_id: str) -> list[StoredAnswer]:
         return list((self._sessions.get(session_id) or self._missing(session_id)).answers)
@@ -381,8 +270,8 @@ class InMemoryStore:
         mem = self._sessions.get(session_id) or self._missing(session_id)
         record = mem.record
         return RunLoad(
-            record=_record_copy(record, _loads(mem.checkpoint)),
-            pending=[_clone(r) for r in mem.pending.values()],
+            record=record_copy(record, loads(mem.checkpoint)),
+            pending=[clone(r) for r in mem.pending.values()],
             answers=list(mem.answers),
             shared_state=await self.get_shared_state(record.app_name, record.user_id),
         )
@@ -395,7 +284,7 @@ class InMemoryStore:
 
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
         found = (self._sessions.get(session_id) or self._missing(session_id)).find_checkpoint(checkpoint_id)
-        return _loads(found.data) if found is not None else None
+        return loads(found.data) if found is not None else None
 
     async def restore_checkpoint(
         self,
@@ -426,11 +315,11 @@ class InMemoryStore:
         for later in mem.interrupts[found.opened :]:
             if later.status == "resolved" and later.decided_by != decided_by:
                 raise CheckpointDecidedError.for_interrupt(later.id, later.decided_by, later.decided_at)
-        data = _loads(found.data)
-        restored_state = _loads(found.state)
+        data = loads(found.data)
+        restored_state = loads(found.state)
         invocation_id = str(data.get("invocation_id") or record.invocation_id)
         mem.events.append(
-            _json(
+            event_json(
                 rewind_event(
                     checkpoint_id=checkpoint_id,
                     invocation_id=invocation_id,
@@ -444,7 +333,7 @@ class InMemoryStore:
             mem.pending.pop(wire).status = "cancelled"
         for wire, then in wanted.items():
             if wire not in mem.pending:
-                reopened = _clone(then)
+                reopened = clone(then)
                 reopened.status, reopened.response = "pending", None
                 reopened.decided_by, reopened.decided_at = None, None
                 mem.newest[wire] = len(mem.interrupts)
@@ -460,4 +349,4 @@ class InMemoryStore:
         record.error = None
         record.version += 1
         record.updated_at = time.time()
-        return _record_copy(record, data)
+        return record_copy(record, data)

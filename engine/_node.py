@@ -15,24 +15,24 @@ becomes the node's output (an event with ``output``). ``None`` is skipped.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import inspect
 import random
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from ._binding import bind_signature
 from ._context import Context
 from ._errors import ConfigurationError, WorkflowDataError
 
 if typing.TYPE_CHECKING:
     from ._context import Outcome
 
-__all__ = ["BaseNode", "FunctionNode", "RetryConfig", "as_node", "node", "to_jsonable", "type_hints"]
+__all__ = ["BaseNode", "FunctionNode", "RetryConfig", "as_node", "node", "to_jsonable"]
 
 
 @dataclass
@@ -179,71 +179,6 @@ def _errors(exc: ValidationError) -> list[dict[str, Any]]:
     return [{"path": list(e["loc"]), "message": e["msg"]} for e in exc.errors()]
 
 
-@dataclass
-class _Param:
-    name: str
-    source: str  # "ctx" | "node_input" | "state" | "input_key"
-    adapter: TypeAdapter[Any] | None = None
-    default: Any = inspect.Parameter.empty
-    plain_type: type | None = None
-
-
-@dataclass
-class _Binding:
-    params: list[_Param] = field(default_factory=list)
-
-
-def _is_context_annotation(annotation: Any) -> bool:
-    return isinstance(annotation, type) and issubclass(annotation, Context)
-
-
-def type_hints(func: Callable[..., Any]) -> dict[str, Any]:
-    """The function's resolved type hints; a hint that cannot be resolved is left out.
-
-    ``typing.get_type_hints`` fails as a whole on one unresolvable forward reference; this
-    falls back to resolving each hint on its own (module globals, then closure variables).
-    """
-    with contextlib.suppress(Exception):  # one unresolvable forward reference: resolve the others one by one
-        return typing.get_type_hints(func)
-    target = inspect.unwrap(func)
-    namespace = dict(getattr(target, "__globals__", {}))
-    with contextlib.suppress(TypeError, ValueError):
-        namespace.update(inspect.getclosurevars(target).nonlocals)
-    hints: dict[str, Any] = {}
-    for name, annotation in getattr(target, "__annotations__", {}).items():
-        try:
-            hints[name] = eval(annotation, namespace) if isinstance(annotation, str) else annotation  # noqa: S307
-        except Exception:  # noqa: S112 (unresolvable: no coercion for this parameter)
-            continue
-    return hints
-
-
-def _bind_signature(func: Callable[..., Any], parameter_binding: str) -> _Binding:
-    hints = type_hints(func)
-    binding = _Binding()
-    for param in inspect.signature(func).parameters.values():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        annotation = hints.get(param.name, inspect.Parameter.empty)
-        if param.name in ("ctx", "tool_context") or _is_context_annotation(annotation):
-            binding.params.append(_Param(param.name, "ctx"))
-            continue
-        if param.name == "node_input":
-            source = "node_input"
-        elif parameter_binding == "node_input":
-            source = "input_key"
-        else:
-            source = "state"
-        adapter = None
-        plain = None
-        if annotation is not inspect.Parameter.empty and annotation is not Any:
-            adapter = TypeAdapter(annotation)
-            if annotation in (str, int, float, bool, dict, list):
-                plain = annotation
-        binding.params.append(_Param(param.name, source, adapter, param.default, plain))
-    return binding
-
-
 class FunctionNode(BaseNode):
     """A node made from a function (see the module docstring for binding and yields).
 
@@ -268,7 +203,7 @@ class FunctionNode(BaseNode):
         )
         self.func = func
         self.parameter_binding = parameter_binding
-        self._binding = _bind_signature(func, parameter_binding)
+        self._binding = bind_signature(func, parameter_binding)
         self._kind = (
             "async_gen"
             if inspect.isasyncgenfunction(func)

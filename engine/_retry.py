@@ -1,7 +1,7 @@
 """Retrying a failed session from its last checkpoint (:meth:`engine.Runner.retry`).
 
 A failed run keeps the last checkpoint it wrote as the session's checkpoint and lists the
-interrupts its failure cancelled under ``error[REOPEN_ON_RETRY]`` (see ``Runner._finish``). A
+interrupts its failure cancelled under ``error[REOPEN_ON_RETRY]`` (see ``engine._root_run.finish_root``). A
 retry takes the lease, checks the session failed, re-opens those interrupts under the same wire
 ids, appends a retry event and sets the session running; the next ``run_pending`` resumes there.
 """

@@ -17,28 +17,25 @@ A run happens in three steps that hosts may split across processes:
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._answers import Answers, prepare_answers
-from ._context import Context, Outcome
 from ._errors import (
     EngineError,
     SessionBusyError,
     SessionClosedError,
     UnknownCheckpointError,
-    VersionMismatchError,
 )
 from ._events import Content, Event, NodeInfo, new_id
 from ._lease import keep_lease
 from ._listener import Listener
 from ._memory_store import InMemoryStore
 from ._node import BaseNode, as_node
-from ._recovery import fail_stuck, lost_answers, stored_answers
-from ._retry import REOPEN_ON_RETRY, retry_failed
-from ._runtime import CHECKPOINT_FORMAT, RunSession
+from ._retry import retry_failed
+from ._root_run import run_once
+from ._runtime import CHECKPOINT_FORMAT
 from ._slot import Slot
 from ._store import (
     Answer,
@@ -46,16 +43,12 @@ from ._store import (
     Commit,
     Decision,
     InterruptRecord,
-    RunLoad,
     SessionRecord,
     SessionStatus,
     Store,
-    awaits_message,
 )
 
 __all__ = ["InterruptsPendingError", "RunResult", "Runner"]
-
-logger = logging.getLogger("engine")
 
 
 class InterruptsPendingError(EngineError):
@@ -300,7 +293,7 @@ class Runner:
                 return RunResult(record, events, await self.store.pending_interrupts(session_id))
             try:
                 # Renewed every ttl/3 while the run works, so a slow node keeps the session.
-                work = self._run_once(load, owner, metadata, listener)
+                work = run_once(self, load, owner, metadata, listener)
                 record, ran, pending = await keep_lease(self.store, session_id, owner, self.lease_ttl, work)
                 events.extend(ran)
             finally:
@@ -310,141 +303,6 @@ class Runner:
             if record.status == SessionStatus.WAITING and waiting:
                 continue
             return RunResult(record, events, pending)
-
-    async def _run_once(
-        self,
-        load: RunLoad,
-        owner: str,
-        metadata: dict[str, Any] | None,
-        listener: Listener | None,
-    ) -> tuple[SessionRecord, list[Event], list[InterruptRecord]]:
-        record = load.record
-        session_id = record.id
-        checkpoint = record.checkpoint
-        if record.status in SessionStatus.CLOSED or checkpoint is None:
-            return record, [], load.pending
-        stored = load.answers
-        rederived: dict[str, Any] = {}
-        if record.status == SessionStatus.WAITING and not stored:
-            if load.pending or awaits_message(checkpoint):
-                return record, [], load.pending
-            # Waiting with nothing to resume it (stored before stores refused that): the
-            # checkpoint names what the root waits on; answers stored for those are applied again.
-            waited = list(Slot.from_json(checkpoint["root"]).interrupts)
-            rederived = await stored_answers(self.store, session_id, waited, set())
-            if not rederived:
-                return await fail_stuck(self.store, record, owner, self.app_name, waited), [], []
-        if record.workflow_version != self.version:
-            raise VersionMismatchError(
-                f"Session {session_id} paused under {self.app_name} version {record.workflow_version!r}; "
-                f"this runner has version {self.version!r}.",
-                session_version=record.workflow_version,
-                runner_version=self.version,
-            )
-        session = RunSession(
-            store=self.store,
-            record=record,
-            invocation_id=checkpoint["invocation_id"],
-            shared_state=load.shared_state,
-            pending=load.pending,
-            lease_owner=owner,
-            metadata=metadata,
-            listener=listener,
-            model=self.model,
-        )
-        session.lease_ttl = self.lease_ttl
-        answers: dict[str, Any] = {}
-        messages: list[Any] = []
-        taken: list[int] = []
-        for answer in stored:
-            if not answer.interrupt_id:
-                messages.append(answer.value)
-            elif answer.interrupt_id in answers:
-                continue  # a second update for the same call waits for the next pass
-            else:
-                answers[answer.interrupt_id] = answer.value
-                if answer.final:
-                    session.close_interrupt(answer.interrupt_id)
-            taken.append(answer.id)
-        session.consume(taken)
-        answers.update(rederived)
-        slot = Slot.from_json(checkpoint["root"])
-        session.root_node, session.root_slot = self.app, slot
-        try:
-            outcome = await self._execute_root(session, slot, answers, messages)
-            tried = set(answers)
-            while outcome.status == "waiting" and not outcome.awaiting_message:
-                lost = await lost_answers(self.store, session, outcome.interrupts, tried)
-                if not lost:
-                    break
-                tried.update(lost)
-                events = slot.ctx.pending if slot.ctx is not None else []
-                slot.record(self.app, outcome, session)
-                await session.commit(events)
-                outcome = await self._execute_root(session, slot, lost, [])
-            record = await self._finish(session, slot, outcome)
-        finally:
-            await session.close()
-        return record, session.committed_events, list(session.registry.values())
-
-    async def _execute_root(
-        self, session: RunSession, slot: Slot, answers: dict[str, Any], messages: list[Any]
-    ) -> Outcome:
-        fresh = slot.status == "running" and slot.child is None
-        if slot.status == "waiting":
-            verdict = slot.deliver(self.app, answers, messages, session)
-            if verdict == "complete":
-                slot.report_completed(f"{self.app.name}@1", self.app.name, session)
-                return Outcome.completed(slot.answer_output())
-            if verdict is None:
-                return Outcome.waiting(list(slot.interrupts), awaiting_message=slot.awaiting_message)
-        ctx = Context(
-            session=session,
-            node=self.app,
-            path=f"{self.app.name}@1",
-            run_id="1",
-            node_input=slot.input,
-            author=self.app.name,
-        )
-        ctx.input_valid = True  # validated by start() before it was stored
-        slot.bind(ctx, self.app, fresh=fresh)
-        return await self.app.execute(ctx)
-
-    async def _finish(self, session: RunSession, slot: Slot, outcome: Outcome) -> SessionRecord:
-        ctx = slot.ctx
-        events = ctx.pending if ctx is not None else []
-        slot.record(self.app, outcome, session)
-        if outcome.status == "waiting":
-            return await session.finish(events, status=SessionStatus.WAITING, pause=True)
-        open_before = [wire for wire, rec in session.registry.items() if not any(rec is r for r in session.opened)]
-        for wire in list(session.registry):
-            session.cancel_interrupt(wire)
-        if outcome.status == "completed":
-            slot.child = slot.input = None
-            slot.status = "completed"
-            return await session.finish(events, status=SessionStatus.COMPLETED, output=outcome.output)
-        error = outcome.error
-        logger.error("Session %s failed", session.session_id, exc_info=error)
-        code = error.code if isinstance(error, EngineError) else "node_failed"
-        root_path = f"{self.app.name}@1"
-        path = error.details.get("node_path", root_path) if isinstance(error, EngineError) else root_path
-        message = f"Node {path} failed."
-        events.append(
-            Event(
-                author=self.app.name,
-                invocation_id=session.invocation_id,
-                node_info=NodeInfo(path=path),
-                error_code=code,
-                error_message=message,
-            )
-        )
-        detail: dict[str, Any] = (
-            error.to_dict() if isinstance(error, EngineError) else {"code": code, "message": message}
-        )
-        detail["exception"] = repr(error)
-        if open_before:
-            detail[REOPEN_ON_RETRY] = open_before
-        return await session.finish(events, status=SessionStatus.FAILED, error=detail, keep_checkpoint=True)
 
     async def restore_checkpoint(
         self, session_id: str, checkpoint_id: str, *, decided_by: str | None = None

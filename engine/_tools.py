@@ -25,10 +25,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 
+from ._binding import type_hints
 from ._context import Context
 from ._errors import ConfigurationError
 from ._events import REQUEST_INPUT_FUNCTION
-from ._node import BaseNode, type_hints
+from ._node import BaseNode
 from ._state import State
 
 __all__ = [

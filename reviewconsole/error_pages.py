@@ -7,16 +7,32 @@ anything about the inside. The JSON doors keep their JSON: a request to ``/api/`
 or ``/agui/``, or one that accepts JSON but not HTML, gets ``{"error": {"code", "message"}}``
 (:mod:`reviewconsole.json_errors`) with ``invalid_request`` (400), ``forbidden`` (403),
 ``not_found`` (404) or ``internal_error`` (500).
+
+A wrong method (Django's ``require_POST`` and django-ninja's operations answer an empty or
+plain-text ``405``) is made JSON too by :class:`MethodNotAllowedMiddleware`:
+``405 {"error": {"code": "method_not_allowed", "message", "allowed": [...]}}`` with the same
+``Allow`` header, for the same requests as above.
 """
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.http.response import HttpResponseBase
 from django.views import defaults
 
 from .json_errors import error_response
 
-__all__ = ["bad_request", "internal_error", "page_not_found", "permission_denied", "wants_json"]
+__all__ = [
+    "MethodNotAllowedMiddleware",
+    "bad_request",
+    "internal_error",
+    "method_not_allowed",
+    "page_not_found",
+    "permission_denied",
+    "wants_json",
+]
 
 JSON_DOORS = ("/api/", "/hooks/", "/agui/")
 
@@ -50,3 +66,27 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
 def internal_error() -> HttpResponse:
     """The 500 of a JSON door (the details go to the server log, never to the caller)."""
     return error_response(500, "internal_error", "Something went wrong on our side; it has been logged.")
+
+
+def method_not_allowed(request: HttpRequest, allow: str) -> HttpResponse:
+    """``405 method_not_allowed`` in the one format; ``allow`` is the ``Allow`` header's value
+    (``"POST"``, ``"GET, POST"``), kept as the header and listed as ``allowed``."""
+    allowed = [method.strip() for method in allow.split(",") if method.strip()]
+    message = f"{request.method} is not allowed here; use {' or '.join(allowed) or 'another method'}."
+    response = error_response(405, "method_not_allowed", message, allowed=allowed)
+    response["Allow"] = allow
+    return response
+
+
+class MethodNotAllowedMiddleware:
+    """Answer a JSON door's ``405`` (:func:`wants_json`) with :func:`method_not_allowed` instead of
+    Django's empty page; any other response, and a browser's 405, pass unchanged."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if isinstance(response, HttpResponseNotAllowed) and wants_json(request):
+            return method_not_allowed(request, response.get("Allow", ""))
+        return response

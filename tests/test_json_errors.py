@@ -9,6 +9,7 @@ import psycopg
 import pytest
 from django.db import OperationalError
 
+from reviewconsole.error_pages import method_not_allowed
 from reviewconsole.hooks.models import WebhookEndpoint, WebhookSecret
 from reviewconsole.hooks.services import max_body_bytes
 from reviewconsole.inbox.models import Item
@@ -215,3 +216,54 @@ def test_every_json_refusal_of_every_door_has_the_one_shape(doors, case):
         assert response["Retry-After"] == RETRY_AFTER[case]
     if case == "hooks rate_limited":  # the rest of the limit's one-minute window
         assert 0 < int(response["Retry-After"]) <= 60
+
+
+WRONG_METHODS = {
+    # door: (method, path, headers, the Allow header)
+    "hooks GET": ("get", "/hooks/email-review/", {}, "POST"),
+    "hooks PUT": ("put", "/hooks/email-review/", {}, "POST"),
+    "agui GET": ("get", "/agui/email-review/", {}, "POST"),
+    "api sessions DELETE": ("delete", "/api/v1/sessions", {}, "POST"),
+    "api session cancel GET": ("get", "/api/v1/sessions/s1/cancel", {}, "POST"),
+    "api reviews PUT": ("put", "/api/v1/reviews", {}, "POST"),
+    "api review cancel GET": ("get", "/api/v1/reviews/r1/cancel", {}, "POST"),
+    "inbox decide GET": ("get", "/inbox/items/{item}/decide/", ACCEPT_JSON, "POST"),
+    "inbox defer GET": ("get", "/inbox/items/{item}/defer/", ACCEPT_JSON, "POST"),
+    "console retry GET": ("get", "/sessions/{session}/retry/", ACCEPT_JSON, "POST"),
+    "console status.json POST": ("post", "/sessions/{session}/status.json", ACCEPT_JSON, "GET"),
+}
+
+
+@pytest.mark.parametrize("case", list(WRONG_METHODS))
+def test_a_wrong_method_is_a_json_405_with_allow_in_every_door(doors, case):
+    method, path, headers, allow = WRONG_METHODS[case]
+    doors.login(doors.personas.queue_manager)
+    url = path.format(item=doors.item.pk, session=doors.item.session_id)
+    response = getattr(doors.client, method)(url, headers={**auth(doors.token), **headers})
+    assert response.status_code == 405, response.content[:300]
+    assert response["Content-Type"].startswith(JSON)
+    assert response["Allow"] == allow
+    assert json.loads(response.content) == {
+        "error": {
+            "code": "method_not_allowed",
+            "message": f"{method.upper()} is not allowed here; use {allow}.",
+            "allowed": [allow],
+        }
+    }
+
+
+def test_a_browsers_wrong_method_keeps_djangos_405(doors):
+    doors.login(doors.personas.reviewer)
+    response = doors.client.get(f"/inbox/items/{doors.item.pk}/decide/", headers={"Accept": "text/html"})
+    assert (response.status_code, response["Allow"]) == (405, "POST")
+    assert not response["Content-Type"].startswith(JSON)
+
+
+def test_method_not_allowed_lists_every_allowed_method(rf):
+    response = method_not_allowed(rf.delete("/hooks/x/"), "GET, POST")
+    assert (response.status_code, response["Allow"]) == (405, "GET, POST")
+    assert json.loads(response.content)["error"] == {
+        "code": "method_not_allowed",
+        "message": "DELETE is not allowed here; use GET or POST.",
+        "allowed": ["GET", "POST"],
+    }

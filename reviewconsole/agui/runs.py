@@ -3,7 +3,8 @@
 The request never runs the engine: it subscribes to the session's progress group
 (:class:`~.progress.Progress`), stores what the client sent, queues the session's run like every
 door (``workflow_sessions.services.enqueue_run``: the ``run_session`` task, on a worker) and
-streams the run as the worker reports it, mapped by an :class:`~.mapping.EventMapper`.
+streams the run as the worker reports it, mapped by an :class:`~.mapping.EventMapper`
+(:mod:`.live`).
 
 Order of a run: RUN_STARTED (``protocolVersion`` 1.0); then, for a known thread, the bounded wait
 for another run of the session to end (a ``run_end`` message, or ``REVIEWCONSOLE["AGUI_LEASE_WAIT"]``
@@ -40,15 +41,10 @@ from ag_ui.core import (
     CustomEvent,
     RunAgentInput,
     RunErrorEvent,
-    RunFinishedCancelledOutcome,
-    RunFinishedEvent,
-    RunFinishedInterruptOutcome,
-    RunFinishedSuccessOutcome,
     RunStartedEvent,
 )
 from ag_ui.encoder import EventEncoder
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.utils import timezone
 
 from engine import (
@@ -69,7 +65,7 @@ from ..workflows import WorkflowSpec
 from . import services
 from .arrivals import arrives, supersede, while_waiting
 from .errors import Refusal
-from .interrupts import to_agui
+from .live import lease_wait, live, outcome_events
 from .mapping import EventMapper
 from .models import AguiThread
 from .progress import Progress
@@ -82,10 +78,6 @@ logger = logging.getLogger("reviewconsole.agui")
 UNSTORABLE = "The input holds a NUL character or a number out of range, which cannot be stored."
 
 _enqueues: set[asyncio.Task[Any]] = set()  # an enqueue outlives a disconnected client; keep it referenced
-
-
-def _setting(name: str, default: float) -> float:
-    return float(settings.REVIEWCONSOLE.get(name, default))
 
 
 async def stream_run(*, client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> AsyncIterator[str]:
@@ -185,12 +177,12 @@ async def _stream(
     yield mapper.snapshot()
     yield CustomEvent(name="status", value={"status": "running", "sessionId": session_id})
     stored: list[services.Outcome] = []
-    async for event in _live(progress, mapper, sent, thread, stored):
+    async for event in live(progress, mapper, sent, thread, stored):
         yield event
     [outcome] = stored
     for event in mapper.replay([event for event in outcome.events if event.id not in sent]):  # closes what is open
         yield event
-    async for event in _outcome(thread, run, outcome):
+    async for event in outcome_events(thread, run, outcome):
         yield event
 
 
@@ -218,7 +210,7 @@ async def _wait_for_lease(progress: Progress, session_id: str) -> None:
     if await sync_to_async(services.lease_free)(session_id):
         return
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + _setting("AGUI_LEASE_WAIT", 30.0)
+    deadline = loop.time() + lease_wait()
     while True:  # the other run's progress is skipped: the store has what it stored
         message = await progress.receive(deadline - loop.time())
         if message is None or any(item.get("kind") == "run_end" for item in message.get("items", [])):
@@ -318,89 +310,3 @@ def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:
     task = asyncio.get_running_loop().create_task(work, context=contextvars.Context())
     _enqueues.add(task)
     task.add_done_callback(_enqueues.discard)
-
-
-async def _live(
-    progress: Progress, mapper: EventMapper, sent: set[str], thread: AguiThread, out: list[services.Outcome]
-) -> AsyncIterator[BaseEvent]:
-    """The run's progress messages mapped to AG-UI events, until the session is settled; then
-    ``out`` gets how it stands (``services.run_outcome``: the thread's stored events after its
-    ``last_seq``, now noted as sent, the record, the pending interrupts).
-
-    ``sent`` (event ids the client has) grows by each complete event mapped; an event in it is
-    skipped (its deltas too).
-
-    Raises:
-        Refusal: ``session_busy`` when no message came for ``AGUI_LEASE_WAIT`` seconds and the
-            session is not settled.
-    """
-    run_outcome = sync_to_async(services.run_outcome)
-    wait = _setting("AGUI_LEASE_WAIT", 30.0)
-    while True:
-        message = await progress.receive(wait)
-        if message is None:
-            if (found := await run_outcome(thread)) is None:
-                raise Refusal("session_busy")
-            out.append(found)
-            return
-        ended = False
-        for item in message.get("items", []):
-            ended = _map(item, mapper, sent) or ended
-        for event in mapper.drain():
-            yield event
-        # not settled: another run took the session (it applies what we stored); its end comes too
-        if ended and (found := await run_outcome(thread)) is not None:
-            out.append(found)
-            return
-
-
-def _map(item: dict[str, Any], mapper: EventMapper, sent: set[str]) -> bool:
-    """Feed one progress item (see :mod:`.progress`) to ``mapper``; True for ``run_end``."""
-    kind = item.get("kind")
-    if kind == "delta" and item["id"] not in sent:
-        mapper.on_delta(item["id"], item["path"], item["text"])
-    elif kind == "event":
-        event = Event.from_json(item["event"])
-        if event.id not in sent:
-            sent.add(event.id)
-            mapper.on_event(event)
-    elif kind == "node_start":
-        mapper.on_node_start(item["path"], item["name"])
-    elif kind == "node_end":
-        mapper.on_node_end(item["path"], item["status"])
-    return kind == "run_end"
-
-
-async def _outcome(thread: AguiThread, run: RunAgentInput, outcome: services.Outcome) -> AsyncIterator[BaseEvent]:
-    """Say how the session stands (its events up to ``outcome.events`` are noted as sent)."""
-    session_id = thread.session_id
-    record = outcome.record
-    status = {"status": record.status, "sessionId": session_id, "checkpointId": record.checkpoint_id}
-    if record.status == SessionStatus.FAILED:
-        raise Refusal("run_failed")
-    if record.status == SessionStatus.RUNNING:
-        raise Refusal("session_busy")
-    if record.status == SessionStatus.CANCELLED:
-        yield CustomEvent(name="status", value=status)
-        yield RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id, outcome=RunFinishedCancelledOutcome())
-        return
-    if record.status == SessionStatus.WAITING:
-        if pending := outcome.pending:
-            interrupts = [to_agui(r, checkpoint_id=record.checkpoint_id, due=outcome.due.get(r.id)) for r in pending]
-            for interrupt in interrupts:
-                yield CustomEvent(name="request_info", value=interrupt.model_dump(mode="json", by_alias=True))
-            yield CustomEvent(name="status", value=status)
-            yield RunFinishedEvent(
-                thread_id=run.thread_id, run_id=run.run_id, outcome=RunFinishedInterruptOutcome(interrupts=interrupts)
-            )
-            return
-        status["awaitingMessage"] = True
-    else:
-        yield CustomEvent(name="workflow_output", value={"output": record.output})
-    yield CustomEvent(name="status", value=status)
-    yield RunFinishedEvent(
-        thread_id=run.thread_id,
-        run_id=run.run_id,
-        result=record.output if record.status == SessionStatus.COMPLETED else None,
-        outcome=RunFinishedSuccessOutcome(),
-    )

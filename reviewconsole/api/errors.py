@@ -19,6 +19,8 @@ the format of every door) with a stable ``code``:
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
 | 403 | ``queue_forbidden`` | the client's token is not scoped to the review's queue |
 | 404 | ``not_found`` | no such path under ``/api/v1/`` (:func:`unknown_path`) |
+| 405 | ``method_not_allowed`` | a method the operation does not take (``Allow``, ``allowed``; |
+|  |  | ``reviewconsole.error_pages.MethodNotAllowedMiddleware``) |
 | 400 | ``args_digest_required`` | an approval of a tool call without ``interrupt_id`` or ``payload.args_digest`` |
 | 404 | ``session_not_found`` / ``workflow_unknown`` | none, or out of scope |
 | 409 | ``interrupt_unknown`` | a resume names an interrupt the session never had (a forged id; audited) |

@@ -20,11 +20,22 @@ receiver that never answers holds one of those, never a thread a session's run w
 process keeps a heartbeat and sweeps for tasks left ``RUNNING`` by dead workers
 (:class:`~reviewconsole.console.task_recovery.TaskKeeper`); its threads claim as
 ``<process id>/<n>``.
+
+While the threads run, the process hands the GIL over every :data:`SWITCH_INTERVAL` seconds
+instead of CPython's 5 ms (``sys.setswitchinterval``; the previous value is restored by
+:meth:`ThreadWorker.stop`). A run queued by a door passes from thread to thread many times
+before its first event reaches a client (the enqueue on a pool thread, the claim on a worker
+thread, every ORM call of the run between the run's event loop and its thread, the progress
+message to Daphne's loop): each time, a thread woken by a database reply or a wake-up waits for
+whichever thread holds the GIL to be asked to let go, up to the interval. With 5 ms an AG-UI
+run's first text delta came a quarter to a third later than with 0.5 ms (``bench/bench_agui.py``,
+``bench/README.md``).
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 
 from django.db import close_old_connections
@@ -42,7 +53,11 @@ from .task_recovery import TaskKeeper
 
 logger = logging.getLogger("reviewconsole.worker")
 
-__all__ = ["ThreadWorker"]
+__all__ = ["SWITCH_INTERVAL", "ThreadWorker"]
+
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread may hold the GIL while another waits for it, while the worker runs (see the
+module docstring); CPython's default is 0.005."""
 
 
 class ThreadWorker:
@@ -63,6 +78,7 @@ class ThreadWorker:
         for name in {name for name, _, _ in self._plan}:
             self._wakes[name] = _Wake(threads=sum(1 for plan in self._plan if plan[0] == name))
         self._keeper = TaskKeeper(self.worker_id)
+        self._switch_interval: float | None = None  # the process's own, while ours is set
 
     def _on_enqueue(self, task_result: TaskResult | None = None, **kwargs: object) -> None:
         """``task_enqueued``: wake one thread of the task's queue, unless it is deferred (the
@@ -124,6 +140,9 @@ class ThreadWorker:
 
     def start(self) -> None:
         self.running = True
+        if self._switch_interval is None:
+            self._switch_interval = sys.getswitchinterval()
+            sys.setswitchinterval(min(SWITCH_INTERVAL, self._switch_interval))
         self._keeper.start()
         task_enqueued.connect(self._on_enqueue, weak=False)
         for queue, suffix, name in self._plan:
@@ -142,6 +161,9 @@ class ThreadWorker:
             thread.join(timeout)
         task_enqueued.disconnect(self._on_enqueue)
         self._keeper.stop()
+        if self._switch_interval is not None:
+            sys.setswitchinterval(self._switch_interval)
+            self._switch_interval = None
 
 
 class _Wake:

@@ -1,7 +1,7 @@
 """What people are told about a failed session: a generic sentence, its error code and node, and
 for a model failure the model code's own message; never the exception's text.
 
-A failed session's ``error`` (``Runner._finish``) is ``{"code", "message", "node_path"?,
+A failed session's ``error`` (``engine._root_run.finish_root``) is ``{"code", "message", "node_path"?,
 "cause"?, "exception", …}``. Its ``message`` quotes the exception a node raised ("Node X failed:
 <exception>"), which may hold anything a library put there (a URL with its key, a server's
 body), so it stays in the database and the server log (the runner logs the failure with its

@@ -5,6 +5,7 @@ thread that claims nothing must not hold up a run's commit or a reviewer's decis
 from __future__ import annotations
 
 import datetime as dt
+import sys
 import threading
 import time
 
@@ -14,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult, get_date_max
 
-from reviewconsole.console.worker import ThreadWorker, _Wake
+from reviewconsole.console.worker import SWITCH_INTERVAL, ThreadWorker, _Wake
 from reviewconsole.outbound.tasks import QUEUE as OUTBOUND_QUEUE
 from tests.outbound.test_retries import DB_TASKS, _reset_task_backends
 
@@ -107,3 +108,14 @@ def test_one_notify_wakes_one_waiting_thread():
     assert sorted(woken) == [0, 1]
     for thread in threads:
         thread.join(WAIT)
+
+
+def test_the_gil_is_handed_over_sooner_while_the_worker_runs(db_tasks):
+    before = sys.getswitchinterval()
+    worker = ThreadWorker(count=1, outbound=0, interval=0.05)
+    worker.start()
+    try:
+        assert sys.getswitchinterval() == min(SWITCH_INTERVAL, before) < 0.005
+    finally:
+        worker.stop()
+    assert sys.getswitchinterval() == before

@@ -135,8 +135,10 @@ def test_it_rejects_invalid_json(demo, client):
     assert WorkflowSession.objects.count() == 0
 
 
-def test_it_rejects_get(demo, client):
-    assert client.get(URL).status_code == 405
+def test_it_rejects_get_in_the_one_json_error_format(demo, client):
+    response = client.get(URL)
+    assert (response.status_code, response["Allow"]) == (405, "POST")
+    assert response.json()["error"]["code"] == "method_not_allowed"
 
 
 def test_it_404s_for_an_unknown_endpoint(demo, client):
