@@ -26,7 +26,14 @@ IN_MEMORY_PEERS = ("langgraph/memory", "adk/memory", "maf/live", "maf/checkpoint
 """Peers keeping sessions in the process: compared with ``reviewconsole/memory``."""
 STORED_PEERS = ("langgraph/sqlite", "adk/sqlite", "maf/file")
 """Peers keeping sessions in SQLite or files: compared with ``reviewconsole/orm``."""
-COUNTERPART = {**{p: OURS_MEMORY for p in IN_MEMORY_PEERS}, **{p: OURS_ORM for p in STORED_PEERS}}
+OURS_POSTGRES = f"{OURS}/postgres"
+POSTGRES_PEERS = ("langgraph/postgres",)
+"""Peers keeping sessions in PostgreSQL: compared with ``reviewconsole/postgres`` (same server)."""
+COUNTERPART = {
+    **{p: OURS_MEMORY for p in IN_MEMORY_PEERS},
+    **{p: OURS_ORM for p in STORED_PEERS},
+    **{p: OURS_POSTGRES for p in POSTGRES_PEERS},
+}
 KB = 1024
 """Bytes in the KB of the targets (and in KiB columns)."""
 
@@ -185,6 +192,10 @@ def targets(rows: dict[str, dict[str, Any]], console: dict[str, Any] | None) -> 
     for metric in ("start", "resume"):
         faster(OURS_ORM, orm, "langgraph/sqlite", 3, metric)
         faster(OURS_ORM, orm, "maf/file", 3, metric)
+    postgres = rows.get(OURS_POSTGRES)
+    if postgres or rows.get("langgraph/postgres"):  # run only with $BENCH_DATABASE_URL
+        for metric in ("start", "resume"):
+            faster(OURS_POSTGRES, postgres, "langgraph/postgres", 2, metric)
     for key, row in ((OURS_MEMORY, mem), (OURS_ORM, orm)):
         name = f"{key} resume at k=1000 ≤ 1.2× k=1"
         lr1, lr1000 = (row or {}).get("loops", {}).get(1), (row or {}).get("loops", {}).get(1000)
@@ -268,7 +279,8 @@ def report(
         "process; median of the memory runs). B/loop stored: file growth per revise loop at the largest k",
         "measured (SQLite WAL folded in); beyond drafts: minus the bytes of one copy of each loop's draft.",
         "'vs ours': the peer's figure / ours (reviewconsole/memory for in-memory peers, reviewconsole/orm for",
-        "SQLite and file peers): > 1 means ours is that many times faster / smaller.",
+        "SQLite and file peers, reviewconsole/postgres for langgraph/postgres): > 1 means ours is that",
+        "many times faster / smaller.",
         "A 'skipped' k did not fit in the variant's loop budget (ADK replays its whole history on every",
         "resume, so driving a session to k loops costs O(k²)); its figure is a linear fit over the resumes",
         "measured, not a measurement.",

@@ -7,13 +7,17 @@ request, event with ``output_key``). The model is deterministic and returns
 LLM.
 
 Variants:
-    memory -- ``InMemoryStore``.
-    orm    -- the console's ORM store on SQLite (WAL), Django configured in-process with the
-              embedded settings. Django is set up once per process on a migrated template
-              database holding the demo data (``manage.py demo``: users, queues, webhook
-              endpoints), and every driver gets a fresh copy of it (fresh storage, as the
-              peers' drivers get a fresh file). ``storage_bytes()`` is that file's size after
-              a WAL checkpoint (``PRAGMA wal_checkpoint(TRUNCATE)``), plus any WAL left.
+    memory   -- ``InMemoryStore``.
+    orm      -- the console's ORM store on SQLite (WAL), Django configured in-process with the
+                embedded settings. Django is set up once per process on a migrated template
+                database holding the demo data (``manage.py demo``: users, queues, webhook
+                endpoints), and every driver gets a fresh copy of it (fresh storage, as the
+                peers' drivers get a fresh file). ``storage_bytes()`` is that file's size after
+                a WAL checkpoint (``PRAGMA wal_checkpoint(TRUNCATE)``), plus any WAL left.
+    postgres -- the same store on PostgreSQL (``$BENCH_DATABASE_URL``, else ``$DATABASE_URL``; the
+                role needs CREATEDB): the template is a database migrated with the demo data,
+                and every driver gets a fresh ``CREATE DATABASE … TEMPLATE`` copy of it, dropped
+                at its close. ``storage_bytes()`` is ``pg_database_size`` (pages, not payload).
 
 Run from the project venv: ``python -m bench.ours --sessions 20 --reps 1 --loops 1,10``.
 
@@ -47,6 +51,9 @@ DB_NAME = "reviewconsole.sqlite3"
 
 _template: Path | None = None
 """The migrated database with the demo data, made once per process (see :func:`_template_db`)."""
+
+_pg_template: str | None = None
+"""The PostgreSQL template database's name, made once per process (see :func:`_pg_template_db`)."""
 
 
 class BenchModel:
@@ -91,8 +98,74 @@ def _template_db() -> Path:
     return template
 
 
-def _use_database(path: Path) -> None:
-    """Point Django's default database at ``path`` (connections reopen on next use)."""
+def _pg_url() -> str:
+    url = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("DATABASE_URL")
+    if not url:
+        raise SystemExit("the postgres variant needs BENCH_DATABASE_URL or DATABASE_URL (postgres://…)")
+    return url
+
+
+def _pg_admin(sql: str) -> None:
+    """Run ``sql`` outside a transaction on the server's ``postgres`` database (CREATE/DROP DATABASE)."""
+    import dj_database_url
+    import psycopg  # the project's PostgreSQL driver (psycopg 3); only this variant needs it
+
+    config = dj_database_url.parse(_pg_url())
+    with psycopg.connect(
+        dbname="postgres",
+        user=config["USER"],
+        password=config["PASSWORD"],
+        host=config["HOST"],
+        port=config["PORT"] or 5432,
+        autocommit=True,
+    ) as con:
+        con.execute(sql)
+
+
+def _pg_template_db() -> str:
+    """Set Django up on PostgreSQL once per process; return the template database's name."""
+    global _pg_template
+    if _pg_template is not None:
+        return _pg_template
+    import dj_database_url
+
+    name = f"bench_ours_template_{os.getpid()}"
+    _pg_admin(f'DROP DATABASE IF EXISTS "{name}"')
+    _pg_admin(f'CREATE DATABASE "{name}"')
+    atexit.register(_pg_admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    var = Path(tempfile.mkdtemp(prefix="bench-ours-"))
+    atexit.register(shutil.rmtree, var, True)
+    config = dj_database_url.parse(_pg_url())
+    config["NAME"] = name
+    os.environ["DJANGO_SETTINGS_MODULE"] = "reviewconsole.settings.embedded"
+    os.environ["REVIEWCONSOLE_VAR_DIR"] = str(var)
+    os.environ["DATABASE_URL"] = _url(config)
+    os.environ["DB_POOL_MAX_SIZE"] = "0"  # one connection per thread, kept: as SQLite's
+    os.environ.setdefault("DEMO_PASSWORD", "bench-password-1")
+    for env_name in ("REDIS_URL", "REVIEWCONSOLE_TASK_BACKEND", "REVIEWCONSOLE_SQLITE_PATH"):
+        os.environ.pop(env_name, None)
+    import django
+    from django.core.management import call_command
+    from django.db import connections
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+    with open(os.devnull, "w") as devnull:
+        call_command("demo", stdout=devnull)
+    connections.close_all()
+    _pg_template = name
+    return name
+
+
+def _url(config: dict[str, Any]) -> str:
+    return (
+        f"postgres://{config['USER']}:{config['PASSWORD']}@{config['HOST']}:{config['PORT'] or 5432}/{config['NAME']}"
+    )
+
+
+def _use_database(path: Path | str) -> None:
+    """Point Django's default database at ``path`` (a file, or a PostgreSQL database's name;
+    connections reopen on next use)."""
     from django.db import connections
 
     connections.close_all()
@@ -103,13 +176,23 @@ def _use_database(path: Path) -> None:
 class OursDriver(common.AsyncPeerDriver):
     """Start = create a session and run it to the first pause; resume = answer and run."""
 
+    _copies = 0
+    """PostgreSQL copies made by this process (each driver's database name)."""
+
     def __init__(self, variant: str) -> None:
         super().__init__(variant)
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._db: Path | None = None
+        self._pg_db: str | None = None
         self._sessions: dict[str, str] = {}
 
     def open(self) -> None:
+        if self.variant == "postgres":
+            template = _pg_template_db()
+            OursDriver._copies += 1
+            self._pg_db = f"{template}_copy{OursDriver._copies}"
+            _pg_admin(f'CREATE DATABASE "{self._pg_db}" TEMPLATE "{template}"')
+            _use_database(self._pg_db)
         if self.variant == "orm":
             # Django is set up and migrated before the event loop exists (migrate is sync-only).
             template = _template_db()
@@ -123,7 +206,7 @@ class OursDriver(common.AsyncPeerDriver):
         from engine import InMemoryStore, Runner
         from reviewconsole.demo import email_review
 
-        if self.variant == "orm":
+        if self.variant in ("orm", "postgres"):
             from asgiref.sync import sync_to_async
             from django.db import connections
 
@@ -138,6 +221,14 @@ class OursDriver(common.AsyncPeerDriver):
         self.runner = Runner(email_review.build(model), store, app_name="email-review", model=model)
 
     async def aclose(self) -> None:
+        if self._pg_db is not None:
+            from asgiref.sync import sync_to_async
+            from django.db import connections
+
+            await sync_to_async(connections.close_all)()
+            connections.close_all()
+            _pg_admin(f'DROP DATABASE IF EXISTS "{self._pg_db}" WITH (FORCE)')
+            self._pg_db = None
         if self._tmp is not None:
             from asgiref.sync import sync_to_async
             from django.db import connections
@@ -167,6 +258,12 @@ class OursDriver(common.AsyncPeerDriver):
         return self._outcome(result)
 
     def storage_bytes(self) -> int | None:
+        if self._pg_db is not None:
+            from django.db import connection
+
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_database_size(current_database())")
+                return int(cursor.fetchone()[0])
         if self._db is None:
             return None
         return common.sqlite_file_bytes(self._db)
@@ -235,7 +332,7 @@ def main(argv: list[str]) -> int:
         rec = emitter.emit("storage_breakdown", **storage_breakdown(loops))
         print(json.dumps(rec["tables_bytes_per_loop"], indent=1), file=sys.stderr)
         return 0
-    return cli.run_cli(SYSTEM, {"memory": OursDriver, "orm": OursDriver}, argv)
+    return cli.run_cli(SYSTEM, {"memory": OursDriver, "orm": OursDriver, "postgres": OursDriver}, argv)
 
 
 if __name__ == "__main__":

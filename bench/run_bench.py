@@ -3,7 +3,9 @@
 Runs, one subprocess at a time (never in parallel):
 
 1. our engine (``bench/ours.py``, the project's interpreter): variants ``memory``
-   (``InMemoryStore``) and ``orm`` (the console's ORM store on SQLite), each in a fresh process
+   (``InMemoryStore``) and ``orm`` (the console's ORM store on SQLite), and ``postgres`` (the same
+   store on PostgreSQL) when ``$BENCH_DATABASE_URL`` names a server (``postgres://…``, a role
+   with CREATEDB; LangGraph's ``PostgresSaver`` then runs on it too), each in a fresh process
    for start / resume / resume after k loops, then ``--memory-runs`` fresh processes for the
    memory per paused session, plus one for the ORM store's storage per table
    (``--storage-breakdown``);
@@ -51,7 +53,7 @@ from bench.figures import OURS, collect, report, targets  # noqa: E402
 from bench.peers import run_peers  # noqa: E402
 
 OURS_MODULE = "bench.ours"
-OURS_VARIANTS = ("memory", "orm")
+OURS_VARIANTS = ("memory", "orm", "postgres")
 
 
 def _log(msg: str) -> None:
@@ -121,6 +123,8 @@ def peers_venv_ready(venv: Path = run_peers.DEFAULT_VENV) -> bool:
 
 
 def _selected(only: Sequence[str], system: str, variant: str) -> bool:
+    if variant == "postgres" and not os.environ.get("BENCH_DATABASE_URL"):
+        return False  # the PostgreSQL variants run only on a server named for them
     return not only or system in only or f"{system}/{variant}" in only
 
 
@@ -183,6 +187,8 @@ def run_all(args: argparse.Namespace, env: dict[str, str]) -> tuple[list[dict[st
             raise SystemExit(f"--loop-budget expects SYSTEM=SECONDS with SYSTEM in {list(budgets)}")
         budgets[name] = float(value)
     for system, (module, variants) in run_peers.PEERS.items():
+        if system in run_peers.POSTGRES_PEERS:
+            variants = (*variants, run_peers.POSTGRES_PEERS[system])
         for variant in variants:
             if _selected(args.only, system, variant):
                 records += run_variant(py, module, system, variant, args, budgets[system], env)

@@ -33,7 +33,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 from django.db import close_old_connections
 
-__all__ = ["Message", "bind_loop", "drain", "send", "submit"]
+__all__ = ["Message", "bind_loop", "drain", "has_readers", "send", "submit"]
 
 logger = logging.getLogger("reviewconsole.live")
 
@@ -84,6 +84,19 @@ def send(group: str, message: Message) -> bool:
         _thread_loop.run_until_complete(_group_send(layer, group, message))
         return True
     _put(lambda: send(group, message))
+    return True
+
+
+def has_readers(group: str) -> bool:
+    """Whether a message to ``group`` could reach anyone: False only for the in-memory layer (or
+    none) with nobody in the group, which is this process's whole audience; True for any other
+    layer, whose readers are elsewhere. Lets a sender skip building a message nobody receives (a
+    reader who joins just after catches up from the database, as after any lost message)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return False
+    if isinstance(layer, InMemoryChannelLayer):
+        return bool(layer.groups.get(group))
     return True
 
 

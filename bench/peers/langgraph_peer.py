@@ -3,6 +3,9 @@
 Variants:
     memory  -- ``InMemorySaver`` checkpointer.
     sqlite  -- ``SqliteSaver`` (``langgraph-checkpoint-sqlite``) on a file in a temp dir.
+    postgres -- ``PostgresSaver`` (``langgraph-checkpoint-postgres``, psycopg 3) on a fresh database
+               created on ``$BENCH_DATABASE_URL`` (else ``$DATABASE_URL``; the role needs
+               CREATEDB) and dropped at close: the same server as ours' ``postgres`` variant.
 
 The graph is compiled once per driver; every session is a ``thread_id``.
 Start = ``graph.invoke({"complaint": ...})`` until the interrupt; resume =
@@ -15,9 +18,11 @@ Run: ``python -m bench.peers.langgraph_peer --sessions 20 --reps 1 --loops 1,10`
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
@@ -111,11 +116,15 @@ class LangGraphDriver(common.PeerDriver):
         self._conn: sqlite3.Connection | None = None
         self._db_path: Path | None = None
         self._graph: Any = None
+        self._pg: Any = None
+        self._pg_db: str | None = None
 
     def open(self) -> None:
         """Create the checkpointer (and the SQLite file) and compile the graph."""
         saver: BaseCheckpointSaver[Any]
-        if self.variant == "sqlite":
+        if self.variant == "postgres":
+            saver = self._postgres_saver()
+        elif self.variant == "sqlite":
             self._tmp = tempfile.TemporaryDirectory(prefix="lg-bench-")
             self._db_path = Path(self._tmp.name) / "checkpoints.sqlite"
             # Background checkpoint writes (durability="async") need cross-thread use.
@@ -126,8 +135,36 @@ class LangGraphDriver(common.PeerDriver):
             saver = InMemorySaver()
         self._graph = build_graph(saver)
 
+    def _postgres_saver(self) -> BaseCheckpointSaver[Any]:
+        """A ``PostgresSaver`` on a fresh database (set up), as the package's docs wire it."""
+        import psycopg  # only this variant needs them (langgraph-checkpoint-postgres, psycopg 3)
+        from langgraph.checkpoint.postgres import PostgresSaver
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+        from psycopg.rows import dict_row
+
+        url = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("DATABASE_URL")
+        if not url:
+            raise SystemExit("the postgres variant needs BENCH_DATABASE_URL or DATABASE_URL (postgres://…)")
+        self._pg_db = f"lg_bench_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+        self._pg_server = make_conninfo(url, dbname="postgres")
+        with psycopg.connect(self._pg_server, autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{self._pg_db}"')
+        conninfo = make_conninfo(url, dbname=self._pg_db)
+        assert conninfo_to_dict(conninfo)["dbname"] == self._pg_db
+        self._pg = psycopg.connect(conninfo, autocommit=True, prepare_threshold=0, row_factory=dict_row)
+        saver = PostgresSaver(self._pg)
+        saver.setup()
+        return saver
+
     def close(self) -> None:
-        """Close the SQLite connection and delete the temp dir."""
+        """Close the SQLite connection and delete the temp dir (or drop the PostgreSQL database)."""
+        if self._pg is not None:
+            import psycopg  # as in _postgres_saver
+
+            self._pg.close()
+            self._pg = None
+            with psycopg.connect(self._pg_server, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{self._pg_db}" WITH (FORCE)')
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -153,22 +190,31 @@ class LangGraphDriver(common.PeerDriver):
         return self._outcome(self._graph.invoke(Command(resume=answer), config))
 
     def storage_bytes(self) -> int | None:
-        """SQLite file size (WAL folded in); ``None`` for the in-memory saver."""
+        """SQLite file size (WAL folded in), PostgreSQL's ``pg_database_size``; ``None`` in memory."""
+        if self._pg is not None:
+            row = self._pg.execute("SELECT pg_database_size(current_database()) AS size").fetchone()
+            return int(row["size"])
         return None if self._db_path is None else common.sqlite_file_bytes(self._db_path)
 
     def versions(self) -> dict[str, str]:
         """Versions of the LangGraph packages."""
         return common.package_versions(
-            "langgraph", "langgraph-checkpoint", "langgraph-checkpoint-sqlite", "langchain-core"
+            "langgraph",
+            "langgraph-checkpoint",
+            "langgraph-checkpoint-sqlite",
+            "langgraph-checkpoint-postgres",
+            "langchain-core",
         )
 
     def notes(self) -> str:
         """How the variant is wired."""
-        store = "SqliteSaver(file, WAL)" if self.variant == "sqlite" else "InMemorySaver"
+        store = {"sqlite": "SqliteSaver(file, WAL)", "postgres": "PostgresSaver(one connection)"}.get(
+            self.variant, "InMemorySaver"
+        )
         return f"sync invoke, durability=async (default), {store}"
 
 
-VARIANTS = {"memory": LangGraphDriver, "sqlite": LangGraphDriver}
+VARIANTS = {"memory": LangGraphDriver, "sqlite": LangGraphDriver, "postgres": LangGraphDriver}
 
 
 def main(argv: list[str] | None = None) -> int:

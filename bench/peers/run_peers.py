@@ -43,6 +43,10 @@ PEERS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 """system -> (module, variants), in run order."""
 
+POSTGRES_PEERS: dict[str, str] = {"langgraph": "postgres"}
+"""system -> its PostgreSQL variant, run by ``run_bench.py`` only when ``$BENCH_DATABASE_URL`` names
+a server (``langgraph-checkpoint-postgres``'s ``PostgresSaver``, beside ours on the same one)."""
+
 
 def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)

@@ -17,12 +17,15 @@ session ended) to the outbox, which the relay (``outbox.py``) hands to the inbox
 consumers after the commit. Its interrupts are the session's own ``Interrupt`` rows; it knows
 nothing of queues, claims or items. The host's extra rule for an answer (the inbox's claim and
 due time) comes as an :class:`engine.AnswerGuard`, called before the answer's conditional UPDATE.
+
+This module is the engine's async face (each method one ``sync_to_async`` call) and the session
+reads and leases; the commit is ``store_commit.py``, answers ``store_answers.py``, and the rows
+they write go through plain SQL (``store_sql.py``, ``store_writes.py``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,7 +36,6 @@ from django.utils import timezone
 
 import engine
 from engine import (
-    RETRY_KEY,
     AnswerGuard,
     Commit,
     ConcurrencyError,
@@ -43,31 +45,21 @@ from engine import (
     SessionNotFoundError,
     SessionRecord,
     StoredAnswer,
-    UnknownInterruptError,
-    split_delta,
 )
 
 from . import store_sql
-from .domain_events import (
-    DomainEvent,
-    InterruptAnswered,
-    InterruptCancelled,
-    InterruptOpened,
-    SessionStatusChanged,
-)
 from .models import (
-    SESSION_FAILED,
     Answer,
     Checkpoint,
     Event,
     Interrupt,
-    InterruptStatus,
     SharedState,
     WorkflowSession,
 )
-from .outbox import outbox_write
 from .restore import restore_checkpoint
-from .store_rows import already_decided, interrupt_fields, interrupt_record, session_record
+from .store_answers import answers_write
+from .store_commit import commit_write
+from .store_rows import interrupt_record, session_record
 
 __all__ = ["OrmStore"]
 
@@ -155,125 +147,8 @@ class OrmStore:
     async def commit(self, session_id: str, commit: Commit) -> SessionRecord:
         return await sync_to_async(self._commit)(session_id, commit)
 
-    @transaction.atomic
     def _commit(self, session_id: str, commit: Commit) -> SessionRecord:
-        now = timezone.now()
-        state = commit.state if commit.state is not None else self._state_after(session_id, commit.events)
-        checkpoint_id = uuid.uuid4().hex if commit.pause and commit.checkpoint is not None else None
-        row = store_sql.update_session(
-            session_id, commit, state=state, now=now, checkpoint_id=checkpoint_id, events=len(commit.events)
-        )
-        if commit.status == engine.SessionStatus.WAITING and not commit.opened:
-            self._check_resumable(session_id, commit)
-        store_sql.insert_events(session_id, commit.events, row.last_seq)
-        for event in commit.events:
-            _, app_delta, user_delta = split_delta(event.state_delta)
-            if app_delta:
-                self._update_shared(row.workflow, "", app_delta)
-            if user_delta:
-                self._update_shared(row.workflow, row.user_id, user_delta)
-        reported: list[DomainEvent] = []
-        if commit.opened:
-            # A retry asks again the interrupts its session's failure cancelled.
-            retrying = any(RETRY_KEY in (e.custom_metadata or {}) for e in commit.events)
-            opened = [Interrupt(session_id=session_id, created_at=now, **interrupt_fields(r)) for r in commit.opened]
-            Interrupt.objects.bulk_create(opened)
-            reported += [
-                InterruptOpened(
-                    session_id=session_id,
-                    interrupt_pk=i.pk,
-                    workflow=row.workflow,
-                    title=row.title,
-                    record={**interrupt_fields(rec), "created_at": now.isoformat()},
-                    reopens=retrying,
-                )
-                for i, rec in zip(opened, commit.opened, strict=True)
-            ]
-        if commit.cancelled:
-            targets = Interrupt.objects.filter(
-                session_id=session_id, interrupt_id__in=commit.cancelled, status=InterruptStatus.PENDING
-            )
-            cancelled = list(targets.values_list("pk", "interrupt_id"))
-            failed = commit.status == engine.SessionStatus.FAILED  # said so on the item's page
-            targets.update(status=InterruptStatus.CANCELLED, decided_at=now, decision=SESSION_FAILED if failed else "")
-            cause = SESSION_FAILED if failed else "superseded"
-            reported += [
-                InterruptCancelled(session_id, pk, wire, cause=cause, decided_at=now.isoformat())
-                for pk, wire in cancelled
-            ]
-        if commit.consumed:
-            Answer.objects.filter(session_id=session_id, pk__in=commit.consumed).update(applied_at=now)
-        if checkpoint_id is not None:
-            pending = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING)
-            Checkpoint.objects.create(
-                id=checkpoint_id,
-                session_id=session_id,
-                data=commit.checkpoint,
-                event_seq=row.last_seq,
-                state=state,
-                pending=list(pending.values_list("interrupt_id", flat=True)),
-            )
-        if commit.status in engine.SessionStatus.CLOSED:
-            error = commit.error if isinstance(commit.error, dict) else {}
-            reported.append(
-                SessionStatusChanged(
-                    session_id=session_id,
-                    workflow=row.workflow,
-                    status=commit.status,
-                    output=row.output if commit.status == engine.SessionStatus.COMPLETED else None,
-                    error_code=error.get("code", "error") if commit.status == engine.SessionStatus.FAILED else None,
-                    error_node_path=error.get("node_path"),
-                )
-            )
-        outbox_write(session_id, reported)
-        return SessionRecord(
-            id=session_id,
-            app_name=row.workflow,
-            user_id=row.user_id,
-            state=dict(state),
-            status=commit.status,
-            checkpoint=commit.checkpoint,
-            checkpoint_id=row.checkpoint_id or None,
-            version=commit.expected_version + 1,
-            workflow_version=row.workflow_version,
-            invocation_id=row.invocation_id,
-            output=row.output,
-            error=commit.error,
-            metadata=dict(row.metadata),
-            updated_at=now.timestamp(),
-        )
-
-    def _check_resumable(self, session_id: str, commit: Commit) -> None:
-        """Refuse a ``waiting`` commit after which nothing can resume the session (no pending
-        interrupt, no answer left to apply, no message awaited): two indexed EXISTS queries, only
-        for waiting commits that open no interrupt.
-
-        Raises:
-            StuckSessionError: the transaction rolls back; nothing is stored.
-        """
-        if engine.awaits_message(commit.checkpoint):
-            return
-        pending = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING)
-        if pending.exclude(interrupt_id__in=commit.cancelled).exists():
-            return
-        unapplied = Answer.objects.filter(session_id=session_id, applied_at__isnull=True)
-        if unapplied.exclude(pk__in=commit.consumed).exists():
-            return
-        raise engine.StuckSessionError(
-            f"Session {session_id} would wait with nothing to resume it.", session_id=session_id
-        )
-
-    def _state_after(self, session_id: str, events: list[engine.Event]) -> dict[str, Any]:
-        """The stored state with the session keys of ``events``' deltas applied (for writers that do not track it)."""
-        state: dict[str, Any] = WorkflowSession.objects.values_list("state", flat=True).get(pk=session_id)
-        for event in events:
-            state.update(split_delta(event.state_delta)[0])
-        return state
-
-    def _update_shared(self, workflow: str, user_id: str, delta: dict[str, Any]) -> None:
-        shared, _ = SharedState.objects.select_for_update().get_or_create(workflow=workflow, user_id=user_id)
-        shared.state.update(delta)
-        shared.save(update_fields=["state"])
+        return commit_write(session_id, commit)
 
     # -- interrupts and answers --------------------------------------------------------------
 
@@ -302,7 +177,6 @@ class OrmStore:
     ) -> None:
         await sync_to_async(self._submit)(session_id, answers, event, decided_by, decisions or {}, guard)
 
-    @transaction.atomic
     def _submit(
         self,
         session_id: str,
@@ -312,70 +186,7 @@ class OrmStore:
         decisions: Mapping[str, Decision],
         guard: AnswerGuard | None,
     ) -> None:
-        now = timezone.now()
-        # Reserving the event's seq locks the session row first: answers to one session queue up.
-        last_seq = store_sql.append_seq(session_id, 1, now)
-        answered: list[str] = []
-        reported: list[DomainEvent] = []
-
-        def pending_before() -> list[str]:
-            still = Interrupt.objects.filter(session_id=session_id, status=InterruptStatus.PENDING)
-            return sorted({*still.values_list("interrupt_id", flat=True), *answered})
-
-        for answer in answers:
-            if not answer.interrupt_id:
-                continue
-            pending = Interrupt.objects.filter(
-                session_id=session_id, interrupt_id=answer.interrupt_id, status=InterruptStatus.PENDING
-            )
-            if answer.final:
-                if guard is not None:
-                    guard.check(session_id, answer.interrupt_id)  # raises to refuse (the inbox's 409s)
-                decision = decisions.get(answer.interrupt_id) or Decision()
-                pk = pending.values_list("pk", flat=True).first()
-                # The race this guards: two reviewers (or a reviewer and an API client) decide the
-                # same interrupt at once. Only the UPDATE that still finds it pending changes a row.
-                changed = pending.update(
-                    status=InterruptStatus.RESOLVED,
-                    response=answer.value,
-                    decision=decision.kind,
-                    reason=decision.reason,
-                    decided_by_id=decision.user_id,
-                    decided_by_label=decided_by or "",
-                    decided_at=now,
-                )
-                if changed != 1 or pk is None:
-                    self._refuse(session_id, answer.interrupt_id, pending_before())
-                answered.append(answer.interrupt_id)
-                reported.append(
-                    InterruptAnswered(
-                        session_id=session_id,
-                        interrupt_pk=pk,  # type: ignore[arg-type]
-                        interrupt_id=answer.interrupt_id,
-                        decision=decision.kind,
-                        decided_by=decided_by or "",
-                        decided_by_id=decision.user_id,
-                        reason=decision.reason,
-                        edit_diff=decision.edit_diff,
-                        response=answer.value,
-                        decided_at=now.isoformat(),
-                        timeout=decision.kind == "timeout",
-                    )
-                )
-            elif not pending.exists():
-                self._refuse(session_id, answer.interrupt_id, pending_before())
-        store_sql.insert_events(session_id, [event], last_seq)
-        Answer.objects.bulk_create(
-            Answer(session_id=session_id, interrupt_id=a.interrupt_id, value=a.value, final=a.final) for a in answers
-        )
-        outbox_write(session_id, reported)
-
-    def _refuse(self, session_id: str, interrupt_id: str, pending: list[str]) -> None:
-        """Raise why an answer for ``interrupt_id`` cannot be taken (``pending``: ids pending before this batch)."""
-        row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
-        if row is None or interrupt_id in pending:
-            raise UnknownInterruptError(f"No pending interrupt {interrupt_id!r}.", pending=pending)
-        raise already_decided(row)
+        answers_write(session_id, answers, event, decided_by, decisions, guard)
 
     async def take_answers(self, session_id: str) -> list[StoredAnswer]:
         return await sync_to_async(self._answers)(session_id)

@@ -122,3 +122,30 @@ def test_pruning_keeps_each_queues_newest_change(demo, start_review):
     assert queue_changes_prune() == 1
     assert list(QueueChange.objects.values_list("event", flat=True)) == ["interrupt.claimed"]
     assert Item.objects.filter(pk=item.pk).exists()
+
+
+def test_a_change_nobody_hears_is_not_built_and_one_a_reader_hears_is(demo, start_review, monkeypatch):
+    """The in-memory layer with nobody in a queue's group: its changes cost no read, rendering or
+    send (``group_sender.has_readers``); once a reader joins, the next change reaches it."""
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from reviewconsole.inbox.live import messages
+
+    built: list[list[int]] = []
+    real = messages._publish_changes
+    monkeypatch.setattr(messages, "_publish_changes", lambda ids: (built.append(ids), real(ids)))
+    layer = get_channel_layer()
+    support = Queue.objects.get(slug="support")
+    start_review("Nobody is watching")
+    assert built == []
+
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(f"queue.{support.pk}", channel)
+    try:
+        _, item = start_review("A reviewer is watching")
+        message = async_to_sync(layer.receive)(channel)
+    finally:
+        async_to_sync(layer.group_discard)(f"queue.{support.pk}", channel)
+    assert len(built) == 1
+    assert (message["event"], message["item"]["id"]) == ("interrupt.created", item.pk)

@@ -261,3 +261,40 @@ def test_the_recovery_loop_runs_the_inbox_sweep(start_session, monkeypatch, on_c
     with on_commit():
         assert expiry.inbox_sweep() == {"timed_out": 1, "pruned": 0}
         assert expiry.inbox_sweep() == {}  # pruned at most once an hour
+
+
+def test_on_the_database_backend_an_items_tasks_commit_with_it_exactly_once(start_review, monkeypatch):
+    """The expiry and the new-item mail are task rows written in the relay's transaction: a
+    consumer failing after the inbox's rolls them back with the item, and the relay that then
+    succeeds writes each once."""
+    from django_tasks_db.backend import DatabaseBackend
+    from django_tasks_db.models import DBTaskResult
+
+    from reviewconsole.inbox import tasks
+    from reviewconsole.inbox.models import Item
+    from reviewconsole.workflow_sessions import outbox
+
+    backend = DatabaseBackend(alias="default", params={"QUEUES": ["default"]})
+    real = Task.get_backend
+    ours = {tasks.notify_new_item.module_path, tasks.expire_interrupt.module_path}
+    monkeypatch.setattr(Task, "get_backend", lambda self: backend if self.module_path in ours else real(self))
+    seen: list[int] = []  # task rows in the relay's transaction when the failing consumer runs
+
+    def fail_once(event, outbox_id):
+        if not seen:
+            seen.append(DBTaskResult.objects.count())
+            raise RuntimeError("a later consumer failed")
+
+    outbox.register_consumer("test-fail-once", fail_once, order=500)
+    try:
+        start_review()
+    finally:
+        outbox.unregister_consumer("test-fail-once")
+    [item] = Item.objects.all()
+    rows = DBTaskResult.objects.order_by("task_path").values_list("task_path", "args_kwargs", "run_after")
+    assert [(path, args["args"]) for path, args, _ in rows] == [
+        (tasks.expire_interrupt.module_path, [item.pk]),
+        (tasks.notify_new_item.module_path, [item.pk]),
+    ]
+    assert rows[0][2] == item.due_at
+    assert seen == [2]  # written beside the item, then rolled back with it: once in the end

@@ -9,9 +9,11 @@ relayed again after a crash finds its work done):
   approval policies (``policy_decisions.py``: the rule's queue, four eyes, an automatic decision
   through the session service in this transaction); a checkpoint restore's re-opened
   interrupt keeps the queue of its earlier item (unless that one had escalated away). Log
-  ``interrupt.created`` in the queue's change log; after the commit schedule the expiry of a due
-  item and mail its queue (``notify_enqueue``; ``notify_new_item`` records each mail, so a repeat
-  sends none twice).
+  ``interrupt.created`` in the queue's change log; schedule the expiry of a due item and mail its
+  queue (``notify_enqueue``; ``notify_new_item`` records each mail, so a repeat sends none twice):
+  on the database task backend in this transaction (the task rows commit with the item, exactly
+  once, at no commit of their own), on any other (the test suite's immediate one runs them at
+  once) after the commit.
 - ``interrupt.answered``: mark the pending item resolved with the decision, decider, reason, edit
   diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout,
   ``interrupt.cancelled`` for a manager's cancel: decision ``cancelled``); a person's decision
@@ -30,12 +32,13 @@ import logging
 from typing import Any
 
 from django.db import connection, transaction
+from django_tasks_db import DatabaseBackend
 
 from ...policies.shadow import shadow_compare
 from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
 from ..live.changes import queue_changes_record
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
-from ..tasks import notify_enqueue, schedule_expiry
+from ..tasks import notify_enqueue, notify_new_item, schedule_expiry
 from .assignment import item_row
 from .policy_decisions import policy_apply, policy_verdict
 from .policy_gate import APPROVAL_KINDS
@@ -79,10 +82,17 @@ def _opened(event: InterruptOpened) -> None:
     if verdict is not None:
         policy_apply(row, verdict)  # an automatic decision is an answer in this transaction
     pk, due_at = row.pk, row.due_at
-    transaction.on_commit(lambda: _after_open(pk, due_at), robust=True)
+    if isinstance(notify_new_item.get_backend(), DatabaseBackend):
+        # No try: a failure rolls the relay's transaction back and the row is relayed again.
+        if due_at is not None:
+            schedule_expiry(pk, due_at)
+        notify_enqueue(pk)
+    else:
+        transaction.on_commit(lambda: _after_open(pk, due_at), robust=True)
 
 
 def _after_open(pk: int, due_at: dt.datetime | None) -> None:
+    """Enqueue the item's tasks after the commit (a backend that runs them at once); failures are logged."""
     if due_at is not None:
         try:
             schedule_expiry(pk, due_at)

@@ -46,7 +46,7 @@ def queue_changes_record(*, changes: Iterable[tuple[int, str, int | None]]) -> l
             version = _next_version(queue_id)
             created.append(QueueChange(queue_id=queue_id, version=version, event=event, item_id=item_pk))
         created = QueueChange.objects.bulk_create(created)
-    ids = [c.pk for c in created]
+    ids = [(c.pk, c.queue_id) for c in created]
 
     def publish() -> None:
         publish_changes(ids)

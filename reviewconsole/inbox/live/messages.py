@@ -58,10 +58,16 @@ def change_message(change: QueueChange) -> dict[str, Any]:
     return message
 
 
-def publish_changes(change_ids: list[int]) -> None:
-    """Publish these committed changes to their queues' groups, in version order, off the
-    committing thread (``group_sender.submit``). Never raises."""
-    group_sender.submit(lambda: _publish_changes(change_ids))
+def publish_changes(changes: list[tuple[int, int]]) -> None:
+    """Publish these committed changes (``(change_id, queue_id)``) to their queues' groups, in
+    version order, off the committing thread (``group_sender.submit``). Never raises.
+
+    A change of a queue nobody can hear (the in-memory layer with nobody in its group:
+    ``group_sender.has_readers``, asked after the commit, so a reader who joins later finds the
+    change in its snapshot) costs no read, row rendering or send."""
+    heard = [pk for pk, queue_id in changes if group_sender.has_readers(group_name(queue_id))]
+    if heard:
+        group_sender.submit(lambda: _publish_changes(heard))
 
 
 def _publish_changes(change_ids: list[int]) -> None:
