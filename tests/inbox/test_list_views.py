@@ -100,7 +100,10 @@ def test_my_decisions_lists_only_what_the_user_decided(logged_in, manager, outsi
 
 
 def test_the_snapshot_carries_each_row_as_the_page_renders_it(logged_in, queues):
-    make_items(queues["support"], 2, title='<img src=x onerror="alert(1)">')
+    # Asked 30 min ago, far from a unit's boundary: the page and the JSON, read a moment apart,
+    # say the same age (an hour ago flipped "59 min" to "1 h" between the two reads under load).
+    start = timezone.now() - dt.timedelta(minutes=30)
+    make_items(queues["support"], 2, title='<img src=x onerror="alert(1)">', start=start)
     html = logged_in.get("/inbox/").content.decode()
     data = logged_in.get("/inbox/items.json").json()
     for entry in data["items"]:
