@@ -271,7 +271,8 @@ def test_a_manager_reviews_a_draft_and_the_auditor_reads_the_trail(console, brow
     expect(rows.first).to_contain_text("No charger")
     assert page.evaluate("window.__sameDocument") is True, "the page was reloaded"
     rows.first.locator("a").click()
-    page.fill("#reason", "We do not send this kind of reply")  # a rejection needs a reason
+    page.click("button:has-text('Reject')")  # asks for the reason: a rejection needs one
+    page.fill("#reason", "We do not send this kind of reply")
     page.click("button:has-text('Reject')")
     expect(page).to_have_url(f"{console.url}/inbox/")
     expect(rows).to_have_count(0)

@@ -1,0 +1,123 @@
+"""An item's decision in headless Chromium, at 1280×800 and 390×844, light and dark: the decision
+bar (sticky at the top of the item on wide screens, at the bottom of the screen on phones, the
+reason asked for only once Reject is chosen, the form still whole without JavaScript).
+Screenshots go to ``test-artifacts/``.
+
+Every wait is on the page's state (a URL, a visible element, a focused field), never on a fixed time.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser import test_main_job
+from tests.browser.inbox_support import item_of, open_page, serve, webhook
+from tests.browser.test_main_job import ARTIFACTS
+
+pytestmark = pytest.mark.browser
+browser = test_main_job.browser  # the headless Chromium fixture, used here too
+
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+LONG_COMPLAINT = "Decision bar: the parcel arrived late and damaged.\n" + "More detail about the order.\n" * 60
+
+
+@pytest.fixture(scope="module")
+def console(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("item-decide"), "item-decide-console.log") as server:
+        yield server
+
+
+def _shot(page, name):
+    page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=False)
+
+
+def _in_view(page, selector):
+    """Whether the element lies wholly inside the viewport: [top, bottom, viewport height]."""
+    return page.evaluate(
+        "(s) => { const r = document.querySelector(s).getBoundingClientRect();"
+        " return [Math.round(r.top), Math.round(r.bottom), window.innerHeight]; }",
+        selector,
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_on_a_phone_approve_is_in_reach_without_scrolling(console, browser, scheme):
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager", color_scheme=scheme, **PHONE)
+    expect(page.locator("button.keys-help")).to_be_hidden()  # no keyboard-shortcuts link on a phone
+    item = item_of(page, webhook(console, "email-review", {"complaint": LONG_COMPLAINT}))
+    page.goto(item["url"])
+    expect(page.locator("#approve")).to_be_in_viewport(ratio=1)
+    top, bottom, height = _in_view(page, "#decision-bar")
+    assert bottom <= height and top > height / 2, (top, bottom, height)  # at the bottom of the screen
+    expect(page.locator("[data-help-open]")).to_be_hidden()
+    expect(page.locator("#reason")).to_be_hidden()  # asked for only when rejecting
+    _shot(page, f"decision-bar-phone-{scheme}")
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_function("() => window.scrollY > 0")
+    expect(page.locator("#approve")).to_be_in_viewport(ratio=1)  # still there at the end of the page
+    # The page's last content is not hidden behind the bar.
+    last, bar = page.evaluate(
+        "() => [document.querySelector('main').lastElementChild.getBoundingClientRect().bottom,"
+        " document.getElementById('decision-bar').getBoundingClientRect().top]"
+    )
+    assert last <= bar + 1, (last, bar)
+
+    page.click("#reject")  # choosing Reject asks for the reason, in the bar
+    expect(page.locator("#reason")).to_be_focused()
+    expect(page.locator("#reason")).to_be_in_viewport()
+    _shot(page, f"decision-bar-phone-reject-{scheme}")
+    page.click("#reject")  # still empty: refused on the page, nothing sent
+    expect(page.locator("#reason-needed")).to_be_visible()
+    assert page.url.endswith(item["url"])
+    page.fill("#reason", "Not this week")
+    page.click("#reject")
+    page.wait_for_url("**/inbox/")
+    context.close()
+
+
+def test_on_a_wide_screen_the_bar_stays_at_the_top_of_the_item(console, browser):
+    from playwright.sync_api import expect
+
+    for scheme in ("light", "dark"):
+        context, page = open_page(browser, console, "manager", color_scheme=scheme, **DESKTOP)
+        item = item_of(page, webhook(console, "email-review", {"complaint": LONG_COMPLAINT}))
+        page.goto(item["url"])
+        expect(page.locator("[data-help-open]")).to_be_visible()  # the shortcuts link on a wide screen
+        top, _, height = _in_view(page, "#decision-bar")
+        assert top < height / 2, (top, height)  # near the top of the item, above the draft
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_function("() => window.scrollY > 400")
+        top, _, _ = _in_view(page, "#decision-bar")
+        assert 0 <= top <= 1, top  # stuck to the top while the page scrolls
+        expect(page.locator("#approve")).to_be_in_viewport(ratio=1)
+        expect(page.locator("#reason")).to_be_hidden()
+        page.keyboard.press("r")  # the shortcut chooses Reject too
+        expect(page.locator("#reason")).to_be_focused()
+        _shot(page, f"decision-bar-desktop-{scheme}")
+        page.keyboard.type("Sent to legal")
+        page.keyboard.press("Enter")  # Enter in the reason rejects, never approves
+        page.wait_for_url("**/inbox/")
+        page.goto(item["url"])
+        expect(page.locator("#decision-reason")).to_have_text("Sent to legal")
+        expect(page.locator("#status-banner")).to_contain_text("rejected")
+        context.close()
+
+
+def test_without_javascript_the_reason_shows_and_the_server_still_requires_it(console, browser):
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager", **DESKTOP)
+    item = item_of(page, webhook(console, "email-review", {"complaint": "Decision bar without scripts"}))
+    context.close()
+    context, page = open_page(browser, console, "manager", java_script_enabled=False, **PHONE)
+    page.goto(item["url"])
+    expect(page.locator("#reason")).to_be_visible()
+    page.click("#reject")
+    expect(page.locator("#error")).to_contain_text("reason")
+    page.fill("#reason", "No scripts, still a reason")
+    page.click("#reject")
+    page.wait_for_url("**/inbox/")
+    context.close()
