@@ -1,12 +1,15 @@
 """An item's decision in headless Chromium, at 1280×800 and 390×844, light and dark: the decision
 bar (sticky at the top of the item on wide screens, at the bottom of the screen on phones, the
-reason asked for only once Reject is chosen, the form still whole without JavaScript).
+reason asked for only once Reject is chosen, the form still whole without JavaScript), and after
+feedback the page that waits for the new draft and opens it.
 Screenshots go to ``test-artifacts/``.
 
 Every wait is on the page's state (a URL, a visible element, a focused field), never on a fixed time.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -19,6 +22,7 @@ browser = test_main_job.browser  # the headless Chromium fixture, used here too
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+SEEN = "sessionStorage.setItem('seen', (sessionStorage.getItem('seen') || '') + location.pathname + ' ')"
 LONG_COMPLAINT = "Decision bar: the parcel arrived late and damaged.\n" + "More detail about the order.\n" * 60
 
 
@@ -120,4 +124,59 @@ def test_without_javascript_the_reason_shows_and_the_server_still_requires_it(co
     page.fill("#reason", "No scripts, still a reason")
     page.click("#reject")
     page.wait_for_url("**/inbox/")
+    context.close()
+
+
+@pytest.mark.parametrize(("size", "scheme"), [("desktop", "light"), ("phone", "dark")])
+def test_after_feedback_the_page_waits_for_the_new_draft_and_opens_it(console, browser, size, scheme):
+    from playwright.sync_api import expect
+
+    viewport = DESKTOP if size == "desktop" else PHONE
+    context, page = open_page(browser, console, "manager", color_scheme=scheme, **viewport)
+    session = webhook(console, "email-review", {"complaint": f"After feedback ({size}): the lamp flickers"})
+    first = item_of(page, session)
+    page.goto(first["url"])
+    # A second tab already on the waiting page, before any new draft exists: it waits, live.
+    waiting = context.new_page()
+    waiting.goto(f"{first['url']}after-feedback/")
+    expect(waiting.locator("#next-state")).to_have_attribute("data-state", "waiting")
+    waiting.wait_for_function("document.documentElement.dataset.inboxLive === 'live'")
+    _shot(waiting, f"after-feedback-waiting-{size}-{scheme}")
+    # Notes every page the tab shows: the waiting page may open the new draft at once.
+    context.add_init_script(SEEN)
+    page.fill("#feedback", "shorter")
+    page.click("#revise")
+    page.wait_for_url(re.compile(rf"/inbox/items/(?!{first['id']}/)\d+/$"))  # opened by itself, live
+    second = item_of(page, session, excluding=first["id"])
+    assert page.url.endswith(second["url"])  # the session's new draft
+    expect(page.locator("#last-feedback")).to_have_text("shorter")
+    expect(page.locator("#draft")).not_to_contain_text("Revised after reviewer feedback")
+    seen = page.evaluate("sessionStorage.getItem('seen')").split()
+    assert seen[-2:] == [f"/inbox/items/{first['id']}/after-feedback/", second["url"]], seen
+    _shot(page, f"after-feedback-next-draft-{size}-{scheme}")
+    waiting.wait_for_url(f"**{second['url']}")  # the socket said the new draft was there
+    context.close()
+
+
+def test_after_feedback_without_javascript_the_page_links_the_next_draft(console, browser):
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager", **DESKTOP)
+    session = webhook(console, "email-review", {"complaint": "After feedback without scripts"})
+    first = item_of(page, session)
+    context.close()
+    context, page = open_page(browser, console, "manager", java_script_enabled=False, **DESKTOP)
+    page.goto(first["url"])
+    page.fill("#feedback", "warmer")
+    page.click("#revise")
+    page.wait_for_url(f"**/inbox/items/{first['id']}/after-feedback/")
+    expect(page.locator("#after-feedback-title")).to_have_text("Feedback sent: a new draft is being written")
+    _shot(page, "after-feedback-no-script-desktop-light")
+    helper_context, helper = open_page(browser, console, "manager", **DESKTOP)
+    second = item_of(helper, session, excluding=first["id"])  # the new draft exists now
+    helper_context.close()
+    page.reload()  # what "Check again" does
+    expect(page.locator("#next-request")).to_have_attribute("href", second["url"])
+    page.click("#next-request")
+    page.wait_for_url(f"**{second['url']}")
     context.close()
