@@ -180,3 +180,67 @@ def test_after_feedback_without_javascript_the_page_links_the_next_draft(console
     page.click("#next-request")
     page.wait_for_url(f"**{second['url']}")
     context.close()
+
+
+TRIAGE_VALID = {"#id-f-summary": "Card payments fail at checkout", "#id-f-affected_customers": "120"}
+
+
+@pytest.mark.parametrize(("size", "scheme"), [("desktop", "light"), ("desktop", "dark"), ("phone", "light")])
+def test_the_triage_form_refuses_not_an_email_beside_the_field_and_keeps_it(console, browser, size, scheme):
+    from playwright.sync_api import expect
+
+    viewport = DESKTOP if size == "desktop" else PHONE
+    context, page = open_page(browser, console, "manager", color_scheme=scheme, **viewport)
+    session = webhook(console, "incident-triage", {"title": f"Form ({size}, {scheme})", "details": "500 on /pay"})
+    page.goto(item_of(page, session)["url"])
+    expect(page.locator("#payload dt", has_text="Title")).to_have_count(1)  # details as key/value
+    expect(page.locator("#payload")).not_to_contain_text("{")
+    expect(page.locator("label[for='id-f-components-0']")).to_have_text("Component 1")
+    expect(page.locator("#id-f-components .list-row")).to_have_count(1)  # spare rows go with JavaScript
+    expect(page.locator("#id-f-contact-email")).to_have_attribute("type", "email")
+    page.select_option("#id-f-severity", label="high")
+    for selector, value in TRIAGE_VALID.items():
+        page.fill(selector, value)
+    page.fill("#id-f-components-0", "checkout")
+    page.click("#id-f-components .list-add")
+    expect(page.locator("label[for='id-f-components-1']")).to_have_text("Component 2")
+    page.fill("#id-f-components-1", "payments")
+    page.click("#id-f-components .list-add")
+    page.fill("#id-f-components-2", "search")
+    page.click("#id-f-components .list-row:nth-child(2) .list-remove")  # "payments" goes; "search" moves up
+    expect(page.locator("#id-f-components-1")).to_have_value("search")
+    expect(page.locator("label[for='id-f-components-1']")).to_have_text("Component 2")
+    page.fill("#id-f-contact-name", "Dana")
+    page.fill("#id-f-contact-email", "not-an-email")
+    page.click("#answer")
+    expect(page.locator("#id-f-contact-email-error")).to_have_text("Enter an email address, e.g. name@example.com.")
+    expect(page.locator("#id-f-contact-email")).to_have_value("not-an-email")  # kept
+    expect(page.locator("#id-f-components-1")).to_have_value("search")
+    page.locator("#id-f-contact-email").scroll_into_view_if_needed()
+    _shot(page, f"form-email-error-{size}-{scheme}")
+    page.fill("#id-f-contact-email", "dana@example.com")
+    page.click("#answer")
+    page.wait_for_url("**/inbox/")
+    context.close()
+
+
+def test_without_javascript_a_list_offers_a_fixed_number_of_rows(console, browser):
+    from playwright.sync_api import expect
+
+    session = webhook(console, "incident-triage", {"title": "Form without scripts"})
+    helper_context, helper = open_page(browser, console, "manager", **DESKTOP)
+    url = item_of(helper, session)["url"]
+    helper_context.close()
+    context, page = open_page(browser, console, "manager", java_script_enabled=False, **PHONE)
+    page.goto(url)
+    expect(page.locator("#id-f-components .list-row")).to_have_count(3)
+    expect(page.locator("#id-f-components .list-add")).to_be_hidden()
+    page.select_option("#id-f-severity", label="low")
+    for selector, value in TRIAGE_VALID.items():
+        page.fill(selector, value)
+    page.fill("#id-f-components-0", "checkout")
+    page.fill("#id-f-components-1", "payments")
+    page.fill("#id-f-contact-name", "Dana")
+    page.click("#answer")
+    page.wait_for_url("**/inbox/")
+    context.close()

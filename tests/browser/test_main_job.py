@@ -247,7 +247,7 @@ def test_a_manager_reviews_a_draft_and_the_auditor_reads_the_trail(console, brow
     page.fill("#feedback", "shorter")
     decided_at = time.time()
     page.click("button:has-text('Send feedback')")
-    expect(page).to_have_url(re.compile(rf"/inbox/items/(?!{first_id}/)\d+/$"))
+    expect(page).to_have_url(re.compile(rf"/inbox/items/(?!{first_id}/)\d+/$"), timeout=WAIT_MS)
     timings["decision_to_next_request_ms"] = page.evaluate("performance.timeOrigin") - decided_at * 1000
     expect(page.locator("#draft")).to_contain_text("We are sorry about this.")
     expect(page.locator("#draft")).not_to_contain_text("Revised after reviewer feedback")
