@@ -31,7 +31,7 @@ class Contact(BaseModel):
     """Who follows the incident up."""
 
     name: str = Field(min_length=1, max_length=100)
-    email: str | None = Field(default=None, max_length=200)
+    email: str | None = Field(default=None, max_length=200, json_schema_extra={"format": "email"})
 
 
 class Triage(BaseModel):

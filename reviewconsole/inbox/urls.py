@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .pages import item_views, lifecycle_views, views
+from .pages import feedback_views, item_views, lifecycle_views, views
 
 app_name = "inbox"
 
@@ -13,6 +13,8 @@ urlpatterns = [
     path("items/<int:pk>/status.json", item_views.status_json, name="status_json"),
     path("items/<int:pk>/history/", item_views.history, name="history"),
     path("items/<int:pk>/decide/", item_views.decide, name="decide"),
+    path("items/<int:pk>/after-feedback/", feedback_views.after_feedback, name="after_feedback"),
+    path("items/<int:pk>/next.json", feedback_views.next_json, name="next_json"),
     path("items/<int:pk>/claim/", item_views.claim, name="claim"),
     path("items/<int:pk>/unclaim/", item_views.unclaim, name="unclaim"),
     path("items/<int:pk>/take-over/", item_views.take_over, name="take_over"),

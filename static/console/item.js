@@ -1,6 +1,7 @@
 // One request's page: says live when it was decided, expired, superseded or claimed elsewhere;
-// keyboard shortcuts; the diff of an edited draft as it is typed; "Add another" in generated
-// forms. Text goes in with textContent only (it may come from an LLM or an outside caller).
+// the decision bar's reason box, shown when Reject is chosen; keyboard shortcuts; the diff of an
+// edited draft as it is typed. Text goes in with textContent only (it may come from an LLM or an
+// outside caller).
 (function () {
   "use strict";
   const config = document.getElementById("item-live");
@@ -82,6 +83,37 @@
     onReset: fetchStatus,
   });
 
+  // The reason box: shown once the reviewer chooses Reject (without this script it always shows,
+  // and the server still refuses a rejection without the reason the kind requires). Where an
+  // approval needs a reason too (data-always), or the page came back with an error, it stays.
+  const reasonBox = document.getElementById("reason-box");
+  const reasonField = document.getElementById("reason");
+  const rejectButton = document.getElementById("reject");
+  function chooseReject() {
+    reasonBox.hidden = false;
+    document.getElementById("decision-bar").classList.add("rejecting");
+    reasonField.focus();
+  }
+  if (reasonBox && reasonField && rejectButton) {
+    if (!("always" in reasonBox.dataset) && !reasonField.value && !document.getElementById("error")) {
+      reasonBox.hidden = true;
+    }
+    rejectButton.addEventListener("click", (event) => {
+      const missing = "required" in reasonBox.dataset && !reasonField.value.trim();
+      if (!reasonBox.hidden && !missing) return; // sent: the reason goes with it
+      event.preventDefault();
+      document.getElementById("reason-needed").hidden = reasonBox.hidden;
+      reasonField.setAttribute("aria-invalid", String(!reasonBox.hidden));
+      chooseReject();
+    });
+    reasonField.addEventListener("keydown", (event) => {
+      // Enter in the reason rejects (the form's default button would approve).
+      if (event.key !== "Enter" || event.ctrlKey || event.metaKey || event.isComposing) return;
+      event.preventDefault();
+      rejectButton.click();
+    });
+  }
+
   // Keyboard.
   function click(id) {
     const node = document.getElementById(id);
@@ -102,8 +134,7 @@
     window.InboxKeys.bind({
       a: () => click("approve"),
       r: () => {
-        const reason = document.getElementById("reason");
-        if (reason && !reason.value.trim()) return focus("reason");
+        if (reasonBox && (reasonBox.hidden || !reasonField.value.trim())) return chooseReject();
         return click("reject");
       },
       f: () => focus("feedback"),

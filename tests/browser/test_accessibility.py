@@ -114,6 +114,7 @@ def test_no_page_has_a_serious_or_critical_violation(console, browser):
     for kind, item in pending.items():
         _check(page, item["url"], f"item-{kind}-decided", problems)
 
+    _check(page, f"{pending['email']['url']}after-feedback/", "after-feedback", problems)
     _check(page, "/new/", "new-request", problems)
     _check(page, "/new/email-review/", "new-request-form", problems)
     _check(page, f"/sessions/{sessions['email']}/", "session", problems)

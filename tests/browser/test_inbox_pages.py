@@ -116,9 +116,9 @@ def test_the_keyboard_path_feedback_then_reject(console, browser):
     expect(page.locator("#feedback")).to_be_focused()
     page.keyboard.type("shorter")
     page.keyboard.press("Control+Enter")
-    page.wait_for_url("**/inbox/")
-    second = item_of(page, session, excluding=item["id"])  # the next draft's request
-    page.goto(second["url"])
+    page.wait_for_url(re.compile(rf"/inbox/items/(?!{item['id']}/)\d+/$"))  # opened after feedback
+    second = item_of(page, session, excluding=item["id"])
+    assert page.url.endswith(second["url"])  # the session's next draft
     expect(page.locator("#revision-diff .diff-line.add").first).to_be_visible()
     page.keyboard.press("r")
     expect(page.locator("#reason")).to_be_focused()

@@ -82,6 +82,8 @@ def test_null_defaults_of_every_kind_render_empty_and_post_back_as_nothing():
         "f.urgent": ("", False),
         "f.level": ("", False),
         "f.tags.0": ("", False),
+        "f.tags.1": ("", False),  # spare rows, for a page without JavaScript
+        "f.tags.2": ("", False),
         "f.extra": ("", False),
         "f.due": ("", False),
     }

@@ -114,7 +114,8 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     the call's (``args_changed``). Nothing is stored on any refusal; those of a decision bound to
     a call are audited (``interrupt.refuse``). JSON: ``{"item": list entry, "receipt":
     receipts.receipt}`` (and ``"approvals"`` after a four-eyes first approval), also for the same
-    decision sent again.
+    decision sent again. A page: 302 to the inbox, or after feedback to the page that waits for
+    the session's next draft (``feedback_views.after_feedback``).
     """
     item = item_for(request.user, pk)
     action = request.POST.get("action", "")
@@ -144,6 +145,8 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
         row = item.session_interrupt
         extra = {"approvals": {"given": 1, "required": 2}} if first else {}
         return JsonResponse({"item": list_entry(item), "receipt": receipt(row) if row is not None else None, **extra})
+    if action == "revise":  # the page that waits for the next draft and opens it
+        return redirect("inbox:after_feedback", pk=item.pk)
     if first:
         messages.success(request, "First approval recorded (1 of 2): a second, different person must approve.")
         return redirect("inbox:index")

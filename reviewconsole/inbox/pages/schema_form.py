@@ -1,9 +1,14 @@
 """A form generated from an interrupt's ``response_schema`` (JSON Schema, as the engine stores it).
 
-Supported: strings (text; ``format`` date, date-time, email; long text as a text area), numbers,
-integers, booleans, enums, lists (of any of these, or of objects) and nested objects; ``$ref``
+Supported: strings (text; ``format`` email, uri, date, date-time and time as the matching HTML
+input, checked on the server by ``schema_formats``; long text as a text area), numbers, integers,
+booleans, enums, lists (of any of these, or of objects) and nested objects (fieldsets); ``$ref``
 to ``$defs``/``definitions`` and pydantic's ``anyOf [X, null]`` for optional fields. Anything
-else is edited as JSON text.
+else is edited as JSON text. Labels are the schema's ``title`` (else the property's name), help
+is its ``description``; a list's rows are named from the items' ``title``, else the singular of
+the list's label ("Component 1"). A new form shows a list's rows plus :data:`SPARE_ROWS` empty
+ones (marked ``spare``: without JavaScript they are the rows one may fill; with it,
+``schema_form.js`` drops them and adds and removes rows instead).
 
 Field names are the JSON path under ``f``: ``f.address.city``, ``f.tags.0``,
 ``f.people.1.name``. :func:`validate_value` turns posted fields back into a JSON value and
@@ -23,11 +28,14 @@ import jsonschema
 
 from ... import json_input
 from ..errors import DecisionError
+from .schema_formats import FORMAT_CHECKER, format_message, input_type, posted_value, shown_value
 
 __all__ = ["FormField", "form_fields", "parse_form", "validate_value"]
 
 ROOT = "f"
 _MAX_ITEMS = 200  # list rows read from a post (the schema's maxItems still applies)
+SPARE_ROWS = 2  # empty rows a new form adds to each list, up to its maxItems
+NUMBER = "__number__"  # in a new row's label: its number, set by schema_form.js
 
 
 def _resolve(schema: dict[str, Any], root: dict[str, Any], depth: int = 0) -> dict[str, Any]:
@@ -90,6 +98,8 @@ class FormField:
     errors: list[str] = field(default_factory=list)
     step: str = "any"
     nullable: bool = False  # the schema also takes null (pydantic's ``X | None``)
+    format: str = ""  # a string's ``format`` (schema_formats)
+    spare: bool = False  # an empty list row added for a form without JavaScript
 
     @property
     def id(self) -> str:
@@ -105,6 +115,21 @@ def _label(name: Any, schema: dict[str, Any]) -> str:
     if isinstance(title, str) and title:
         return title
     return str(name).replace("_", " ").capitalize() if name != ROOT else "Answer"
+
+
+def _singular(label: str) -> str:
+    """The singular of an English plural label, for a list's rows ("Components" → "Component")."""
+    for plural, single in (("ies", "y"), ("sses", "ss"), ("xes", "x"), ("ches", "ch"), ("shes", "sh")):
+        if label.endswith(plural):
+            return label[: -len(plural)] + single
+    if label.endswith("s") and not label.endswith("ss") and len(label) > 3:
+        return label[:-1]
+    return label
+
+
+def _row_label(items: dict[str, Any], root: dict[str, Any], list_label: str) -> str:
+    title = _resolve(items, root).get("title") if isinstance(items, dict) else None
+    return title if isinstance(title, str) and title else _singular(list_label)
 
 
 def _shown(value: Any) -> str:
@@ -175,20 +200,16 @@ def _build(
         start = initial if isinstance(initial, list) else []
         count = max(len(rows), len(start), int(schema.get("minItems") or 0), 1)
         indices = rows or list(range(count))
-        node.children = [
-            _build(
-                items,
-                root,
-                f"{name}.{i}",
-                [*path, i],
-                f"{_label(label_key, schema)} {n + 1}",
-                False,
-                data,
-                start[i] if i < len(start) else None,
-            )
-            for n, i in enumerate(indices)
-        ]
-        node.template = _build(items, root, f"{name}.__index__", [*path, "__index__"], "New item", False, {}, None)
+        spares = 0 if rows else max(0, min(SPARE_ROWS, int(schema.get("maxItems") or _MAX_ITEMS) - count))
+        if _type(_resolve(items, root)) == "boolean":
+            spares = 0  # an unticked box is an answer (false), not an empty row
+        row_label = _row_label(items, root, node.label)
+        for n, i in enumerate([*indices, *range(count, count + spares)]):
+            child = _build(items, root, f"{name}.{i}", [*path, i], i, False, data, start[i] if i < len(start) else None)
+            child.label, child.spare = f"{row_label} {n + 1}", n >= len(indices)
+            node.children.append(child)
+        node.template = _build(items, root, f"{name}.__index__", [*path, "__index__"], "", False, {}, None)
+        node.template.label = f"{row_label} {NUMBER}"
         return node
     raw = data.get(name)
     if kind == "enum":
@@ -197,9 +218,9 @@ def _build(
     elif kind == "boolean":
         node.checked = (raw is not None and raw != "") if data else initial is True
     else:
-        node.value = str(raw) if raw is not None else _shown(initial)
-        fmt = schema.get("format")
-        node.input_type = {"date": "date", "date-time": "datetime-local", "email": "email"}.get(str(fmt), "text")
+        node.format = str(schema.get("format") or "") if kind == "text" else ""
+        node.value = str(raw) if raw is not None else shown_value(node.format, _shown(initial))
+        node.input_type = input_type(node.format)
         if kind in ("number", "integer"):
             node.input_type = "number"
             node.step = "1" if kind == "integer" else "any"
@@ -266,6 +287,8 @@ def _parse(node: FormField, data: dict[str, Any], errors: list[dict[str, Any]]) 
             return _number(raw.strip(), node.kind)
         if node.kind in ("enum", "json"):
             return json_input.loads(raw)
+        if node.format:
+            return posted_value(node.format, raw)
     except json_input.UnstorableValueError:
         errors.append({"path": node.path, "message": "Enter JSON without NUL characters or numbers out of range."})
         return None
@@ -288,7 +311,7 @@ def _validator(schema_text: str) -> Any:
     schema = json.loads(schema_text)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     cls.check_schema(schema)
-    return cls(schema)
+    return cls(schema, format_checker=FORMAT_CHECKER)
 
 
 def _errors(value: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
@@ -300,12 +323,12 @@ def _errors(value: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
             for key in missing:
                 found.append({"path": [*path, key], "message": "This field is required."})
             continue
-        found.append(
-            {
-                "path": path,
-                "message": _pattern_message(error.schema, path) if error.validator == "pattern" else error.message,
-            }
-        )
+        message = error.message
+        if error.validator == "pattern":
+            message = _pattern_message(error.schema, path)
+        elif error.validator == "format":
+            message = format_message(error.validator_value) or message
+        found.append({"path": path, "message": message})
     unique = {(tuple(map(str, e["path"])), e["message"]): e for e in found}  # one per field and reason
     return sorted(unique.values(), key=lambda e: [str(p) for p in e["path"]])
 

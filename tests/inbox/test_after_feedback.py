@@ -1,0 +1,83 @@
+"""After feedback: the decision bar's markup, the page that waits for the session's next draft,
+and ``next.json``."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewconsole.inbox.models import Item
+
+
+@pytest.fixture
+def review(start_review):
+    return start_review()
+
+
+def test_the_decision_bar_holds_the_buttons_and_the_reason_of_the_decision_form(client, manager, review):
+    _, item = review
+    client.force_login(manager)
+    page = client.get(f"/inbox/items/{item.pk}/").content.decode()
+    bar = page[page.index('id="decision-bar"') : page.index('id="decision-form"')]  # above the form
+    for button in ("approve", "reject", "revise"):
+        assert f'form="decision-form" name="action" value="{button}"' in bar
+    assert 'id="reason" name="reason" form="decision-form"' in bar
+    assert 'id="reason-box" data-required>' in bar  # the inbox requires a reason to reject
+
+
+def test_a_refund_whose_approval_needs_a_reason_always_shows_it(client, manager, start_session):
+    _, items = start_session("refund-approval", {"order_id": "A-9", "amount": 900, "reason": "Broken"})
+    client.force_login(manager)
+    page = client.get(f"/inbox/items/{items[0].pk}/").content.decode()
+    assert 'id="reason-box" data-always data-required>' in page
+
+
+def test_feedback_leads_to_the_waiting_page_which_links_the_next_draft(client, manager, review, on_commit):
+    session, first = review
+    client.force_login(manager)
+    with on_commit():
+        response = client.post(f"/inbox/items/{first.pk}/decide/", {"action": "revise", "feedback": "shorter"})
+    assert response.status_code == 302
+    assert response["Location"] == f"/inbox/items/{first.pk}/after-feedback/"
+    second = Item.objects.get(session=session, status="pending")
+    page = client.get(response["Location"])
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Feedback sent: a new draft is being written" in text
+    assert f'<a href="/inbox/items/{second.pk}/" id="next-request">open it</a>' in text
+    assert '<span id="feedback-sent">shorter</span>' in text
+    assert page.context["live"]["next_url"] == f"/inbox/items/{second.pk}/"
+    data = client.get(f"/inbox/items/{first.pk}/next.json").json()
+    assert data["next"]["id"] == second.pk
+    assert data["session"]["status"] == "waiting"
+
+
+def test_while_the_draft_is_written_the_page_waits(client, manager, review):
+    session, first = review
+    client.force_login(manager)
+    # Decided with feedback, the next draft not written yet (its run has not happened).
+    Item.objects.filter(pk=first.pk).update(status="resolved", decision="revise", response="shorter")
+    page = client.get(f"/inbox/items/{first.pk}/after-feedback/")
+    assert page.context["next_item"] is None
+    assert 'data-state="waiting"' in page.content.decode()
+    assert page.context["live"]["session"] == session.pk
+    assert str(first.queue_id) in page.context["live"]["versions"]  # the socket's start, per queue
+    assert client.get(f"/inbox/items/{first.pk}/next.json").json()["next"] is None
+
+
+def test_once_the_session_ended_the_page_says_no_draft_will_come(client, manager, review, on_commit):
+    _, first = review
+    client.force_login(manager)
+    with on_commit():
+        client.post(f"/inbox/items/{first.pk}/decide/", {"action": "approve"})
+    page = client.get(f"/inbox/items/{first.pk}/after-feedback/").content.decode()
+    assert 'data-state="ended"' in page
+    assert "no new draft will come" in page
+
+
+def test_outside_the_users_queues_the_waiting_page_is_404(client, outsider, review):
+    _, first = review
+    client.force_login(outsider)
+    assert client.get(f"/inbox/items/{first.pk}/after-feedback/").status_code == 404
+    response = client.get(f"/inbox/items/{first.pk}/next.json", headers={"Accept": "application/json"})
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "item_unknown"
