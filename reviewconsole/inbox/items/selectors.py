@@ -238,10 +238,13 @@ def _parse_cursor(cursor: str | None) -> tuple[str, tuple[dt.datetime, int]] | N
 
 
 def _scopes(queue_ids: list[int], filters: InboxFilters) -> list[list[int]]:
-    """One query per queue (its index orders it), except "claimed by me" and "my decisions": one
-    query over the user's claims or decisions (the ``interrupt_claimed`` and ``interrupt_decided_by``
-    indexes), whatever the queue."""
-    return [queue_ids] if (filters.mine or filters.my_decisions) and queue_ids else [[q] for q in queue_ids]
+    """One query per queue (its index orders it), except "claimed by me", "my decisions" and a
+    text search: one query over the user's claims or decisions (the ``interrupt_claimed`` and
+    ``interrupt_decided_by`` indexes), or over the search's matches (on PostgreSQL the trigram
+    index ``interrupt_search_trgm`` finds them, inbox migration 0010; SQLite scans once, not once
+    per queue), whatever the queue."""
+    one = filters.mine or filters.my_decisions or filters.q
+    return [queue_ids] if one and queue_ids else [[q] for q in queue_ids]
 
 
 def _walk(
