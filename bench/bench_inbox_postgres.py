@@ -12,8 +12,9 @@ the one ``DATABASE_URL`` names, migrates it, adds the demo data (users, queues) 
 queues as ``bench_inbox.py`` does (70% support, 20% sales, 10% finance; 1% overdue) and decided
 ones (a fifth decided by an approval policy); the search index (``inbox`` migration 0010) is
 built after the rows, then ``VACUUM ANALYZE``. It times, median of ``--repeat`` runs, in
-milliseconds of wall time of the whole Django request in-process (middleware, the selector's
-queries over loopback, the template) for the demo ``manager`` (every queue):
+milliseconds, the whole Django request in-process (middleware, the selector's queries over
+loopback, the template) for the demo ``manager`` (every queue): its wall time, this process's CPU
+time, and the time its queries took (sent to answered, PostgreSQL's work plus loopback), for:
 
 - the first page (the counts per queue not cached), and again with them cached;
 - filtered pages: one queue and "decided by policy", one queue and "unclaimed";
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -39,7 +41,7 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_inbox import _timed, prepare  # noqa: E402 (after the path)
+from bench.bench_inbox import prepare  # noqa: E402 (after the path)
 
 POLICY = "policy: small refunds"
 RARE = 654_321
@@ -111,26 +113,38 @@ def fill(pending: int, decided: int) -> None:
         cursor.execute("VACUUM ANALYZE inbox_item")
 
 
-def measure(count: int, repeat: int) -> dict[str, float]:
-    """Median wall time (ms) of each page of :func:`pages` (the whole request, in-process)."""
+def measure(count: int, repeat: int) -> dict[str, tuple[float, float, float, int]]:
+    """Per page of :func:`pages`: medians of the request's wall time, this process's CPU time and
+    the time its queries took as Django saw them (sent to answered), in ms, and how many queries."""
     from django.contrib.auth import get_user_model
     from django.core.cache import cache
+    from django.db import connection
     from django.test import Client
+    from django.test.utils import CaptureQueriesContext
 
     client = Client()
     client.force_login(get_user_model().objects.get(username="manager"))
 
-    def get(params: dict[str, str], cold: bool) -> None:
-        if cold:
-            cache.clear()  # the counts per queue are cached under the queues' versions: count again
-        response = client.get("/inbox/", params)
-        assert response.status_code == 200, (params, response.status_code)
+    def timed(params: dict[str, str], cold: bool) -> tuple[float, float, float, int]:
+        wall, cpu, sql, queries = [], [], [], 0
+        for _ in range(repeat):
+            if cold:
+                cache.clear()  # the counts per queue are cached under the queues' versions: count again
+            started, clock = time.process_time(), time.perf_counter()
+            with CaptureQueriesContext(connection) as captured:
+                response = client.get("/inbox/", params)
+            wall.append((time.perf_counter() - clock) * 1000)
+            cpu.append((time.process_time() - started) * 1000)
+            assert response.status_code == 200, (params, response.status_code)
+            sql.append(sum(float(q["time"]) for q in captured.captured_queries) * 1000)
+            queries = len(captured.captured_queries)
+        return statistics.median(wall), statistics.median(cpu), statistics.median(sql), queries
 
     figures = {}
     for name, params in pages(count).items():
-        figures[name] = _timed(lambda params=params: get(params, cold=True), repeat)
+        figures[name] = timed(params, cold=True)
         if not params:
-            figures["  … counts cached"] = _timed(lambda: get({}, cold=False), repeat)
+            figures["  … counts cached"] = timed({}, cold=False)
     return figures
 
 
@@ -218,8 +232,10 @@ def main(argv: list[str]) -> None:
             f"{time.perf_counter() - started:.1f} s (PostgreSQL, database {args.database})",
             flush=True,
         )
-        for name, ms in measure(args.count, args.repeat).items():
-            print(f"  {name:<28} {ms:8.1f} ms", flush=True)
+        print(f"  {'page (median of ' + str(args.repeat) + ')':<28} {'wall ms':>9} {'CPU ms':>8} {'SQL ms':>8} queries")
+        for name, (wall, cpu, sql, queries) in measure(args.count, args.repeat).items():
+            print(f"  {name:<28} {wall:9.1f} {cpu:8.1f} {sql:8.1f} {queries:7}", flush=True)
+        print(f"  load average {os.getloadavg()[0]:.2f} (1 min)")
         print("\nEXPLAIN (ANALYZE, BUFFERS) of the pages' queries on inbox_item (each shape once):")
         for name, sql, plan in plans(args.count):
             where = sql[sql.index(" FROM ") :] if " FROM " in sql else sql

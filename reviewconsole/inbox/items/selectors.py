@@ -21,11 +21,12 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404, QueryDict
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from ..conf import inbox_setting
 from ..live.changes import current_versions
 from ..models import Item, ItemStatus, Queue
 from .policy_gate import by_policy
@@ -34,6 +35,7 @@ __all__ = [
     "STATUSES",
     "InboxFilters",
     "InboxPage",
+    "count_label",
     "inbox_items_for",
     "inbox_page",
     "is_queue_manager",
@@ -306,22 +308,35 @@ def inbox_page(user: User, filters: InboxFilters, *, after: str | None = None, s
 
 
 def queue_counts(versions: dict[int, int], now: dt.datetime) -> tuple[dict[int, int], dict[int, int]]:
-    """Pending and overdue items per queue, cached under the queues' versions.
+    """Pending and overdue items per queue (queues with none left out), each counted up to
+    ``COUNT_CAP`` + 1 (:func:`count_label` shows more than the cap as "10000+"), cached under the
+    queues' versions.
 
+    Counting stops at the cap so that a page costs the same at a million waiting items as at
+    ten thousand (an index range of at most cap + 1 entries per queue, not the whole queue).
     Counts change only with a queue change (an item becoming overdue is one too: its expiry
     task logs it), so a count computed at the same versions is still right. Entries live 30
     seconds: an item that became overdue on a backend that cannot defer its expiry task is
     counted overdue within that time.
     """
     key = "inbox-counts:" + ",".join(f"{q}.{v}" for q, v in sorted(versions.items()))
+    cap = int(inbox_setting("COUNT_CAP"))
+
+    def counted(rows: QuerySet[Item]) -> dict[int, int]:
+        found = {q: rows.filter(queue_id=q).values("id")[: cap + 1].count() for q in versions}
+        return {q: n for q, n in found.items() if n}
 
     def compute() -> tuple[dict[int, int], dict[int, int]]:
-        pending = Item.objects.filter(queue_id__in=list(versions), status=ItemStatus.PENDING)
-        counts = dict(pending.values_list("queue_id").annotate(n=Count("id")).values_list("queue_id", "n"))
-        overdue = pending.filter(due_at__lte=now).values_list("queue_id").annotate(n=Count("id"))
-        return counts, dict(overdue.values_list("queue_id", "n"))
+        pending = Item.objects.filter(status=ItemStatus.PENDING)
+        return counted(pending), counted(pending.filter(due_at__lte=now))
 
     return cache.get_or_set(key, compute, 30) if versions else ({}, {})  # type: ignore[no-any-return]
+
+
+def count_label(count: int) -> str:
+    """A count of :func:`queue_counts` as the page shows it: ``"42"``, or ``"10000+"`` over the cap."""
+    cap = int(inbox_setting("COUNT_CAP"))
+    return f"{cap}+" if count > cap else str(count)
 
 
 def neighbours(user: User, item: Item, filters: InboxFilters | None = None) -> tuple[int | None, int | None]:
