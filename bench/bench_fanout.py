@@ -93,10 +93,12 @@ def raise_fd_limit() -> int:
 
 
 class Sockets:
-    """The reviewers' websockets on one loop; each keeps ``(time seen, raw frame)`` of what it receives."""
+    """The reviewers' websockets on one loop; for each session, when each socket first received
+    its ``interrupt.created`` (the time taken before the frame is parsed)."""
 
     def __init__(self) -> None:
-        self.frames: list[list[tuple[float, str]]] = []
+        self.count = 0
+        self.created: dict[str, list[float | None]] = {}
         self.arrived = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._closing: list[Any] = []
@@ -124,7 +126,7 @@ class Sockets:
             self._closing.append(connection)
             self._tasks.append(asyncio.create_task(self._read(index, connection)))
 
-        self.frames = [[] for _ in urls]
+        self.count = len(urls)
         for start in range(0, len(urls), 20):  # 20 at a time: a burst of handshakes is not what is measured
             await asyncio.gather(*(one(i, urls[i], cookies[i]) for i in range(start, min(start + 20, len(urls)))))
 
@@ -133,30 +135,29 @@ class Sockets:
 
         try:
             async for raw in connection:
-                self.frames[index].append((time.perf_counter(), raw))
-                self.arrived.set()
+                seen = time.perf_counter()
+                if "interrupt.created" not in raw:
+                    continue
+                message = json.loads(raw)
+                session_id = (message.get("item") or {}).get("session_id")
+                if message.get("event") != "interrupt.created" or not session_id:
+                    continue
+                times = self.created.setdefault(session_id, [None] * self.count)
+                if times[index] is None:
+                    times[index] = seen
+                    self.arrived.set()
         except ConnectionClosed:
             pass
 
-    def seen(self, session_id: str) -> list[float | None]:
-        """Per socket: when it received ``interrupt.created`` for ``session_id`` (None: not yet)."""
-        found: list[float | None] = []
-        for frames in self.frames:
-            when = None
-            for seen, raw in frames:
-                if session_id in raw:
-                    message = json.loads(raw)
-                    item = message.get("item") or {}
-                    if message.get("event") == "interrupt.created" and item.get("session_id") == session_id:
-                        when = seen
-                        break
-            found.append(when)
-        return found
-
     async def wait_all(self, session_id: str) -> list[float]:
+        """When each socket received the session's ``interrupt.created``, once all have.
+
+        Raises:
+            TimeoutError: some socket had not within :data:`WAIT` seconds.
+        """
         deadline = time.monotonic() + WAIT
         while True:
-            seen = self.seen(session_id)
+            seen = self.created.get(session_id, [None] * self.count)
             if all(t is not None for t in seen):
                 return [t for t in seen if t is not None]
             left = deadline - time.monotonic()
