@@ -162,7 +162,7 @@ TASKS = {
     }
 }
 
-CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+CHANNEL_LAYERS = {"default": {"BACKEND": "reviewconsole.live_layer.InMemoryChannelLayer"}}
 
 LOGGING = {
     "version": 1,
