@@ -12,6 +12,7 @@
 | ``EXPIRY`` | ``{}`` | per workflow ``{"due_in_seconds", "on_expiry", "escalate_to"}`` (JSON in the environment) |
 | ``CHANGE_LOG_DAYS`` | 7 | queue changes kept for catching up; older clients take a snapshot |
 | ``DUE_SOON_SECONDS`` | 14400 | the longest lead before a due time when a countdown turns amber (``items/sla.py``) |
+| ``COUNT_CAP`` | 10000 | a queue's waiting and overdue items are counted up to this many; more show as "10000+" |
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ _DEFAULTS: dict[str, Any] = {
     "EXPIRY": {},
     "CHANGE_LOG_DAYS": 7,
     "DUE_SOON_SECONDS": 14400,
+    "COUNT_CAP": 10000,
 }
 
 

@@ -164,7 +164,7 @@ TASKS = {
     }
 }
 
-CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+CHANNEL_LAYERS = {"default": {"BACKEND": "reviewconsole.live_layer.InMemoryChannelLayer"}}
 
 LOGGING = {
     "version": 1,

@@ -91,14 +91,17 @@
     countSelected();
   }
 
+  // Counts stop at cfg.count_cap (the server counts up to cap + 1): more shows as "10000+".
+  const countLabel = (n) => (cfg.count_cap && n > cfg.count_cap ? `${cfg.count_cap}+` : String(n));
+
   function showCounts(counts, overdue) {
     for (const badge of document.querySelectorAll("[data-count-for]")) {
-      const n = counts[badge.dataset.countFor] || 0;
-      badge.textContent = String(n);
+      const n = countLabel(counts[badge.dataset.countFor] || 0);
+      badge.textContent = n;
       badge.setAttribute("aria-label", `${n} waiting`);
     }
     for (const badge of document.querySelectorAll("[data-overdue-for]")) {
-      badge.textContent = `${overdue[badge.dataset.overdueFor] || 0} overdue`;
+      badge.textContent = `${countLabel(overdue[badge.dataset.overdueFor] || 0)} overdue`;
     }
   }
 

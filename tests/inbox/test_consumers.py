@@ -287,3 +287,31 @@ async def test_a_frame_that_is_not_json_is_ignored_and_the_socket_stays_open(coo
     assert (await member.receive_json_from(timeout=TIMEOUT))["event"] == "hello"
     await member.send_to(text_data="not json")
     assert await _is_quiet(member)
+
+
+async def test_the_access_checks_of_many_sockets_run_in_one_batch(demo_tx, connect, recheck_every_message, monkeypatch):
+    """Each socket is checked again (its own login), but one thread-pool job checks them all:
+    a thousand sockets do not queue a thousand jobs behind the pool (``live/access.py``)."""
+    from reviewconsole.inbox.live import access
+
+    batches = []
+    check_all = access._check_all
+
+    def recording(logins):
+        batches.append(len(logins))
+        return check_all(logins)
+
+    monkeypatch.setattr(access, "_check_all", recording)
+    sockets = []
+    for _ in range(4):
+        _, _, cookie = await database_sync_to_async(_login)()  # a login (a session) of its own each
+        sockets.append(await _watching(connect, cookie))
+    batches.clear()
+
+    session = await _start_review()
+
+    for socket in sockets:
+        message = await socket.receive_json_from(timeout=TIMEOUT)
+        assert (message["event"], message["item"]["session_id"]) == ("interrupt.created", session.id)
+    assert sum(batches) == 4  # every socket checked
+    assert len(batches) < 4, batches  # in fewer jobs than sockets

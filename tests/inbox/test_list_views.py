@@ -147,8 +147,9 @@ def test_a_created_change_carries_its_row_so_a_list_shows_it_at_once(logged_in, 
 
 def test_the_decided_list_is_newest_decision_first_not_newest_request(logged_in, manager, queues):
     asked_first, asked_last = make_items(queues["finance"], 2, title="Refund")
-    _decide([asked_first], manager, hours_ago=1)  # asked first, decided last
-    _decide([asked_last], manager, hours_ago=5)
+    # Asked an hour ago; asked first, decided last; both decided after the last was asked.
+    _decide([asked_first], manager, hours_ago=0.1)
+    _decide([asked_last], manager, hours_ago=0.3)
     for query in ("status=resolved", "my_decisions=1"):
         shown = [i["id"] for i in logged_in.get(f"/inbox/items.json?{query}").json()["items"]]
         assert shown == [asked_first.pk, asked_last.pk], query

@@ -21,11 +21,12 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.cache import cache
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404, QueryDict
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from ..conf import inbox_setting
 from ..live.changes import current_versions
 from ..models import Item, ItemStatus, Queue
 from .policy_gate import by_policy
@@ -34,6 +35,7 @@ __all__ = [
     "STATUSES",
     "InboxFilters",
     "InboxPage",
+    "count_label",
     "inbox_items_for",
     "inbox_page",
     "is_queue_manager",
@@ -171,6 +173,7 @@ class InboxPage:
 _OVERDUE = ("o", "due_at", False)
 _WAITING = ("n", "created_at", False)
 _DECIDED = ("d", "decided_at", True)
+_KEYS = {name: key for name, key, _ in (_OVERDUE, _WAITING, _DECIDED)}  # a cursor's key per segment
 
 
 def _segments(filters: InboxFilters) -> list[tuple[str, str, bool]]:
@@ -179,7 +182,26 @@ def _segments(filters: InboxFilters) -> list[tuple[str, str, bool]]:
     return [_OVERDUE] if filters.overdue else [_OVERDUE, _WAITING]
 
 
-def _base(scope: list[int], filters: InboxFilters, user: User, now: dt.datetime) -> QuerySet[Item]:
+SEARCH_IDS = 2000
+"""A search with at most this many matches reads them once (:func:`_search_ids`), then pages by id."""
+
+
+def _search_ids(queue_ids: list[int], filters: InboxFilters, user: User, now: dt.datetime) -> list[int] | None:
+    """The ids of every item the search matches under ``filters`` when there are at most
+    :data:`SEARCH_IDS`, else None (a common word: the pages' ordered walks find a page at once).
+
+    One substring search (the trigram index on PostgreSQL, a scan on SQLite) instead of one per
+    segment of the page: the index's cost is in the words every item has, paid once.
+    """
+    rows = _base(queue_ids, filters, user, now).order_by().values_list("id", flat=True)
+    found = list(rows[: SEARCH_IDS + 1])
+    return found if len(found) <= SEARCH_IDS else None
+
+
+def _base(
+    scope: list[int], filters: InboxFilters, user: User, now: dt.datetime, matched: list[int] | None = None
+) -> QuerySet[Item]:
+    """The rows of ``scope`` under ``filters``; a search by ``matched`` ids when given (:func:`_search_ids`)."""
     rows = Item.objects.filter(queue_id=scope[0]) if len(scope) == 1 else Item.objects.filter(queue_id__in=scope)
     if filters.status == "expired":
         rows = rows.filter(status=ItemStatus.RESOLVED, decision="timeout")
@@ -193,7 +215,9 @@ def _base(scope: list[int], filters: InboxFilters, user: User, now: dt.datetime)
         rows = rows.filter(claimed_by_id=user.pk, claim_expires_at__gt=now)
     if filters.unclaimed:
         rows = rows.filter(Q(claimed_by__isnull=True) | Q(claim_expires_at__lte=now))
-    if filters.q:
+    if filters.q and matched is not None:
+        rows = rows.filter(id__in=matched)
+    elif filters.q:
         rows = rows.filter(search_text__contains=filters.q.lower())
     if filters.by_policy:
         rows = rows.filter(by_policy())
@@ -239,10 +263,13 @@ def _parse_cursor(cursor: str | None) -> tuple[str, tuple[dt.datetime, int]] | N
 
 
 def _scopes(queue_ids: list[int], filters: InboxFilters) -> list[list[int]]:
-    """One query per queue (its index orders it), except "claimed by me" and "my decisions": one
-    query over the user's claims or decisions (the ``interrupt_claimed`` and ``interrupt_decided_by_at``
-    indexes), whatever the queue."""
-    return [queue_ids] if (filters.mine or filters.my_decisions) and queue_ids else [[q] for q in queue_ids]
+    """One query per queue (its index orders it), except "claimed by me", "my decisions" and a
+    text search: one query over the user's claims or decisions (the ``interrupt_claimed`` and
+    ``interrupt_decided_by_at`` indexes), or over the search's matches (on PostgreSQL the trigram
+    index ``interrupt_search_trgm`` finds them, inbox migration 0011; SQLite scans once, not once
+    per queue), whatever the queue."""
+    one = filters.mine or filters.my_decisions or filters.q
+    return [queue_ids] if one and queue_ids else [[q] for q in queue_ids]
 
 
 def _walk(
@@ -254,12 +281,13 @@ def _walk(
     names = [s[0] for s in segments]
     index = names.index(start[0]) if start and start[0] in names else 0
     produced = 0
+    matched = _search_ids(queue_ids, filters, user, now) if filters.q else None
     for position, segment in enumerate(segments[index:]):
         key_after = start[1] if start and position == 0 and start[0] == segment[0] else None
         name, key, desc = segment
         per_queue = []
         for scope in _scopes(queue_ids, filters):
-            query = _segment_query(_base(scope, filters, user, now), segment, now, key_after)
+            query = _segment_query(_base(scope, filters, user, now, matched), segment, now, key_after)
             per_queue.append(list(query.select_related("queue", "claimed_by")[: limit - produced]))
 
         def sort_key(row: Item, key: str = key) -> tuple[Any, int]:
@@ -291,7 +319,7 @@ def inbox_page(user: User, filters: InboxFilters, *, after: str | None = None, s
     next_cursor = None
     if more and last is not None:
         name, row = last
-        next_cursor = _cursor(name, row.due_at if name == "o" else row.created_at, row.pk)  # type: ignore[arg-type]
+        next_cursor = _cursor(name, getattr(row, _KEYS[name]), row.pk)
     counts, overdue = queue_counts(versions, now)
     return InboxPage(
         items=[row for _, row in found],
@@ -304,22 +332,35 @@ def inbox_page(user: User, filters: InboxFilters, *, after: str | None = None, s
 
 
 def queue_counts(versions: dict[int, int], now: dt.datetime) -> tuple[dict[int, int], dict[int, int]]:
-    """Pending and overdue items per queue, cached under the queues' versions.
+    """Pending and overdue items per queue (queues with none left out), each counted up to
+    ``COUNT_CAP`` + 1 (:func:`count_label` shows more than the cap as "10000+"), cached under the
+    queues' versions.
 
+    Counting stops at the cap so that a page costs the same at a million waiting items as at
+    ten thousand (an index range of at most cap + 1 entries per queue, not the whole queue).
     Counts change only with a queue change (an item becoming overdue is one too: its expiry
     task logs it), so a count computed at the same versions is still right. Entries live 30
     seconds: an item that became overdue on a backend that cannot defer its expiry task is
     counted overdue within that time.
     """
     key = "inbox-counts:" + ",".join(f"{q}.{v}" for q, v in sorted(versions.items()))
+    cap = int(inbox_setting("COUNT_CAP"))
+
+    def counted(rows: QuerySet[Item]) -> dict[int, int]:
+        found = {q: rows.filter(queue_id=q).order_by().values("id")[: cap + 1].count() for q in versions}
+        return {q: n for q, n in found.items() if n}
 
     def compute() -> tuple[dict[int, int], dict[int, int]]:
-        pending = Item.objects.filter(queue_id__in=list(versions), status=ItemStatus.PENDING)
-        counts = dict(pending.values_list("queue_id").annotate(n=Count("id")).values_list("queue_id", "n"))
-        overdue = pending.filter(due_at__lte=now).values_list("queue_id").annotate(n=Count("id"))
-        return counts, dict(overdue.values_list("queue_id", "n"))
+        pending = Item.objects.filter(status=ItemStatus.PENDING)
+        return counted(pending), counted(pending.filter(due_at__lte=now))
 
     return cache.get_or_set(key, compute, 30) if versions else ({}, {})  # type: ignore[no-any-return]
+
+
+def count_label(count: int) -> str:
+    """A count of :func:`queue_counts` as the page shows it: ``"42"``, or ``"10000+"`` over the cap."""
+    cap = int(inbox_setting("COUNT_CAP"))
+    return f"{cap}+" if count > cap else str(count)
 
 
 def neighbours(user: User, item: Item, filters: InboxFilters | None = None) -> tuple[int | None, int | None]:

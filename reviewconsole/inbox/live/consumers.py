@@ -8,7 +8,8 @@ queue's version. ``{"type": "ping"}`` is answered ``{"event": "pong"}``: the cli
 which tells it within 2.25 intervals (22.5 s by default) that a socket died without a close frame.
 
 Access is checked again before each group message and ping (the answer is trusted for
-``ACCESS_RECHECK_SECONDS``, 2 s), and at once on logout (:func:`close_on_logout` tells the
+``ACCESS_RECHECK_SECONDS``, 2 s; the checks of many sockets at once run in one batch,
+``access.py``), and at once on logout (:func:`close_on_logout` tells the
 session's own group, named from a hash of its key): the login must still hold (the session still exists and carries
 the user's current session hash, the user is active; Django's own ``auth.get_user``) and the user
 must still be in the message's queue. A queue the user left is left (its messages dropped); a
@@ -21,17 +22,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from importlib import import_module
-from types import SimpleNamespace
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.conf import settings
-from django.contrib import auth
 
 from ..conf import inbox_setting
 from ..items.selectors import queues_for
+from .access import checked_queues
 from .changes import current_versions
 from .messages import group_name, publish
 
@@ -109,13 +107,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
     async def inbox_message(self, message: dict[str, Any]) -> None:
         if not await self._may_watch(message["queue"]):
             return
-        await self.send_json(
-            {
-                key: message[key]
-                for key in ("event", "queue", "version", "item", "row")  # "row": a new request's (messages.py)
-                if key in message
-            }
-        )
+        await self.send(text_data=message["text"])  # JSON made once for every socket (messages.py)
 
     async def _may_watch(self, queue_id: int | None) -> bool:
         """Whether the user may still hear of ``queue_id`` (of any queue: None), checked again
@@ -124,7 +116,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         if self.gone:
             return False
         if time.monotonic() - self.checked_at >= inbox_setting("ACCESS_RECHECK_SECONDS"):
-            allowed = await _read(self._queues_now)()
+            allowed = await checked_queues(self.session_key, self.user_id)
             self.checked_at = time.monotonic()
             if allowed is None:
                 await self._leave(list(self.queue_ids))
@@ -137,17 +129,6 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
                     await self._close(NO_ACCESS)
                     return False
         return queue_id is None or queue_id in self.queue_ids
-
-    def _queues_now(self) -> set[int] | None:
-        """The ids of the queues the socket's user is in now, or None when its login ended
-        (logged out, session expired or flushed, password changed, user deactivated)."""
-        if not self.session_key:
-            return None
-        session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=self.session_key)
-        user = auth.get_user(SimpleNamespace(session=session))  # Django's checks, as for a page
-        if not user.is_authenticated or user.pk != self.user_id:
-            return None
-        return set(queues_for(user).values_list("pk", flat=True))
 
     async def _leave(self, queue_ids: list[int]) -> None:
         for pk in queue_ids:

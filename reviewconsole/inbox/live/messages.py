@@ -1,6 +1,7 @@
 """Live updates: tell each queue's Channels group what changed, with the queue's version.
 
-A group message (``type: "inbox.message"``) carries ``event`` (``interrupt.created``,
+A group message (``type: "inbox.message"``) carries ``queue`` (its id) and ``text``, the JSON the
+sockets forward as it is (made once for every socket), of an object with ``event`` (``interrupt.created``,
 ``interrupt.claimed``, ``interrupt.unclaimed``, ``interrupt.resolved``, ``interrupt.cancelled``,
 ``interrupt.expired``, ``interrupt.escalated``), ``queue`` (its id), ``version`` (the queue's
 version after this change, see ``changes.py``) and ``item``, the item's summary as it is when
@@ -16,6 +17,7 @@ read back and sent off the committing thread).
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -78,7 +80,9 @@ def _publish_changes(change_ids: list[int]) -> None:
     )
     for change in rows:
         try:
-            message = {"type": "inbox.message", **change_message(change)}
+            body = change_message(change)
+            # Serialised once here, not once per socket: a thousand reviewers receive the same text.
+            message = {"type": "inbox.message", "queue": change.queue_id, "text": json.dumps(body)}
         except Exception:  # a lost live message is caught up on reconnect; never fail the commit for it
             logger.exception("Could not publish change %s of queue %s", change.version, change.queue_id)
             continue

@@ -35,7 +35,7 @@ from ..items.actions import allows_bulk_approve
 from ..items.claims import interrupt_claim, interrupt_unclaim
 from ..items.decisions import interrupt_decide
 from ..items.permissions import managed_workflows
-from ..items.selectors import STATUSES, InboxFilters, InboxPage, inbox_page, item_for, queues_for
+from ..items.selectors import STATUSES, InboxFilters, InboxPage, count_label, inbox_page, item_for, queues_for
 from ..items.serializers import list_entries
 from ..live.changes import changes_since
 from ..live.messages import change_message
@@ -110,8 +110,8 @@ def index(request: HttpRequest) -> HttpResponse:
     tabs = [
         {
             "queue": q,
-            "count": page.counts.get(q.pk, 0),
-            "overdue": page.overdue_counts.get(q.pk, 0),
+            "count": count_label(page.counts.get(q.pk, 0)),
+            "overdue": count_label(page.overdue_counts.get(q.pk, 0)) if page.overdue_counts.get(q.pk) else "",
             "query": filters.to_query(queue=q.slug),
         }
         for q in queues
@@ -145,6 +145,7 @@ def index(request: HttpRequest) -> HttpResponse:
             "live": {
                 "versions": {str(k): v for k, v in page.versions.items()},
                 "heartbeat": inbox_setting("HEARTBEAT_SECONDS"),
+                "count_cap": inbox_setting("COUNT_CAP"),
                 "query": filters.to_query(),
                 "after": request.GET.get("after", ""),
                 "decided": decided,
@@ -158,7 +159,8 @@ def index(request: HttpRequest) -> HttpResponse:
 def items_json(request: HttpRequest) -> JsonResponse:
     """A snapshot of what the page with the same query shows, with the versions it reflects.
 
-    ``{"items": [list entry + {"row": the row's HTML}], "versions", "counts", "overdue", "next"}``.
+    ``{"items": [list entry + {"row": the row's HTML}], "versions", "counts", "overdue", "next"}``;
+    a count over ``COUNT_CAP`` is cap + 1 (``selectors.queue_counts``): the page shows "cap+".
     """
     filters, page = _page(request)
     decided = filters.status != "pending"
