@@ -51,6 +51,7 @@ from ..models import Item, Queue
 from ..pictures.serving import mermaid_available, session_picture
 from .drafts import parse_unified
 from .kinds import detail_parts
+from .rows import row_text
 from .schema_form import form_fields
 
 __all__ = ["detail_context", "json_404", "refusal", "wants_json"]
@@ -107,6 +108,7 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "item": item,
         "session": session,
         "workflow_title": title,
+        "heading": row_text(item),  # the request's own title and summary, as its row in the list
         "kind": request_kind(item),
         **parts,
         "complaint": parts["facts"].get("complaint", ""),
