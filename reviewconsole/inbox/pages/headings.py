@@ -155,8 +155,7 @@ def _email(item: Item) -> Heading:
 def _triage(item: Item) -> Heading:
     incident = _dict(_dict(item.payload).get("incident"))
     title = one_line(item.message) or f"Triage this incident: {incident.get('title', item.title)}"
-    details = incident.get("details") or _dict(item.response_schema).get("description") or ""
-    return Heading(title, str(details))
+    return Heading(title, str(incident.get("details") or ""))
 
 
 def _support(item: Item) -> Heading:
