@@ -18,9 +18,19 @@ from __future__ import annotations
 
 from ..items.actions import request_kind
 from ..models import Item
+from .drafts import draft_of
 from .headings import heading
 
 __all__ = ["confirmation"]
+
+
+def _edited(item: Item, draft: str | None) -> bool:
+    """Whether ``draft`` changes the item's draft (as ``items.decisions`` compares them)."""
+    if draft is None:
+        return False
+    candidate = draft.replace("\r\n", "\n").strip("\n")
+    return bool(candidate.strip()) and candidate != (draft_of(item) or "").strip("\n")
+
 
 _NAMED = ("VIP discount ", "Submit refund ", "Refund ")
 """Titles' leading words the sentence already says."""
@@ -57,8 +67,9 @@ _KINDS = {
 }
 
 
-def confirmation(item: Item, action: str, *, edited: bool = False) -> str:
-    """The sentence confirming ``action`` on ``item`` (``edited``: an approval of an edited draft).
+def confirmation(item: Item, action: str, *, draft: str | None = None) -> str:
+    """The sentence confirming ``action`` on ``item``; ``draft``: the draft posted with it (an
+    approval of a draft that differs from the one asked about reads as an edited one).
 
     An action with no sentence of its kind gets the generic one; an unknown action "Decision
     recorded: <title>."."""
@@ -66,7 +77,7 @@ def confirmation(item: Item, action: str, *, edited: bool = False) -> str:
     tool = (item.tool_call or {}).get("name") if isinstance(item.tool_call, dict) else None
     wording = _KINDS.get(f"{kind}:{tool}") or _KINDS.get(kind) or {}
     sentence = wording.get(action) or _ANY.get(action) or "Decision recorded: {title}."
-    if edited and action == "approve" and kind == "email_draft":
+    if action == "approve" and kind == "email_draft" and _edited(item, draft):
         sentence = "Edited reply approved: your version is sent to the customer."
     title = heading(item).title
     if kind in ("vip_discount", "refund"):  # "Refund approved: $250.00 for …", not "… approved: Refund $250.00"

@@ -148,7 +148,7 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     if first:
         messages.success(request, "First approval recorded (1 of 2): a second, different person must approve.")
         return redirect("inbox:index")
-    messages.success(request, confirmation(item, action, edited=edited is not None))
+    messages.success(request, confirmation(item, action, draft=edited))
     return redirect("inbox:index")
 
 
