@@ -63,7 +63,7 @@ def test_a_generated_form_shows_its_errors_and_then_resumes_the_workflow(console
     page.fill("#id-f-components-1", "payments")
     page.click("#answer")
     page.wait_for_url("**/inbox/")
-    expect(page.locator(".messages")).to_contain_text("Decision recorded: answer.")
+    expect(page.locator(".messages")).to_contain_text("Triage sent: the workflow goes on with it.")
     context.close()
 
 
@@ -125,7 +125,7 @@ def test_the_keyboard_path_feedback_then_reject(console, browser):
     page.keyboard.type("We will call the customer instead")
     page.keyboard.press("Control+Enter")
     page.wait_for_url("**/inbox/")
-    expect(page.locator(".messages")).to_contain_text("Decision recorded: reject.")
+    expect(page.locator(".messages")).to_contain_text("Reply rejected: nothing is sent to the customer.")
     context.close()
 
 

@@ -255,7 +255,7 @@ def test_a_manager_reviews_a_draft_and_the_auditor_reads_the_trail(console, brow
     page.screenshot(path=ARTIFACTS / "detail-revised.png", full_page=True)
     page.click("button:has-text('Approve')")
     expect(page).to_have_url(f"{console.url}/inbox/")
-    expect(page.locator(".messages")).to_contain_text("Decision recorded: approve.")
+    expect(page.locator(".messages")).to_contain_text("Reply approved: it is sent to the customer.")
     expect(page.locator(f"#items tr[data-id='{first_id}']")).to_have_count(0)
     expect(rows).to_have_count(0)
 

@@ -43,7 +43,8 @@ def test_a_manager_starts_a_session_from_the_form_decides_it_and_sees_it_complet
     page.screenshot(path=ARTIFACTS / "new-request-form.png", full_page=True)
     page.click("#start")
     page.wait_for_url("**/inbox/items/*/")  # the session's page opened its item once it asked
-    expect(page.locator("#item-title")).to_have_text("Email draft review")
+    expect(page.locator("#item-title")).to_have_text("Email reply — About your message: " + COMPLAINT)
+    expect(page.locator("#workflow-title")).to_have_text("Email draft review")
     expect(page.locator("body")).to_contain_text(COMPLAINT)  # as text, not markup
     assert page.locator("b", has_text="phone").count() == 0
     session_id = page.locator("p.meta code").first.inner_text()

@@ -191,7 +191,7 @@ def test_a_new_item_emails_its_queue_members_with_a_link(demo, personas, start_r
     assert "rev@example.com" in to and "manager@example.com" in to
     assert "other@example.com" not in to
     message = next(m for m in mail.outbox if m.to == ["rev@example.com"])
-    assert message.subject.startswith("[reviewconsole] New request in Support: My phone battery")
+    assert message.subject.startswith("[reviewconsole] New request in Support: Email reply — About your message: My ")
     assert f"http://127.0.0.1:8000/inbox/items/{item.pk}/" in message.body
 
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 from reviewconsole.inbox.items.claims import interrupt_claim
 from reviewconsole.inbox.items.selectors import InboxFilters, inbox_page, neighbours
 from reviewconsole.inbox.models import Item, Queue
+from reviewconsole.inbox.pages.rows import row_text
 from tests.inbox.factories import make_items
 
 
@@ -155,7 +156,8 @@ def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, star
         response = client.post("/inbox/bulk/", {"action": "approve", "ids": [email.pk, vip.pk]}, follow=True)
     notes = [str(m) for m in response.context["messages"]]
     assert "Approved 1 item." in notes
-    assert any(f"“{email.title}”: approve it on its own page" in n for n in notes)  # named as the list names it
+    named = row_text(email).title  # named as the list names it
+    assert any(f"“{named}”: approve it on its own page" in n for n in notes)
     assert not any(f"#{email.pk}" in n for n in notes)
     assert (Item.objects.get(pk=vip.pk).decision, Item.objects.get(pk=email.pk).status) == (
         "approve",
@@ -172,10 +174,12 @@ def test_bulk_refusals_name_items_as_the_list_does(client, personas, start_revie
     response = client.post("/inbox/bulk/", {"action": "approve", "ids": ids}, follow=True)
     [warning] = [str(m) for m in response.context["messages"] if m.level_tag == "warning"]
     assert warning == (
-        "Not done: “Charger <b>missing</b>”: approve it on its own page (its request does not allow bulk approval); "
-        "“App keeps logging me out”: approve it on its own page (its request does not allow bulk approval); "
+        "Not done: “Email reply — About your message: Charger <b>missing</b>”: approve it on its own page "
+        "(its request does not allow bulk approval); "
+        "“Email reply — About your message: App keeps logging me out”: approve it on its own page "
+        "(its request does not allow bulk approval); "
         "1 selected request: not found in your queues"
     )
     page = response.content.decode()
-    assert "“Charger &lt;b&gt;missing&lt;/b&gt;”" in page and "<b>missing</b>" not in page
+    assert "Charger &lt;b&gt;missing&lt;/b&gt;”" in page and "<b>missing</b>" not in page
     assert "#" + str(first.pk) not in warning

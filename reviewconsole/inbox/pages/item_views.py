@@ -37,6 +37,7 @@ from ..items.serializers import list_entry
 from ..items.standing_grants import standing_from_post
 from ..models import Queue
 from ..pictures.serving import allow_picture_styles
+from .confirmations import confirmation
 from .drafts import revisions
 from .view_helpers import detail_context, json_404, refusal, wants_json
 
@@ -150,7 +151,7 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     if first:
         messages.success(request, "First approval recorded (1 of 2): a second, different person must approve.")
         return redirect("inbox:index")
-    messages.success(request, f"Decision recorded: {action}.")
+    messages.success(request, confirmation(item, action, draft=edited))
     return redirect("inbox:index")
 
 

@@ -8,20 +8,20 @@
 | ``review_*`` (an API review) | message, draft or payload; a revision's diff against the earlier request |
 | anything else | the message, the payload and the tool call, as text |
 
-Amounts are shown as money (``$250.00``, :func:`money`). Every value is data for templates, which
+Amounts are shown as money (``$250.00``, ``formats.money``). Every value is data for templates, which
 escape it: all of it may come from an LLM or a caller.
 """
 
 from __future__ import annotations
 
 import json
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ...demo import refund_approval, vip_discount
 from ..items.actions import request_kind
 from ..models import Item
 from .drafts import diff_lines, draft_of, revisions
+from .formats import money
 
 __all__ = ["detail_parts", "money", "session_input"]
 
@@ -64,23 +64,6 @@ def _vip(item: Item) -> dict[str, Any]:
         "proposed_discount": payload.get("proposed_discount", ""),
         "question": asked,
     }
-
-
-def money(value: Any) -> str:
-    """An amount in dollars as people read it: ``250.0`` → ``$250.00``, ``1234.5`` → ``$1,234.50``.
-
-    Anything that is not a finite number (text an LLM wrote, nothing) is shown as it is.
-    """
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value)
-    try:
-        amount = Decimal(str(value).strip())
-    except (InvalidOperation, ValueError):
-        return str(value)
-    if not amount.is_finite():
-        return str(value)
-    sign = "-" if amount < 0 else ""
-    return f"{sign}${abs(amount):,.2f}"
 
 
 def _refund(item: Item) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The inbox list's rows: what each says, rendered once (``templates/inbox/_row.html``) for the
 page and for the live list's snapshot (``items.json``'s ``row``), so both show the same row.
 
-:func:`row_text` is the one place a row's words come from.
+:func:`row_text` is the one place a row's words come from: each request kind's title and
+summary (``headings.heading``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
+from .headings import heading
 
 __all__ = ["RowText", "decision_label", "render_row", "row_text"]
 
@@ -26,7 +28,8 @@ class RowText:
 
 def row_text(item: Item) -> RowText:
     """What the row of ``item`` says (plain text: the template escapes it)."""
-    return RowText(title=item.title or item.interrupt_id, summary=item.snippet)
+    named = heading(item)
+    return RowText(title=named.title, summary=named.summary)
 
 
 _DECISIONS = {

@@ -49,8 +49,10 @@ from ..items.serializers import status_sentence
 from ..items.standing_grants import person_started
 from ..models import Item, Queue
 from ..pictures.serving import mermaid_available, session_picture
+from .decided import decision_shown
 from .drafts import parse_unified
 from .kinds import detail_parts
+from .rows import row_text
 from .schema_form import form_fields
 
 __all__ = ["detail_context", "json_404", "refusal", "wants_json"]
@@ -107,6 +109,7 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "item": item,
         "session": session,
         "workflow_title": title,
+        "heading": row_text(item),  # the request's own title and summary, as its row in the list
         "kind": request_kind(item),
         **parts,
         "complaint": parts["facts"].get("complaint", ""),
@@ -142,6 +145,7 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "retried": retried_request(item),  # cancelled by the session's failure, asked again by a Retry
         # How the session went on after the decision (its status, then its result once it ended).
         "outcome": None if item.is_pending else session_outcome(session),
+        "decided": decision_shown(item),  # the decision first: what was answered, by whom, when
         "can_retry": member and can_retry(user, session),
         "stored_diff": parse_unified(item.edit_diff) if item.edit_diff else [],
         # Approval policies: four eyes ("1 of 2 approvals, by X") and the standing approval offer.

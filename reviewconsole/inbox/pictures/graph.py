@@ -4,7 +4,9 @@ For a :class:`engine.Workflow` root: START, every node, every edge with its rout
 included, as the graph has them); for an :class:`engine.LlmAgent` root: the agent and its tools
 (dashed edges; a workflow used as a tool is marked so). The nodes the session has run are drawn
 as taken, the edges between consecutive runs as the path, and the nodes its pending interrupts
-wait on as waiting. The page renders the text with the ``mermaid`` npm package
+wait on as waiting. An agent's tools are taken once they ran (a function response that is not
+only an ``error``, :func:`tool_runs`), through to the session's end; a tool a reviewer declined
+is drawn as declined (it was asked for and never ran). The page renders the text with the ``mermaid`` npm package
 (``static/vendor/mermaid``); without it, the text and :attr:`Picture.steps` stay readable.
 
 Node names come from code, not from an LLM or a caller; labels are quoted and escaped anyway.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,18 +24,21 @@ from engine import DEFAULT_ROUTE, START, BaseNode, LlmAgent, LongRunningFunction
 
 from ...workflows import UnknownWorkflowError, get
 
-__all__ = ["Picture", "node_names", "picture_for_session"]
+__all__ = ["Picture", "node_names", "picture_for_session", "tool_runs"]
 
 _RUN_SUFFIX = re.compile(r"@[^/]*$")
 
 
 @dataclass
 class Picture:
-    """``mermaid``: the flowchart text; ``steps``: node names in the order they ran (for text)."""
+    """``mermaid``: the flowchart text; ``steps``: node (and tool) names in the order they ran (for
+    text); ``declined``: tools asked for and declined; ``ended``: the session has ended."""
 
     mermaid: str
     steps: list[str] = field(default_factory=list)
     waiting: list[str] = field(default_factory=list)
+    declined: list[str] = field(default_factory=list)
+    ended: bool = False
 
 
 @functools.cache
@@ -46,6 +52,27 @@ def _root(workflow: str) -> BaseNode | None:
 def node_names(path: str) -> list[str]:
     """``"email_review@1/draft_email@2"`` → ``["email_review", "draft_email"]``."""
     return [_RUN_SUFFIX.sub("", part) for part in path.split("/") if part]
+
+
+_ASKS = ("adk_request_confirmation", "adk_request_input", "adk_request_credential")
+"""Function calls that ask a person (or a client) rather than run a tool."""
+
+
+def tool_runs(event_data: Iterable[Any]) -> list[tuple[str, bool]]:
+    """``(tool name, ran)`` for each function response in events' ``data`` (ADK event JSON), in
+    order: ``ran`` is False for a response that is only ``{"error": …}`` (a confirmation still
+    asked for, or a reviewer's decline), True otherwise (a long-running tool's "pending" too: it ran)."""
+    runs: list[tuple[str, bool]] = []
+    for data in event_data:
+        parts = ((data or {}).get("content") or {}).get("parts") or [] if isinstance(data, dict) else []
+        for part in parts:
+            response = part.get("functionResponse") if isinstance(part, dict) else None
+            if not isinstance(response, dict) or response.get("name") in _ASKS or not response.get("name"):
+                continue
+            body = response.get("response")
+            failed = isinstance(body, dict) and set(body) == {"error"}
+            runs.append((str(response["name"]), not failed))
+    return runs
 
 
 def _label(text: str) -> str:
@@ -110,9 +137,13 @@ def _workflow_lines(root: Workflow, ids: _Ids, steps: list[str]) -> tuple[list[s
     return lines, taken_links
 
 
-def _agent_lines(root: LlmAgent, ids: _Ids) -> list[str]:
+def _agent_lines(root: LlmAgent, ids: _Ids, steps: list[str]) -> tuple[list[str], list[int]]:
+    """The agent and its tools; the links to what ran (link 0: START → agent; link n: tool n)."""
     lines = [f"  {ids(START)}(({_label('START')})) --> {ids(root.name)}([{_label(root.name + ' (agent)')}])"]
-    for tool in root.tools:
+    taken_links = [0] if root.name in steps else []
+    for link, tool in enumerate(root.tools, 1):
+        if tool.name in steps:
+            taken_links.append(link)
         inner = getattr(tool, "node", None)
         if isinstance(inner, Workflow):
             suffix = " (workflow)"
@@ -123,20 +154,34 @@ def _agent_lines(root: LlmAgent, ids: _Ids) -> list[str]:
         else:
             suffix = ""
         lines.append(f"  {ids(root.name)} -.->|{_label('tool')}| {ids(tool.name)}[{_label(tool.name + suffix)}]")
-    return lines
+    return lines, taken_links
 
 
-def picture_for_session(workflow: str, event_paths: list[str], waiting: list[tuple[str, str]]) -> Picture | None:
+def picture_for_session(
+    workflow: str,
+    event_paths: list[str],
+    waiting: list[tuple[str, str]],
+    tools: list[tuple[str, bool]] | None = None,
+    *,
+    ended: bool = False,
+) -> Picture | None:
     """The picture of a session of ``workflow`` (None if the workflow is not registered).
 
     ``event_paths``: the node paths of its events, in order; ``waiting``: ``(node path,
-    function name)`` of its pending interrupts (the function names a tool awaiting approval).
+    function name)`` of its pending interrupts (the function names a tool awaiting approval);
+    ``tools``: :func:`tool_runs` of its events; ``ended``: the session has ended.
     """
     root = _root(workflow)
     if root is None:
         return None
     ids = _Ids()
     steps = _steps(root, event_paths)
+    declined: list[str] = []
+    if isinstance(root, LlmAgent):
+        own = {t.name for t in root.tools}
+        ran = [name for name, ok in tools or [] if ok and name in own]
+        steps = list(dict.fromkeys([*steps, *ran]))
+        declined = [name for name, ok in dict.fromkeys(tools or []) if not ok and name in own and name not in ran]
     waiting_nodes: list[str] = []
     for path, function in waiting:
         names = node_names(path)
@@ -152,12 +197,14 @@ def picture_for_session(workflow: str, event_paths: list[str], waiting: list[tup
         body, taken_links = _workflow_lines(root, ids, steps)
         lines += body
     elif isinstance(root, LlmAgent):
-        lines += _agent_lines(root, ids)
+        body, taken_links = _agent_lines(root, ids, steps)
+        lines += body
     else:
         lines.append(f"  {ids(START)}(({_label('START')})) --> {ids(root.name)}[{_label(root.name)}]")
     lines += [
         "  classDef taken fill:#e3f4e8,stroke:#1e7d3b,color:#1d2330",
         "  classDef waiting fill:#fff4d6,stroke:#b36b00,stroke-width:3px,color:#1d2330",
+        "  classDef declined fill:#fdeceb,stroke:#b3261e,stroke-dasharray:4 3,color:#1d2330",
     ]
     taken = [ids.ids[s] for s in dict.fromkeys(steps) if s in ids.ids and s not in waiting_nodes]
     if taken:
@@ -165,6 +212,15 @@ def picture_for_session(workflow: str, event_paths: list[str], waiting: list[tup
     marked = [ids.ids[w] for w in dict.fromkeys(waiting_nodes) if w in ids.ids]
     if marked:
         lines.append(f"  class {','.join(marked)} waiting")
+    refused = [ids.ids[d] for d in declined if d in ids.ids and d not in waiting_nodes]
+    if refused:
+        lines.append(f"  class {','.join(refused)} declined")
     for link in taken_links:
         lines.append(f"  linkStyle {link} stroke:#1e7d3b,stroke-width:3px")
-    return Picture(mermaid="\n".join(lines), steps=steps, waiting=list(dict.fromkeys(waiting_nodes)))
+    return Picture(
+        mermaid="\n".join(lines),
+        steps=steps,
+        waiting=list(dict.fromkeys(waiting_nodes)),
+        declined=declined,
+        ended=ended,
+    )

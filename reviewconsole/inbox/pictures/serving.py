@@ -17,7 +17,9 @@ from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.http import HttpRequest, HttpResponse
 
-from .graph import Picture, picture_for_session
+from engine import SessionStatus
+
+from .graph import Picture, picture_for_session, tool_runs
 
 __all__ = [
     "MERMAID_STATIC",
@@ -38,10 +40,13 @@ def mermaid_available() -> bool:
 
 
 def session_picture(session: Any) -> Picture | None:
-    """The picture of a ``WorkflowSession``: its graph, the path its events took, where it waits."""
-    paths = list(session.events.order_by("seq").values_list("node_path", flat=True))
+    """The picture of a ``WorkflowSession``: its graph, the path its events took (the nodes and
+    the tools that ran), where it waits, and whether it ended."""
+    rows = list(session.events.order_by("seq").values_list("node_path", "data"))
     waiting = list(session.items.filter(status="pending").values_list("node_path", "function_name"))
-    return picture_for_session(session.workflow, paths, waiting)
+    tools = tool_runs(data for _, data in rows)
+    ended = session.status in SessionStatus.CLOSED
+    return picture_for_session(session.workflow, [path for path, _ in rows], waiting, tools, ended=ended)
 
 
 def picture_media() -> forms.Media:

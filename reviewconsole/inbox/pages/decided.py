@@ -1,0 +1,141 @@
+"""What a decided item's page shows first: the decision, as it was answered.
+
+:func:`decision_shown` reads the item's stored answer (``Item.response``, ``decision``,
+``reason``, ``edit_diff``, ``decided_by_label``, ``decided_at``) into :class:`DecisionShown`:
+
+- a form's answer: every field with its label (the schema's ``title``, else the name as words),
+  nested objects as "Contact: Name", lists joined with commas, numbers and yes/no as people read them;
+- an approved draft: the text sent (the reviewer's edit when there was one, ``edited``);
+- feedback for a new draft, the reason given, and who decided when.
+
+All of it is data for templates, which escape it (an LLM, a caller or a reviewer wrote it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..items.actions import DRAFT_KINDS, request_kind
+from ..models import Item, ItemStatus
+from .drafts import draft_of
+from .formats import humanize, number
+from .rows import decision_label
+
+__all__ = ["AnsweredField", "DecisionShown", "answered_fields", "decision_shown"]
+
+MAX_FIELDS = 200
+"""Most fields listed of one answer (a form's answer is bounded by ``MAX_LENGTHS["answer"]``)."""
+
+
+@dataclass(frozen=True)
+class AnsweredField:
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class DecisionShown:
+    decision: str
+    """approve, reject, revise, answer, timeout, cancelled…"""
+    label: str
+    """"Approved", "Rejected", "Feedback", "Answered", "Expired"…"""
+    by: str
+    at: dt.datetime | None
+    fields: list[AnsweredField] = field(default_factory=list)
+    sent: str | None = None
+    """The draft sent: the reviewer's edit, else the draft as asked; None when nothing was sent."""
+    edited: bool = False
+    feedback: str = ""
+    reason: str = ""
+
+
+def _resolve(schema: Any, root: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with a local ``$ref`` (``#/$defs/Name``) followed, one level per call."""
+    if not isinstance(schema, dict):
+        return {}
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        target: Any = root
+        for part in ref[2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        return target if isinstance(target, dict) else {}
+    any_of = schema.get("anyOf")
+    if isinstance(any_of, list):  # Optional[X]: the first branch that is not null
+        branch = next((b for b in any_of if isinstance(b, dict) and b.get("type") != "null"), {})
+        return {**_resolve(branch, root), **{k: v for k, v in schema.items() if k in ("title", "description")}}
+    return schema
+
+
+def _text(value: Any) -> str:
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, bool | int | float):
+        return number(value)
+    return str(value)
+
+
+def _label(key: str, node: Any, root: dict[str, Any]) -> str:
+    title = _resolve(node, root).get("title") or (node.get("title") if isinstance(node, dict) else "")
+    if not title or title == key.replace("_", " ").title():  # pydantic's "Affected Customers": as words
+        return humanize(key)
+    return str(title)
+
+
+def answered_fields(value: Any, schema: Any) -> list[AnsweredField]:
+    """Each field of a form's answer ``value`` with its label from ``schema`` (JSON Schema), in
+    the schema's order, then any the schema does not name; at most :data:`MAX_FIELDS`."""
+    root = schema if isinstance(schema, dict) else {}
+    found: list[AnsweredField] = []
+
+    def walk(data: Any, node: Any, label: str) -> None:
+        node = _resolve(node, root)
+        if len(found) >= MAX_FIELDS:
+            return
+        if isinstance(data, dict):
+            props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+            for key in [k for k in props if k in data] + [k for k in data if k not in props]:
+                name = _label(key, props.get(key, {}), root)
+                walk(data[key], props.get(key, {}), f"{label}: {name}" if label else name)
+        elif isinstance(data, list) and any(isinstance(v, dict | list) for v in data):
+            for n, entry in enumerate(data, 1):
+                walk(entry, node.get("items", {}), f"{label} {n}")
+        else:
+            text = (", ".join(_text(v) for v in data) or "—") if isinstance(data, list) else _text(data)
+            found.append(AnsweredField(label or "Answer", text))
+
+    walk(value, root, "")
+    return found
+
+
+def decision_shown(item: Item) -> DecisionShown | None:
+    """The decision of ``item`` as its page shows it first; None while it waits or when nothing
+    was decided (superseded, or its session failed or was cancelled before an answer)."""
+    if item.status != ItemStatus.RESOLVED:
+        return None
+    answer = item.response
+    if isinstance(answer, dict) and set(answer) == {"result"}:  # {"result": X} as sent: X as received
+        answer = answer["result"]
+    response = item.response if isinstance(item.response, dict) else {}
+    shown = DecisionShown(
+        decision=item.decision,
+        label=decision_label(item),
+        by=item.decided_by_label,
+        at=item.decided_at,
+        reason=item.reason,
+    )
+    if item.decision == "answer":
+        return _with(shown, fields=answered_fields(answer, item.response_schema))
+    if item.decision == "revise":
+        return _with(shown, feedback=str(answer or ""))
+    if item.decision == "approve" and request_kind(item) in DRAFT_KINDS:
+        edited = response.get("draft")
+        if isinstance(edited, str):
+            return _with(shown, sent=edited, edited=True)
+        return _with(shown, sent=draft_of(item))
+    return shown
+
+
+def _with(shown: DecisionShown, **changes: Any) -> DecisionShown:
+    return DecisionShown(**{**shown.__dict__, **changes})

@@ -1,0 +1,168 @@
+"""Readable everywhere (issue 17), in headless Chromium at 1280×800 and 390×844, light and dark:
+titles and summaries written for people in the list and on the item page, human confirmations,
+a page closed elsewhere that no longer offers its claim, a decided item that shows its decision
+first, and the picture of a finished refund marking every step that ran. Screenshots go to
+``test-artifacts/readable-*.png``.
+
+Every wait is on the page's state (a text, a URL, an attribute), never on a fixed time.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser import test_main_job
+from tests.browser.inbox_support import item_of, open_page, serve, webhook
+from tests.browser.test_main_job import ARTIFACTS
+
+pytestmark = pytest.mark.browser
+browser = test_main_job.browser  # the headless Chromium fixture, used here too
+
+DESKTOP = {"viewport": {"width": 1280, "height": 800}}
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+LOOKS = (("desktop", DESKTOP), ("phone", PHONE))
+SCHEMES = ("light", "dark")
+REFUND_TITLE = "Refund $250.00 for order A-1001 — Arrived broken"
+
+
+@pytest.fixture(scope="module")
+def console(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("readable"), "readable-console.log") as server:
+        yield server
+
+
+def _shot(page, name):
+    page.screenshot(path=ARTIFACTS / f"readable-{name}.png", full_page=False)
+
+
+def test_rows_and_item_pages_are_titled_for_people(console, browser):
+    from playwright.sync_api import expect
+
+    vip = webhook(console, "vip-discount", {"customer_id": "c123"})
+    refund = webhook(console, "refund-approval", {"order_id": "A-1001", "amount": 250, "reason": "Arrived broken"})
+    for look, size in LOOKS:
+        for scheme in SCHEMES:
+            context, page = open_page(browser, console, "manager", color_scheme=scheme, **size)
+            item_of(page, vip)
+            asked = item_of(page, refund)
+            page.goto("/inbox/")
+            vip_row = page.locator("#items tr[data-id]", has_text="VIP discount 20% for Ada Lovelace")
+            expect(vip_row.locator(".snippet")).to_have_text(
+                "Tier: Verified VIP Member. Confirm the VIP discount or decline it."
+            )
+            refund_row = page.locator("#items tr[data-id]", has_text=REFUND_TITLE)
+            expect(refund_row.locator(".snippet")).to_have_text(
+                "Over the $100.00 policy limit: a person must approve it."
+            )
+            listed = page.locator("#items").inner_text()
+            assert "c123" not in listed and "ask_for_approval:" not in listed and "'" not in listed
+            _shot(page, f"inbox-{look}-{scheme}")
+            page.goto(asked["url"])
+            expect(page.locator("#item-title")).to_have_text(REFUND_TITLE)
+            expect(page.locator("#workflow-title")).to_have_text("Refund approval")
+            _shot(page, f"item-{look}-{scheme}")
+            context.close()
+
+
+def test_confirmations_say_what_happened(console, browser):
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager", **DESKTOP)
+    vip = item_of(page, webhook(console, "vip-discount", {"customer_id": "c123"}))
+    page.goto(vip["url"])
+    page.fill("#reason", "Not a VIP order")
+    page.click("#reject")
+    expect(page.locator(".messages")).to_contain_text("VIP discount declined: 20% for Ada Lovelace.")
+    email = item_of(page, webhook(console, "email-review", {"complaint": "Readable: the lid is cracked"}))
+    page.goto(email["url"])
+    page.fill("#feedback", "Shorter, please")
+    page.click("#revise")
+    expect(page.locator(".messages")).to_contain_text("Feedback sent: a new draft is being written.")
+    _shot(page, "confirmation-desktop-light")
+    assert "Decision recorded" not in page.locator(".messages").inner_text()
+    context.close()
+
+
+def test_a_page_decided_elsewhere_drops_its_claim_and_says_who(console, browser):
+    from playwright.sync_api import expect
+
+    holding_context, holding = open_page(browser, console, "reviewer", **DESKTOP)
+    deciding_context, deciding = open_page(browser, console, "manager", color_scheme="dark", **PHONE)
+    email = item_of(holding, webhook(console, "email-review", {"complaint": "Readable: stale page"}))
+    holding.goto(email["url"])
+    holding.click("#claim")
+    expect(holding.locator(".claim")).to_contain_text("You hold this request")
+    expect(holding.locator("html[data-inbox-live='live']")).to_have_count(1)
+    deciding.goto(email["url"])
+    deciding.click("#take-over")  # a queue manager takes it over, then decides
+    expect(deciding.locator(".claim")).to_contain_text("You hold this request")
+    deciding.click("#approve")
+    deciding.wait_for_url("**/inbox/**")
+    expect(holding.locator("#status-banner")).to_contain_text("approved by manager")
+    expect(holding.locator(".claim")).to_be_hidden()
+    expect(holding.locator("#unclaim")).to_be_hidden()
+    _shot(holding, "stale-desktop-light")
+    holding_context.close()
+    deciding_context.close()
+
+
+def test_a_decided_triage_shows_its_answer_first(console, browser):
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager", **DESKTOP)
+    triage = item_of(page, webhook(console, "incident-triage", {"title": "Readable: checkout down"}))
+    page.goto(triage["url"])
+    page.select_option("#id-f-severity", label="high")
+    page.fill("#id-f-summary", "Card payments fail at checkout")
+    page.fill("#id-f-affected_customers", "1200")
+    page.fill("#id-f-components-0", "checkout")
+    page.fill("#id-f-contact-name", "Dana")
+    page.click("#answer")
+    expect(page.locator(".messages")).to_contain_text("Triage sent: the workflow goes on with it.")
+    context.close()
+    for look, size in LOOKS:
+        for scheme in SCHEMES:
+            context, page = open_page(browser, console, "manager", color_scheme=scheme, **size)
+            page.goto(triage["url"])
+            decision = page.locator("#decision")
+            expect(decision).to_be_visible()
+            expect(decision.locator("#decision-by")).to_have_text("manager")
+            # Relative, with the absolute time and its zone on hover, as the rest of the console.
+            expect(decision.locator("#decision-at time")).to_have_text(re.compile(r"just now|min ago"))
+            expect(decision.locator("#decision-at time")).to_have_attribute("title", re.compile(r"\d{2}:\d{2}"))
+            fields = decision.locator("#decision-fields")
+            expect(fields).to_contain_text("Severity")
+            expect(fields).to_contain_text("high")
+            expect(fields).to_contain_text("1,200")
+            expect(fields).to_contain_text("Contact: Name")
+            top = page.evaluate("document.getElementById('decision').getBoundingClientRect().top")
+            assert top < size["viewport"]["height"], "the decision is on the first screen"
+            _shot(page, f"decided-{look}-{scheme}")
+            context.close()
+
+
+def test_a_finished_refunds_picture_marks_every_step(console, browser):
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager", **DESKTOP)
+    session = webhook(console, "refund-approval", {"order_id": "A-2002", "amount": 250, "reason": "Arrived broken"})
+    asked = item_of(page, session)
+    page.goto(asked["url"])
+    page.click("#approve")
+    expect(page.locator(".messages")).to_contain_text("Refund approved: $250.00 for order A-2002")
+    submit = item_of(page, session, excluding=asked["id"])
+    page.goto(submit["url"])
+    expect(page.locator("#item-title")).to_have_text("Submit refund $250.00 for order A-2002")
+    page.click("#approve")
+    expect(page.locator(".messages")).to_contain_text("Refund submitted: $250.00 for order A-2002.")
+    page.goto(submit["url"])
+    for _ in range(100):  # the run after the decision ends on the worker: reload until the page says so
+        if page.locator("#path-end").count():
+            break
+        page.reload()
+    expect(page.locator("#path-steps")).to_have_text("refund_agent → ask_for_approval → submit_refund")
+    expect(page.locator(".picture")).to_contain_text("Path taken")
+    _shot(page, "refund-picture-desktop-light")
+    context.close()

@@ -1,0 +1,87 @@
+"""After a decision the reviewer reads what happened, per request kind and action (issue 17), and
+a refused decision's page says who closed the request once, not twice."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewconsole.inbox.models import Item, Queue
+from reviewconsole.inbox.pages.confirmations import confirmation
+from tests.inbox.factories import make_items
+
+
+def _notes(response):
+    return [str(m) for m in response.context["messages"]]
+
+
+@pytest.mark.parametrize(
+    ("action", "fields", "said"),
+    [
+        ("revise", {"feedback": "shorter"}, "Feedback sent: a new draft is being written."),
+        ("reject", {"reason": "off topic"}, "Reply rejected: nothing is sent to the customer."),
+    ],
+)
+def test_an_email_reply_is_confirmed_per_action(client, manager, start_session, on_commit, action, fields, said):
+    _, [item] = start_session("email-review", {"complaint": "Parcel lost"})
+    client.force_login(manager)
+    with on_commit():
+        response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": action, **fields}, follow=True)
+    assert said in _notes(response)
+    assert not any(n.startswith("Decision recorded") for n in _notes(response))
+
+
+def test_an_approved_reply_says_it_is_sent_and_an_edited_one_says_whose(start_session):
+    # The page's approval is confirmed in a browser (tests/browser/test_readable.py): here the test
+    # client's captured commit hooks leave the item pending until the request ends.
+    _, [item] = start_session("email-review", {"complaint": "Parcel lost"})
+    assert confirmation(item, "approve") == "Reply approved: it is sent to the customer."
+    edited = confirmation(item, "approve", draft="Subject: Hi\n\nShorter.")
+    assert edited == "Edited reply approved: your version is sent to the customer."
+    # The page posts its draft box with every approval: the draft as asked is no edit.
+    assert confirmation(item, "approve", draft=item.message.split("\n---\n")[1].rsplit("\n---", 1)[0] + "\n") == (
+        "Reply approved: it is sent to the customer."
+    )
+
+
+def test_a_vip_discount_is_approved_or_declined_by_name(client, personas, start_session, on_commit):
+    client.force_login(personas.admin)
+    _, [item] = start_session("vip-discount", {"customer_id": "c123"})
+    with on_commit():
+        declined = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "reject", "reason": "no"}, follow=True)
+    assert "VIP discount declined: 20% for Ada Lovelace." in _notes(declined)
+    assert confirmation(item, "approve") == "VIP discount approved: 20% for Ada Lovelace."
+
+
+def test_a_refund_is_approved_then_submitted(client, personas, start_session, on_commit):
+    _, [item] = start_session("refund-approval", {"order_id": "A-1001", "amount": 250, "reason": "Arrived broken"})
+    said = "Refund approved: $250.00 for order A-1001 — Arrived broken. It goes on to be submitted."
+    assert confirmation(item, "approve") == said
+    client.force_login(personas.admin)
+    with on_commit():
+        client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"})
+    submit = Item.objects.get(session=item.session, status="pending")
+    assert confirmation(submit, "approve") == "Refund submitted: $250.00 for order A-1001."
+    assert confirmation(submit, "reject") == "Refund declined: $250.00 for order A-1001. It is not submitted."
+
+
+def test_a_triage_answer_and_other_kinds(demo):
+    sales = Queue.objects.get(slug="sales")
+    [triage] = make_items(sales, 1, workflow="incident-triage", metadata={"kind": "incident_triage"}, message="Triage?")
+    assert confirmation(triage, "answer") == "Triage sent: the workflow goes on with it."
+    [other] = make_items(sales, 1, workflow="nowhere", title="Ship <b>it</b>", metadata={"kind": "elsewhere"})
+    assert confirmation(other, "approve") == "Approved: Ship <b>it</b>."  # the messages framework escapes it
+    assert confirmation(other, "answer") == "Answer sent: Ship <b>it</b>."
+    assert confirmation(other, "revise") == "Feedback sent: Ship <b>it</b>."
+
+
+def test_a_refused_decision_names_who_decided_once(client, personas, start_session, on_commit):
+    _, [item] = start_session("vip-discount", {"customer_id": "c123"})
+    client.force_login(personas.admin)
+    with on_commit():
+        client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"})
+    response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "reject", "reason": "late"})
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert response.context["conflict"].startswith("This request was already approved by p-admin at ")
+    assert page.count("approved by p-admin at") == 1, "the conflict and the status banner said it twice"
+    assert "You hold this request" not in page and 'id="unclaim"' not in page

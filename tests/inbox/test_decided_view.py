@@ -1,0 +1,118 @@
+"""A decided item's page shows the decision first (issue 17): every field of a form's answer with
+its label, the text sent after an edit (the unedited draft marked as not sent), feedback, the
+reason, by whom and when."""
+
+from __future__ import annotations
+
+import re
+
+from reviewconsole.inbox.models import Item
+from reviewconsole.inbox.pages.decided import answered_fields, decision_shown
+
+TRIAGE = {
+    "f.severity": '"high"',
+    "f.summary": "Card payments <b>fail</b>",
+    "f.affected_customers": "1200",
+    "f.page_on_call": "1",
+    "f.components.0": "checkout",
+    "f.components.1": "payments",
+    "f.contact.name": "Dana",
+    "f.contact.email": "dana@example.com",
+}
+
+
+def _page(client, item):
+    response = client.get(f"/inbox/items/{item.pk}/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def _decision(page):
+    found = re.search(r'<section class="decided".*?</section>', page, re.S)
+    assert found, "no decision section"
+    return found.group(0)
+
+
+def test_a_triage_answer_shows_every_field_with_its_label(client, manager, start_session, on_commit):
+    _, [item] = start_session("incident-triage", {"title": "Checkout down", "details": "502s"})
+    client.force_login(manager)
+    with on_commit():
+        response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "answer", **TRIAGE})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    item.refresh_from_db()
+    page = _page(client, item)
+    section = _decision(page)
+    pairs = re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", section)
+    assert pairs == [
+        ("Severity", "high"),
+        ("Summary", "Card payments &lt;b&gt;fail&lt;/b&gt;"),
+        ("Affected customers", "1,200"),
+        ("Page on call", "yes"),
+        ("Components", "checkout, payments"),
+        ("Contact: Name", "Dana"),
+        ("Contact: Email", "dana@example.com"),
+    ]
+    assert 'id="decision-by">manager<' in section and "Answered" in section
+    assert page.index('id="decision"') < page.index('id="session-outcome"') < page.index('id="payload"')  # first
+
+
+def test_an_edited_reply_shows_the_text_sent_then_the_edit_and_not_the_draft_as_sent(
+    client, manager, start_session, on_commit
+):
+    _, [item] = start_session("email-review", {"complaint": "Parcel lost"})
+    client.force_login(manager)
+    edited = "Subject: Your parcel\n\nDear Ms Rivera,\n\nIt is on its way."
+    with on_commit():
+        client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve", "edit_draft": "1", "draft": edited})
+    item.refresh_from_db()
+    page = _page(client, item)
+    section = _decision(page)
+    assert "Sent, as edited by the reviewer" in section
+    assert re.search(r'id="sent-text">Subject: Your parcel\s+Dear Ms Rivera,', section)
+    assert 'id="stored-diff"' in section and section.index('id="sent-text"') < section.index('id="stored-diff"')
+    assert "The model's draft, before the reviewer's edit (not sent)" in page
+    assert "<h2>Drafted reply" not in page  # the model's draft is not presented as the reply
+    assert page.count('id="stored-diff"') == 1
+
+
+def test_an_unedited_approval_shows_the_draft_as_sent(client, manager, start_session, on_commit):
+    _, [item] = start_session("email-review", {"complaint": "Parcel lost"})
+    client.force_login(manager)
+    with on_commit():
+        client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"})
+    item.refresh_from_db()
+    shown = decision_shown(item)
+    assert shown is not None and shown.label == "Approved" and not shown.edited
+    assert shown.sent is not None and shown.sent.startswith("Subject: About your message: Parcel lost")
+    assert "Sent as drafted" in _decision(_page(client, item))
+
+
+def test_feedback_and_a_rejection_reason_are_shown(client, manager, start_session, on_commit):
+    _, [item] = start_session("email-review", {"complaint": "Parcel lost"})
+    client.force_login(manager)
+    with on_commit():
+        client.post(f"/inbox/items/{item.pk}/decide/", {"action": "revise", "feedback": "Be <i>shorter</i>"})
+    item.refresh_from_db()
+    section = _decision(_page(client, item))
+    assert 'id="decision-feedback">Be &lt;i&gt;shorter&lt;/i&gt;<' in section and "Feedback" in section
+    newer = Item.objects.get(session=item.session, status="pending")
+    with on_commit():
+        client.post(f"/inbox/items/{newer.pk}/decide/", {"action": "reject", "reason": "Wrong customer"})
+    newer.refresh_from_db()
+    section = _decision(_page(client, newer))
+    assert 'id="decision-reason">Wrong customer<' in section and "Rejected" in section
+    assert 'id="sent-text"' not in section
+
+
+def test_a_waiting_item_has_no_decision_section(client, manager, start_session):
+    _, [item] = start_session("vip-discount", {"customer_id": "c123"})
+    client.force_login(manager)
+    assert decision_shown(item) is None
+    assert 'id="decision"' not in _page(client, item)
+
+
+def test_fields_of_answers_the_schema_does_not_name_and_lists_of_objects():
+    schema = {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object"}}}}
+    fields = answered_fields({"items": [{"sku": "A", "qty": 2}], "note": None}, schema)
+    assert [(f.label, f.value) for f in fields] == [("Items 1: Sku", "A"), ("Items 1: Qty", "2"), ("Note", "—")]
+    assert [(f.label, f.value) for f in answered_fields("yes", None)] == [("Answer", "yes")]
