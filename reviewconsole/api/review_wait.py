@@ -66,7 +66,12 @@ def review_answer(client: ApiClient, review_id: str, base_url: str) -> tuple[byt
 
 
 def _about(message: dict[str, Any], session_id: str) -> bool:
-    item = message.get("item")
+    """Whether a queue's ``inbox.message`` (``inbox/live/messages.py``: its change as JSON ``text``,
+    made once for every listener) is about an item of ``session_id``."""
+    try:
+        item = json.loads(message.get("text") or "{}").get("item")
+    except (TypeError, ValueError, AttributeError):
+        return False
     return isinstance(item, dict) and item.get("session_id") == session_id
 
 

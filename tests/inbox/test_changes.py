@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from reviewconsole.inbox.items.decisions import interrupt_decide
@@ -148,4 +150,5 @@ def test_a_change_nobody_hears_is_not_built_and_one_a_reader_hears_is(demo, star
     finally:
         async_to_sync(layer.group_discard)(f"queue.{support.pk}", channel)
     assert len(built) == 1
-    assert (message["event"], message["item"]["id"]) == ("interrupt.created", item.pk)
+    change = json.loads(message["text"])  # the change's JSON, made once for every listener
+    assert (change["event"], change["item"]["id"]) == ("interrupt.created", item.pk)

@@ -26,7 +26,11 @@ def test_an_email_reply_is_confirmed_per_action(client, manager, start_session, 
     client.force_login(manager)
     with on_commit():
         response = client.post(f"/inbox/items/{item.pk}/decide/", {"action": action, **fields}, follow=True)
-    assert said in _notes(response)
+    if action == "revise":  # the page that waits for the next draft says it, as its heading
+        assert response.redirect_chain[-1][0] == f"/inbox/items/{item.pk}/after-feedback/"
+        assert f'<h1 id="after-feedback-title">{said.rstrip(".")}</h1>' in response.content.decode()
+    else:
+        assert said in _notes(response)
     assert not any(n.startswith("Decision recorded") for n in _notes(response))
 
 
