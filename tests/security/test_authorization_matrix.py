@@ -97,6 +97,23 @@ EXPECTATIONS: dict[str, list[Check]] = {
             pages(200, other_reviewer=404, auditor=404, staff=404),
         ),
     ],
+    # After feedback (issue 17): the page that waits for the session's next draft, and its JSON.
+    "inbox/items/<int:pk>/after-feedback/": [
+        Check(
+            "GET",
+            lambda w: f"/inbox/items/{w['item']}/after-feedback/",
+            pages(200, other_reviewer=404, auditor=404, staff=404),
+        ),
+        Check("POST", lambda w: f"/inbox/items/{w['item']}/after-feedback/", pages(405), writes=True),
+    ],
+    "inbox/items/<int:pk>/next.json": [
+        Check(
+            "GET",
+            lambda w: f"/inbox/items/{w['item']}/next.json",
+            pages(200, other_reviewer=404, auditor=404, staff=404),
+        ),
+        Check("POST", lambda w: f"/inbox/items/{w['item']}/next.json", pages(405), writes=True),
+    ],
     "inbox/items/<int:pk>/history/": [
         Check(
             "GET",
