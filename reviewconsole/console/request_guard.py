@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
+from ..error_pages import wants_json
 from ..json_errors import error_response
 
 __all__ = ["MESSAGE", "RefuseNulMiddleware", "RefuseOverflowMiddleware", "has_nul"]
@@ -32,8 +33,9 @@ def has_nul(request: HttpRequest) -> bool:
 
 
 class RefuseNulMiddleware:
-    """Answer 400 (JSON ``{"error": {"code": "invalid_request", ...}}`` for ``/api/`` and
-    ``/hooks/``, a one-line page otherwise) to a request :func:`has_nul` finds a NUL in."""
+    """Answer 400 (JSON ``{"error": {"code": "invalid_request", ...}}`` for a JSON door or a
+    caller that asks for JSON, :func:`~reviewconsole.error_pages.wants_json`; a one-line page
+    otherwise) to a request :func:`has_nul` finds a NUL in."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -41,7 +43,7 @@ class RefuseNulMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not has_nul(request):
             return self.get_response(request)
-        if request.path.startswith(("/api/", "/hooks/")):
+        if wants_json(request):
             return error_response(400, "invalid_request", MESSAGE)
         page = f"<!doctype html><title>Bad request</title><p>{MESSAGE}</p>"
         return HttpResponse(page, status=400, content_type="text/html; charset=utf-8")
@@ -49,7 +51,8 @@ class RefuseNulMiddleware:
 
 class RefuseOverflowMiddleware:
     """Answer 400 when a view fails with ``OverflowError``: a number in the request too large for
-    the database or a date (``/admin/…/?created_at__year=99999999999999999999``), never a 500."""
+    the database or a date (``/admin/…/?created_at__year=99999999999999999999``), never a 500;
+    JSON for a caller that wants it, as :class:`RefuseNulMiddleware`."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -61,7 +64,7 @@ class RefuseOverflowMiddleware:
         if not isinstance(exception, OverflowError):
             return None
         message = "A number in the request is too large."
-        if request.path.startswith(("/api/", "/hooks/")):
+        if wants_json(request):
             return error_response(400, "invalid_request", message)
         page = f"<!doctype html><title>Bad request</title><p>{message}</p>"
         return HttpResponse(page, status=400, content_type="text/html; charset=utf-8")

@@ -33,3 +33,18 @@ def test_a_nul_in_an_api_path_or_header_gets_a_json_400_and_starts_nothing(demo,
 def test_a_request_without_a_nul_passes(manager, client):
     client.force_login(manager)
     assert client.get("/inbox/?q=ab").status_code == 200
+
+
+def test_a_page_script_asking_for_json_gets_the_refusal_as_json(manager, admin_user, client):
+    """The inbox's scripts fetch ``items.json`` with ``Accept: application/json``: a refused
+    request answers in the JSON error format there too, not with an HTML page."""
+    client.force_login(manager)
+    nul = client.get("/inbox/items.json?q=a%00b", headers={"Accept": "application/json"})
+    assert (nul.status_code, nul.json()) == (400, {"error": {"code": "invalid_request", "message": MESSAGE}})
+    client.force_login(admin_user)
+    overflow = client.get(
+        "/admin/workflow_sessions/workflowsession/?created_at__year=99999999999999999999",
+        headers={"Accept": "application/json"},
+    )
+    assert overflow.status_code == 400
+    assert overflow.json()["error"]["code"] == "invalid_request"

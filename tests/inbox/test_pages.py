@@ -86,6 +86,26 @@ def test_decided_items_newest_first(manager, queues):
     assert [i.pk for i in page.items] == [r.pk for r in reversed(rows)]
 
 
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "d|0001-01-01T00:00:00+23:59|1",  # before year 1 in UTC: OverflowError, was a 400 page
+        "d|9999-12-31T23:59:59-12:00|1",  # after year 9999 in UTC
+        f"d|2026-01-01T00:00:00+00:00|{2**64}",  # a pk no column holds
+        "d|2026-01-01T00:00:00|-1",
+    ],
+)
+def test_a_forged_decided_cursor_reads_as_the_first_page(client, manager, queues, cursor):
+    rows = make_items(queues["support"], 2)
+    Item.objects.filter(pk__in=[r.pk for r in rows]).update(status="resolved", decision="approve")
+    client.force_login(manager)
+    response = client.get(
+        "/inbox/items.json", {"status": "resolved", "after": cursor}, headers={"Accept": "application/json"}
+    )
+    assert response.status_code == 200, response.content[:300]
+    assert sorted(i["item_id"] for i in response.json()["items"]) == sorted(r.pk for r in rows)
+
+
 def test_filters_read_leniently_and_write_back(demo):
     filters = InboxFilters.from_query(QueryDict("status=bogus&mine=1&q=  two   words &queue=support&x=1"))
     assert filters == InboxFilters(status="pending", mine=True, q="two words", queue="support")

@@ -250,15 +250,21 @@ def _cursor(segment: str, key: dt.datetime, pk: int) -> str:
 
 
 def _parse_cursor(cursor: str | None) -> tuple[str, tuple[dt.datetime, int]] | None:
+    """``(segment, (key in UTC, pk))`` of a cursor :func:`_cursor` wrote; None for anything else
+    (a forged one: a date that leaves the calendar in UTC, a pk no database column holds), which
+    reads as the first page."""
     if not cursor:
         return None
     try:
-        segment, when, pk = cursor.split("|")
+        segment, when, raw_pk = cursor.split("|")
         parsed = parse_datetime(when)
-        if segment not in ("o", "n", "d") or parsed is None:
+        pk = int(raw_pk)
+        if segment not in ("o", "n", "d") or parsed is None or not 0 <= pk < 2**63:
             return None
-        return segment, (parsed, int(pk))
-    except ValueError:
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=dt.UTC)
+        return segment, (parsed.astimezone(dt.UTC), pk)
+    except (ValueError, OverflowError):
         return None
 
 
