@@ -76,6 +76,8 @@ def test_a_triage_answer_and_other_kinds(demo):
     assert confirmation(other, "approve") == "Approved: Ship <b>it</b>."  # the messages framework escapes it
     assert confirmation(other, "answer") == "Answer sent: Ship <b>it</b>."
     assert confirmation(other, "revise") == "Feedback sent: Ship <b>it</b>."
+    [asked] = make_items(sales, 1, workflow="nowhere", title="Refund $250?", metadata={"kind": "elsewhere"})
+    assert confirmation(asked, "reject") == "Rejected: Refund $250?"  # was "… $250?."
 
 
 def test_a_refused_decision_names_who_decided_once(client, personas, start_session, on_commit):

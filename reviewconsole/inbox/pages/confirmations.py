@@ -82,4 +82,6 @@ def confirmation(item: Item, action: str, *, draft: str | None = None) -> str:
     title = heading(item).title
     if kind in ("vip_discount", "refund"):  # "Refund approved: $250.00 for …", not "… approved: Refund $250.00"
         title = next((title.removeprefix(p) for p in _NAMED if title.startswith(p)), title)
+    if title.endswith((".", "?", "!", "…")):  # "Rejected: Refund $250?", not "… $250?."
+        sentence = sentence.replace("{title}.", "{title}")
     return sentence.format(title=title)
