@@ -157,3 +157,11 @@ def test_the_decided_list_is_newest_decision_first_not_newest_request(logged_in,
     first = inbox_page(manager, filters, size=1)
     second = inbox_page(manager, filters, after=first.next_cursor, size=1)
     assert [r.pk for r in first.items + second.items] == [asked_first.pk, asked_last.pk]  # the cursor too
+
+
+def test_an_auditor_without_queues_is_pointed_to_the_admin(client, personas):
+    client.force_login(personas.auditor)
+    page = client.get("/inbox/").content.decode()
+    assert 'id="admin-link"' in page and "ask an admin" not in page
+    client.force_login(personas.other_reviewer)  # a reviewer: queues of their own
+    assert 'id="admin-link"' not in client.get("/inbox/").content.decode()
