@@ -64,7 +64,10 @@ MESSAGES = {
     "action_not_supported": "The request does not support that decision.",
     "decision_refused": "A check of the workflow refused this decision.",
     "interrupt_expired": "The interrupt has expired; cancel it instead.",
-    "args_changed": "The tool call's arguments changed since they were shown; review the call again.",
+    "args_changed": (
+        "The args_digest given does not match the tool call's arguments (a wrong digest, or arguments changed"
+        " since they were shown): review the call again."
+    ),
     "checkpoint_unknown": "Unknown checkpoint.",
     "checkpoint_decided": "An interrupt of that checkpoint was decided outside this thread; that decision is final.",
     "session_closed": "The session has ended; it cannot be rewound, and a cancelled one takes no new message.",

@@ -206,7 +206,8 @@ def _check_bound(row: Item, interrupt_id: str | None, decision: str, payload: An
         )
     if isinstance(given, str) and given.lower() != digest:
         raise ArgsChangedError(
-            "The tool call's arguments changed since they were shown: review the call again.",
+            "The args_digest given does not match the tool call's arguments (a wrong digest, or arguments"
+            " changed since they were shown): review the call again.",
             interrupt_id=row.interrupt_id,
             given=given[:80],
         )

@@ -65,7 +65,7 @@ WORKFLOWS = [
                 refund_approval.REASON_LIMIT,
                 functions=("ask_for_approval",),
                 message=f"Approving a refund above ${refund_approval.REASON_LIMIT:,.0f} needs a reason: "
-                "write it in the Reason field. Nothing was recorded.",
+                "give one with the decision. Nothing was recorded.",
             ),
             refund_approval.no_larger_refund,
         ),

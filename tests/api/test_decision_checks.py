@@ -22,6 +22,7 @@ def test_an_approval_above_500_without_a_reason_is_refused_and_audited(client, t
     assert response.status_code == 400, response.content
     error = response.json()["error"]
     assert error["code"] == "decision_refused" and "needs a reason" in error["message"]
+    assert "Reason field" not in error["message"]  # the page's field means nothing to an API caller
     assert (error["interrupt_id"], error["decision"]) == (item.interrupt_id, "approve")
     assert Item.objects.get(pk=item.pk).status == "pending"
     assert not Answer.objects.filter(session=session).exists()

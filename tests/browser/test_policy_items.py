@@ -34,7 +34,7 @@ browser = test_main_job.browser  # the headless Chromium fixture, used here too
 
 DEMO_REASON = "Refunds up to $100 are approved by policy."
 MARKUP_REASON = "Small refunds <b class='policy-marker'>pass</b> & are audited <script>window.__pwned = 1</script>"
-REASON_MESSAGE = "Approving a refund above $500 needs a reason: write it in the Reason field. Nothing was recorded."
+REASON_MESSAGE = "Approving a refund above $500 needs a reason: give one with the decision. Nothing was recorded."
 SECOND_MANAGER = "manager2"
 MAKE_SECOND_MANAGER = f"""
 from django.contrib.auth import get_user_model
