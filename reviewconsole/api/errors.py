@@ -12,8 +12,8 @@ the format of every door) with a stable ``code``:
 | 400 | ``answer_too_long`` | feedback, a reason or a draft over 5,000 / 2,000 / 20,000 characters (``field``) |
 | 400 | ``action_not_supported`` | the payload stands for a decision the request kind does not support (``actions``) |
 | 400 | ``decision_refused`` | a check of the workflow (``before_decision``) refused the decision: its message |
-| 400 | ``schema_invalid`` / ``queue_unknown`` | a review's ``response_schema`` fails its metaschema (``errors``); |
-|  |  | its queue does not exist |
+| 400 | ``schema_invalid`` / ``queue_unknown`` | a review's ``response_schema`` fails its metaschema or cannot be |
+|  |  | drawn as a form (``errors``); its queue does not exist |
 | 400 | ``callback_invalid`` / ``wait_invalid`` | a review's callback is refused; ``wait`` is out of range |
 | 401 | ``unauthorized`` | no bearer token, or an unknown or revoked one |
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |

@@ -1,8 +1,10 @@
 """What a review request must be before anything is stored (``reviews.review_ask``, docs/reviews.md).
 
 Each check raises the API's refusal: the response schema against its metaschema (``jsonschema``)
-and with references only to its own parts (the console never fetches a schema; a dangling one
-would fail only when the reviewer answers), the queue (the token's scope first, so a queue outside
+with references only to its own parts (the console never fetches a schema; a dangling one
+would fail only when the reviewer answers), and one the inbox can draw as a form and take the
+answer of (``schema_shape.check_drawable``: no ``$ref`` that refers to itself, no more fields than
+a post may carry), the queue (the token's scope first, so a queue outside
 it is 403 whether it exists or not), the kind, and the callback's address (``outbound.addresses``).
 """
 
@@ -15,6 +17,7 @@ import jsonschema
 from django.conf import settings
 
 from ..inbox.models import Queue
+from ..inbox.pages.schema_shape import FormSchemaError, check_drawable, field_limit
 from ..outbound.addresses import PrivateAddressError, check_destination
 from .errors import ApiError
 from .models import ApiClient
@@ -23,7 +26,9 @@ __all__ = ["check_callback", "check_kind", "check_queue", "check_schema"]
 
 
 def check_schema(schema: Any) -> None:
-    """Raise 400 ``schema_invalid`` naming the problem unless ``schema`` is a valid JSON Schema."""
+    """Raise 400 ``schema_invalid`` naming the problem and where (``errors: [{"path", "message"}]``)
+    unless ``schema`` is a valid JSON Schema whose references name its own parts and from which
+    a form can be drawn."""
     if not isinstance(schema, dict):
         raise ApiError(400, "schema_invalid", "response_schema must be a JSON Schema object.")
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
@@ -47,6 +52,15 @@ def check_schema(schema: Any) -> None:
             f"response_schema is not usable at {'/'.join(remote)}: {message}.",
             errors=[{"path": remote, "message": message}],
         )
+    try:
+        check_drawable(schema, field_limit())
+    except FormSchemaError as exc:  # the inbox could not draw its form, or take its answer
+        raise ApiError(
+            400,
+            "schema_invalid",
+            f"response_schema is not usable at {exc.where}: {exc.message}.",
+            errors=[{"path": exc.path, "message": exc.message}],
+        ) from None
 
 
 def _points(root: Any, ref: str) -> bool:

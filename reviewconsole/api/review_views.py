@@ -34,7 +34,8 @@ def _base(request: HttpRequest) -> str:
 def ask(request: HttpRequest, response: HttpResponse, body: ReviewIn, idempotency_key: str | None = KEY) -> Any:
     """File a review in ``queue``: a reviewer decides it in the inbox (201 with the review).
 
-    ``response_schema`` is checked against the JSON Schema metaschema (400 ``schema_invalid``);
+    ``response_schema`` is checked against the JSON Schema metaschema and must be drawable as a
+    form (400 ``schema_invalid``: a ``$ref`` elsewhere or to itself, too many fields);
     ``queue`` must be in the token's scope (403 ``queue_forbidden``) and exist (400 ``queue_unknown``).
     """
     client = request.auth  # type: ignore[attr-defined]

@@ -8,14 +8,10 @@
   "use strict";
   const ATTRS = ["name", "id", "for", "aria-describedby"];
 
-  function idOf(name) {
-    return "id-" + name.replace(/\./g, "-");
-  }
-
   // Row `from` of `list` becomes row `to`: its field names, ids and numbered texts.
   function renumber(list, row, from, to) {
     const name = list.dataset.list;
-    const id = idOf(name);
+    const id = list.dataset.listId; // ids escape what names do not (schema_form.FormField.id)
     const base = list.dataset.rowLabel;
     const swap = (value, prefix, sep) => {
       if (value === `${prefix}${sep}${from}`) return `${prefix}${sep}${to}`;

@@ -11,15 +11,21 @@ ones (marked ``spare``: without JavaScript they are the rows one may fill; with 
 ``schema_form.js`` drops them and adds and removes rows instead).
 
 Field names are the JSON path under ``f``: ``f.address.city``, ``f.tags.0``,
-``f.people.1.name``. :func:`validate_value` turns posted fields back into a JSON value and
-validates it with ``jsonschema``; on failure it raises :class:`DecisionError` whose ``errors``
-point at fields (``[{"path": [...], "message": str}]``) and nothing is stored.
+``f.people.1.name``, a property's ``~`` and ``.`` escaped as ``~0`` and ``~1`` (``{"a.b": …}``
+is ``f.a~1b``); ids are unique likewise (:attr:`FormField.id`). :func:`validate_value` turns
+posted fields back into a JSON value and validates it with ``jsonschema``: a list row whose
+inputs are all empty (a spare, or the one row an empty list shows) is no row of the answer, so a
+list may be answered empty (``minItems`` says how many rows it needs). On failure it raises
+:class:`DecisionError` whose ``errors`` point at fields (``[{"path": [...], "message": str}]``)
+and nothing is stored. A schema no form can be drawn from (``schema_shape.check_drawable``) is
+refused by :func:`form_fields` (``FormSchemaError``) and by :func:`validate_value`.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -29,54 +35,22 @@ import jsonschema
 from ... import json_input
 from ..errors import DecisionError
 from .schema_formats import FORMAT_CHECKER, format_message, input_type, posted_value, shown_value
+from .schema_shape import FormSchemaError, check_drawable, kind_of, resolve
 
 __all__ = ["FormField", "form_fields", "parse_form", "validate_value"]
 
 ROOT = "f"
 _MAX_ITEMS = 200  # list rows read from a post (the schema's maxItems still applies)
+UNDRAWABLE = "This request's form cannot be drawn: answer it another way or reject it"
 SPARE_ROWS = 2  # empty rows a new form adds to each list, up to its maxItems
 NUMBER = "__number__"  # in a new row's label: its number, set by schema_form.js
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
 
-def _resolve(schema: dict[str, Any], root: dict[str, Any], depth: int = 0) -> dict[str, Any]:
-    """Follow local ``$ref`` and unwrap ``anyOf [X, {"type": "null"}]`` / one-item ``allOf``."""
-    if depth > 20 or not isinstance(schema, dict):
-        return schema if isinstance(schema, dict) else {}
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/"):
-        target: Any = root
-        for part in ref[2:].split("/"):
-            target = target.get(part, {}) if isinstance(target, dict) else {}
-        merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-        return _resolve(merged, root, depth + 1)
-    for key in ("anyOf", "oneOf"):
-        options = schema.get(key)
-        if isinstance(options, list):
-            real = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
-            if len(real) == 1:
-                merged = {**_resolve(real[0], root, depth + 1), **{k: v for k, v in schema.items() if k != key}}
-                return {**merged, "nullable": True}
-    all_of = schema.get("allOf")
-    if isinstance(all_of, list) and len(all_of) == 1:
-        return _resolve({**all_of[0], **{k: v for k, v in schema.items() if k != "allOf"}}, root, depth + 1)
-    return schema
-
-
-def _type(schema: dict[str, Any]) -> str:
-    if "enum" in schema or "const" in schema:
-        return "enum"
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), None)
-    if kind == "string":
-        if schema.get("format") in ("textarea", "multiline") or int(schema.get("maxLength") or 0) > 200:
-            return "textarea"
-        return "text"
-    if kind in ("number", "integer", "boolean", "object"):
-        return str(kind)
-    if kind == "array":
-        return "list"
-    return "json"
+def _part(key: Any) -> str:
+    """A property's name as a part of a field's name: ``~`` as ``~0`` and ``.`` as ``~1`` (as a
+    JSON Pointer escapes ``/``), so that ``{"a.b": …}`` and ``{"a": {"b": …}}`` post apart."""
+    return str(key).replace("~", "~0").replace(".", "~1")
 
 
 @dataclass
@@ -103,7 +77,9 @@ class FormField:
 
     @property
     def id(self) -> str:
-        return "id-" + self.name.replace(".", "-")
+        """``id-f-`` and the path's parts joined by ``-``: letters, digits and ``_`` as they are,
+        any other character as ``~<hex>~``, so that two fields never share an id."""
+        return "-".join(["id", ROOT, *(_ID_UNSAFE.sub(lambda m: f"~{ord(m[0]):x}~", str(p)) for p in self.path)])
 
     @property
     def is_group(self) -> bool:
@@ -128,7 +104,7 @@ def _singular(label: str) -> str:
 
 
 def _row_label(items: dict[str, Any], root: dict[str, Any], list_label: str) -> str:
-    title = _resolve(items, root).get("title") if isinstance(items, dict) else None
+    title = resolve(items, root).get("title") if isinstance(items, dict) else None
     return title if isinstance(title, str) and title else _singular(list_label)
 
 
@@ -172,8 +148,8 @@ def _build(
     data: dict[str, Any],
     initial: Any,
 ) -> FormField:
-    schema = _resolve(schema, root)
-    kind = _type(schema)
+    schema = resolve(schema, root)
+    kind = kind_of(schema)
     node = FormField(
         name=name,
         path=path,
@@ -190,7 +166,7 @@ def _build(
         needed = set(schema.get("required") or [])
         start = initial if isinstance(initial, dict) else {}
         node.children = [
-            _build(sub, root, f"{name}.{key}", [*path, key], key, key in needed, data, start.get(key))
+            _build(sub, root, f"{name}.{_part(key)}", [*path, key], key, key in needed, data, start.get(key))
             for key, sub in props.items()
         ]
         return node
@@ -201,7 +177,7 @@ def _build(
         count = max(len(rows), len(start), int(schema.get("minItems") or 0), 1)
         indices = rows or list(range(count))
         spares = 0 if rows else max(0, min(SPARE_ROWS, int(schema.get("maxItems") or _MAX_ITEMS) - count))
-        if _type(_resolve(items, root)) == "boolean":
+        if kind_of(resolve(items, root)) == "boolean":
             spares = 0  # an unticked box is an answer (false), not an empty row
         row_label = _row_label(items, root, node.label)
         for n, i in enumerate([*indices, *range(count, count + spares)]):
@@ -234,7 +210,11 @@ def form_fields(
 
     ``data`` re-fills the fields from a post; ``errors`` (``validate_value``'s) are attached to
     the field at their path, or to the root when no field matches.
+
+    Raises:
+        FormSchemaError: no form can be drawn from ``schema`` (a ``$ref`` refers to itself).
     """
+    check_drawable(schema)
     root = _build(schema, schema, ROOT, [], ROOT, True, data or {}, None)
     for error in errors or []:
         target = _find(root, list(error.get("path") or [])) or root
@@ -262,20 +242,56 @@ def _number(raw: str, kind: str) -> Any:
     return int(value) if value.is_integer() and "." not in raw and "e" not in raw.lower() else value
 
 
-def _parse(node: FormField, data: dict[str, Any], errors: list[dict[str, Any]]) -> Any:
-    """The JSON value of ``node`` from posted ``data`` (None: left empty)."""
+@dataclass
+class _Reading:
+    """One post being read: its fields, the fields that cannot be read, and the field path each
+    kept list row came from (by the row's path in the answer: rows left empty are dropped)."""
+
+    data: dict[str, Any]
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    rows: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
+
+    def field_path(self, path: list[Any]) -> list[Any]:
+        """The path of the field that shows the answer's part at ``path``."""
+        answer: list[Any] = []
+        found: list[Any] = []
+        for part in path:
+            answer.append(part)
+            found = list(self.rows.get(tuple(answer), [*found, part]))
+        return found
+
+
+def _blank(node: FormField, data: dict[str, Any]) -> bool:
+    """Whether every input of ``node`` was posted empty (or not at all; an unticked box posts nothing)."""
+    if node.is_group:
+        return all(_blank(child, data) for child in node.children)
+    raw = data.get(node.name)
+    return raw is None or str(raw).strip() == ""
+
+
+def _parse(node: FormField, reading: _Reading, at: list[Any]) -> Any:
+    """The JSON value of ``node`` (at ``at`` in the answer) from the post (None: left empty)."""
+    data, errors = reading.data, reading.errors
     if node.kind == "object":
         found = {}
         for child in node.children:
-            value = _parse(child, data, errors)
+            key = child.path[-1]
+            value = _parse(child, reading, [*at, key])
             if value is not None:
-                found[child.path[-1]] = value
+                found[key] = value
             elif child.required and child.nullable and not child.is_group:
-                found[child.path[-1]] = None  # left empty where the schema wants the key: null
+                found[key] = None  # left empty where the schema wants the key: null
         return found if (found or node.required) else None
     if node.kind == "list":
-        values = [_parse(child, data, errors) for child in node.children]
-        return [v for v in values if v is not None]
+        values: list[Any] = []
+        for child in node.children:
+            if child.kind != "boolean" and _blank(child, data):
+                continue  # a row left empty (a spare, or one never filled in) is no row of the answer
+            value = _parse(child, reading, [*at, len(values)])
+            if value is not None:
+                reading.rows[(*at, len(values))] = child.path
+                values.append(value)
+        return values
     raw = data.get(node.name)
     if node.kind == "boolean":
         return raw is not None and raw != ""
@@ -301,9 +317,13 @@ def _parse(node: FormField, data: dict[str, Any], errors: list[dict[str, Any]]) 
 
 def parse_form(schema: dict[str, Any], data: dict[str, Any]) -> tuple[Any, list[dict[str, Any]]]:
     """Posted fields → ``(value, conversion errors)``; the value is not validated yet."""
-    errors: list[dict[str, Any]] = []
-    value = _parse(form_fields(schema, data), data, errors)
-    return value, errors
+    value, reading = _read(schema, data)
+    return value, reading.errors
+
+
+def _read(schema: dict[str, Any], data: dict[str, Any]) -> tuple[Any, _Reading]:
+    reading = _Reading(data)
+    return _parse(form_fields(schema, data), reading, []), reading
 
 
 @lru_cache(maxsize=256)
@@ -328,6 +348,9 @@ def _errors(value: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
             message = _pattern_message(error.schema, path)
         elif error.validator == "format":
             message = format_message(error.validator_value) or message
+        elif error.validator == "minItems":
+            least = error.validator_value
+            message = f"Fill in at least {least} {'row' if least == 1 else 'rows'}."
         found.append({"path": path, "message": message})
     unique = {(tuple(map(str, e["path"])), e["message"]): e for e in found}  # one per field and reason
     return sorted(unique.values(), key=lambda e: [str(p) for p in e["path"]])
@@ -347,12 +370,17 @@ def validate_value(schema: dict[str, Any], data: dict[str, Any]) -> Any:
     """The answer the form ``data`` gives, valid against ``schema``.
 
     Raises:
-        DecisionError: a field cannot be read or the value fails the schema; ``errors`` says
-            where and why.
+        DecisionError: a field cannot be read or the value fails the schema (``errors`` says
+            where and why), or no form can be drawn from ``schema`` (no ``errors``).
     """
-    value, errors = parse_form(schema, data)
+    try:
+        value, reading = _read(schema, data)
+    except FormSchemaError as exc:
+        raise DecisionError(f"{UNDRAWABLE} ({exc.message}, at {exc.where}); nothing was recorded.") from None
+    errors = reading.errors
     unreadable = [e["path"] for e in errors]
-    errors += [e for e in _errors(value, schema) if e["path"] not in unreadable]  # one message per field
+    found = [{**e, "path": reading.field_path(e["path"])} for e in _errors(value, schema)]
+    errors += [e for e in found if e["path"] not in unreadable]  # one message per field
     if errors:
         raise DecisionError("Correct the highlighted fields; nothing was recorded.", errors=errors)
     return value

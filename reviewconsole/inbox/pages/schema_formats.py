@@ -96,12 +96,16 @@ def posted_value(schema_format: Any, raw: str) -> str:
 
 def shown_value(schema_format: Any, value: str) -> str:
     """A stored string as its field shows it: a ``date-time`` in the reviewer's zone as
-    ``datetime-local`` takes it (``2026-12-02T14:30``); anything else as it is."""
+    ``datetime-local`` takes it (``2026-12-02T14:30``); anything else, and a moment with no
+    local time (past year 1 or 9999 there), as it is."""
     if schema_format != "date-time" or not _RFC3339.match(value):
         return value
     try:
         moment = dt.datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
     except ValueError:
         return value
-    local = timezone.localtime(moment, timezone.get_current_timezone())
+    try:
+        local = timezone.localtime(moment, timezone.get_current_timezone())
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+14:00: before year 1 in UTC
+        return value
     return local.strftime("%Y-%m-%dT%H:%M:%S" if local.second else "%Y-%m-%dT%H:%M")

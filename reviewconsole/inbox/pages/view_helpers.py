@@ -53,7 +53,8 @@ from .decided import decision_shown
 from .drafts import parse_unified
 from .kinds import detail_parts
 from .rows import row_text
-from .schema_form import form_fields
+from .schema_form import UNDRAWABLE, form_fields
+from .schema_shape import FormSchemaError
 
 __all__ = ["detail_context", "json_404", "refusal", "wants_json"]
 
@@ -102,8 +103,13 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
     holder = item.claim_holder()
     parts = detail_parts(item)
     form = None
+    form_problem = ""
     if "answer" in actions:
-        form = form_fields(item.response_schema or {}, extra.pop("form_data", None), extra.pop("form_errors", None))
+        try:
+            form = form_fields(item.response_schema or {}, extra.pop("form_data", None), extra.pop("form_errors", None))
+        except FormSchemaError as exc:  # stored before the API refused such schemas
+            form_problem = f"{UNDRAWABLE} ({exc.message}, at {exc.where})."
+            actions = [a for a in actions if a != "answer"]
     prev_pk, next_pk = neighbours(user, item) if member else (None, None)
     return {
         "item": item,
@@ -130,6 +136,7 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "args_digest": (item.metadata or {}).get("args_digest", ""),
         "args_text": editable_arguments(item) if pending and "approve" in actions else "",
         "form": form,
+        "form_problem": form_problem,
         "claimed_by": item.claimed_by if holder else None,
         "claimed_by_me": holder == user.pk,
         "claim_ttl_minutes": round(item.queue.claim_ttl().total_seconds() / 60),
