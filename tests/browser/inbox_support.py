@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -120,8 +121,15 @@ def item_of(page: Any, session_id: str, *, excluding: int | None = None, timeout
     """The pending item of a session, as the page's ``items.json`` lists it, once it is listed
     (asked again every 100 ms; ``timeout`` ms is the guard). ``excluding``: an item id to pass
     over (the session's earlier request, when waiting for the next)."""
-    found = page.wait_for_function(ITEM_OF, arg=[session_id, excluding], polling=100, timeout=timeout)
-    return found.json_value()
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        # The handle has been seen to read null once the function ended truthy (a navigation of the
+        # page between the two calls, on a loaded machine): ask again rather than return None.
+        found = page.wait_for_function(ITEM_OF, arg=[session_id, excluding], polling=100, timeout=timeout)
+        item = found.json_value()
+        if item:
+            return item
+        assert time.monotonic() < deadline, f"no item of session {session_id} listed"
 
 
 def rows(page: Any) -> list[str]:
