@@ -23,23 +23,33 @@ Mode = Literal["ago", "due"]
 _UNITS = ((86_400, "d"), (3_600, "h"), (60, "min"))
 
 
-def span(seconds: float) -> str:
-    """A duration in its largest whole unit, rounded down: 3,599 s → "59 min", 90,000 s → "1 d"."""
+def span(seconds: float, parts: int = 1) -> str:
+    """A duration in its largest whole unit, rounded down: 3,599 s → "59 min", 90,000 s → "1 d".
+
+    ``parts=2`` adds the next smaller unit when it is not zero, so a countdown does not read an
+    hour short: 17,999 s → "4 h 59 min", 90,000 s → "1 d 1 h", 7,200 s → "2 h".
+    """
     whole = int(abs(seconds))
-    for size, name in _UNITS:
+    for index, (size, name) in enumerate(_UNITS):
         if whole >= size:
-            return f"{whole // size} {name}"
+            text = f"{whole // size} {name}"
+            if parts > 1 and index + 1 < len(_UNITS):
+                smaller, smaller_name = _UNITS[index + 1]
+                if rest := whole % size // smaller:
+                    text += f" {rest} {smaller_name}"
+            return text
     return f"{whole} s"
 
 
 def relative(value: dt.datetime, mode: Mode = "ago", now: dt.datetime | None = None) -> str:
     """``value`` from ``now`` (default: now) in words, per ``mode`` (see :data:`Mode`).
 
-    Under a minute, ``ago`` says "just now" (either way); ``due`` counts the seconds.
+    Under a minute, ``ago`` says "just now" (either way); ``due`` counts the seconds, and names two
+    units above an hour ("due in 4 h 59 min", not "due in 4 h").
     """
     delta = (value - (now or timezone.now())).total_seconds()
     if mode == "due":
-        return f"due in {span(delta)}" if delta > 0 else f"overdue by {span(delta)}"
+        return f"due in {span(delta, 2)}" if delta > 0 else f"overdue by {span(delta, 2)}"
     if abs(delta) < 60:
         return "just now"
     return f"in {span(delta)}" if delta > 0 else f"{span(delta)} ago"

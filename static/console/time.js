@@ -19,15 +19,26 @@
     [60, "min"],
   ];
 
-  function span(seconds) {
+  // parts = 2 adds the next smaller unit when not zero ("4 h 59 min"), as times.py's span.
+  function span(seconds, parts = 1) {
     const whole = Math.floor(Math.abs(seconds));
-    for (const [size, name] of UNITS) if (whole >= size) return `${Math.floor(whole / size)} ${name}`;
+    for (let index = 0; index < UNITS.length; index++) {
+      const [size, name] = UNITS[index];
+      if (whole < size) continue;
+      let text = `${Math.floor(whole / size)} ${name}`;
+      if (parts > 1 && index + 1 < UNITS.length) {
+        const [smaller, smallerName] = UNITS[index + 1];
+        const rest = Math.floor((whole % size) / smaller);
+        if (rest) text += ` ${rest} ${smallerName}`;
+      }
+      return text;
+    }
     return `${whole} s`;
   }
 
   function relative(at, mode, now) {
     const delta = (at - now) / 1000;
-    if (mode === "due") return delta > 0 ? `due in ${span(delta)}` : `overdue by ${span(delta)}`;
+    if (mode === "due") return delta > 0 ? `due in ${span(delta, 2)}` : `overdue by ${span(delta, 2)}`;
     if (Math.abs(delta) < 60) return "just now";
     return delta > 0 ? `in ${span(delta)}` : `${span(delta)} ago`;
   }

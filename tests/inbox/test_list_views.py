@@ -53,7 +53,7 @@ def test_the_waiting_list_shows_owner_a_due_countdown_and_age(logged_in, queues)
     )
     html = logged_in.get("/inbox/").content.decode()
     assert _headers(html)[1:] == ["Request", "Workflow", "Queue", "Owner", "Due", "Waiting since"]
-    assert re.search(r'class="countdown" data-due-soon-at="[^"]+">due in 4 h</time>', html)
+    assert re.search(r'class="countdown" data-due-soon-at="[^"]+">due in 4 h 59 min</time>', html)  # not "4 h"
     assert re.search(r'class="countdown sla-soon" data-due-soon-at="[^"]+">due in (9|10) min</time>', html)
     assert re.search(r'class="countdown sla-late" data-due-soon-at="[^"]+">overdue by (2|3) min</time>', html)
     assert re.search(r'data-rel="ago">(59 min|1 h) ago</time>', html)

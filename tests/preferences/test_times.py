@@ -22,11 +22,21 @@ def test_a_span_is_its_largest_whole_unit(seconds, text):
 
 
 @pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(59, "59 s"), (3599, "59 min"), (3600, "1 h"), (17999, "4 h 59 min"), (86399, "23 h 59 min"), (90000, "1 d 1 h")],
+)
+def test_a_two_part_span_adds_the_next_unit_when_not_zero(seconds, text):
+    assert span(seconds, 2) == span(-seconds, 2) == text
+
+
+@pytest.mark.parametrize(
     ("offset", "mode", "text"),
     [
         (dt.timedelta(minutes=52, seconds=30), "due", "due in 52 min"),
         (dt.timedelta(seconds=-200), "due", "overdue by 3 min"),
         (dt.timedelta(seconds=40), "due", "due in 40 s"),
+        (dt.timedelta(hours=3, minutes=59, seconds=30), "due", "due in 3 h 59 min"),
+        (dt.timedelta(hours=-2, seconds=-10), "due", "overdue by 2 h"),
         (dt.timedelta(hours=-3, minutes=-10), "ago", "3 h ago"),
         (dt.timedelta(seconds=-20), "ago", "just now"),
         (dt.timedelta(days=2, hours=1), "ago", "in 2 d"),
