@@ -171,3 +171,24 @@ def test_a_finished_refunds_picture_marks_every_step(console, browser):
     expect(page.locator(".picture")).to_contain_text("Path taken")
     _shot(page, "refund-picture-desktop-light")
     context.close()
+
+
+def test_the_picture_is_drawn_dark_on_a_dark_page_and_redrawn_when_the_theme_changes(console, browser):
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager", color_scheme="dark", **DESKTOP)
+    session = webhook(console, "refund-approval", {"order_id": "A-3003", "amount": 250, "reason": "Arrived broken"})
+    page.goto(item_of(page, session)["url"])
+    picture = page.locator("#workflow-picture")
+    expect(picture).to_have_attribute("data-picture-theme", "dark")
+    expect(picture).to_have_class(re.compile(r"\bdrawn\b"))
+    ground = picture.evaluate("pre => getComputedStyle(pre).backgroundColor")
+    assert ground != "rgb(255, 255, 255)", "the picture's ground stays white on a dark page"
+    _shot(page, "refund-picture-desktop-dark")
+    page.click("#theme-toggle")
+    expect(picture).to_have_attribute("data-picture-theme", "light")
+    expect(picture).to_have_class(re.compile(r"\bdrawn\b"))
+    assert picture.evaluate("pre => getComputedStyle(pre).backgroundColor") == "rgb(255, 255, 255)"
+    page.click("#theme-toggle")  # back to dark, as this context's device is
+    expect(picture).to_have_attribute("data-picture-theme", "dark")
+    context.close()
