@@ -134,7 +134,7 @@ def test_bulk_approval_runs_the_checks_for_each_item(client, personas, start_ses
     with on_commit():
         response = client.post("/inbox/bulk/", {"action": "approve", "ids": [kept.pk, refused.pk]}, follow=True)
     notes = [str(m) for m in response.context["messages"]]
-    assert "Approved 1 item." in notes
+    assert any(n.startswith("Approved 1 item: “") for n in notes), notes
     assert any("Not this one." in n for n in notes)
     assert Item.objects.get(pk=kept.pk).decision == "approve"
     nothing_stored(refused)

@@ -175,7 +175,7 @@ def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, star
     with on_commit():
         response = client.post("/inbox/bulk/", {"action": "approve", "ids": [email.pk, vip.pk]}, follow=True)
     notes = [str(m) for m in response.context["messages"]]
-    assert "Approved 1 item." in notes
+    assert f"Approved 1 item: “{row_text(vip).title}”." in notes  # says which one
     named = row_text(email).title  # named as the list names it
     assert any(f"“{named}”: approve it on its own page" in n for n in notes)
     assert not any(f"#{email.pk}" in n for n in notes)

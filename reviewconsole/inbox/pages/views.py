@@ -231,7 +231,8 @@ def bulk(request: HttpRequest) -> HttpResponse:
     ids = [int(i) for i in raw_ids][:BULK_LIMIT]
     if action not in ("claim", "unclaim", "approve") or not ids:
         return _bulk_refused(request, "Select items and an action; nothing was done.")
-    done, refused, missing = 0, [], 0
+    done: list[str] = []
+    refused, missing = [], 0
     for pk in ids:
         try:
             item = item_for(request.user, pk)
@@ -250,13 +251,13 @@ def bulk(request: HttpRequest) -> HttpResponse:
                 continue
             else:
                 interrupt_decide(interrupt=item, user=request.user, action="approve", request=request, door="bulk")
-            done += 1
+            done.append(_shown_name(item))
         except REFUSALS as exc:
             refused.append(f"{_shown_name(item)}: {getattr(exc, 'message', str(exc))}")
     if missing:
         refused.append(f"{missing} selected request{'s' if missing != 1 else ''}: not found in your queues")
     verb = {"claim": "Claimed", "unclaim": "Released", "approve": "Approved"}[action]
-    messages.success(request, f"{verb} {done} item{'s' if done != 1 else ''}.")
+    messages.success(request, _done_message(verb, done))
     if refused:
         messages.warning(request, "Not done: " + "; ".join(refused))
     return redirect(_back(request))
@@ -267,6 +268,15 @@ def _bulk_refused(request: HttpRequest, message: str) -> HttpResponse:
         return error_response(400, "invalid_request", message)
     messages.error(request, message)
     return redirect(_back(request))
+
+
+def _done_message(verb: str, done: list[str]) -> str:
+    """``Approved 2 items: “A”, “B”.``: what was done, naming each item (the first 10, then a count)."""
+    count = f"{verb} {len(done)} item{'s' if len(done) != 1 else ''}"
+    if not done:
+        return f"{count}."
+    shown = ", ".join(done[:10]) + (f" and {len(done) - 10} more" if len(done) > 10 else "")
+    return f"{count}: {shown}."
 
 
 def _shown_name(item: Item) -> str:
