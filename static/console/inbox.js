@@ -155,9 +155,14 @@
   const selectAll = document.getElementById("select-all");
   const selectedCount = document.getElementById("selected-count");
   const bulkBar = document.getElementById("bulk-bar");
+  // The count says beforehand what "Approve selected" acts on: only rows whose request allows
+  // bulk approval (data-bulk-approve, rows.py); the others are named as refused after it.
   function countSelected() {
     const n = tbody.querySelectorAll("input[name=ids]:checked").length;
-    if (selectedCount) selectedCount.textContent = n ? `${n} selected` : "";
+    const approvable = tbody.querySelectorAll("input[name=ids][data-bulk-approve]:checked").length;
+    let text = n ? `${n} selected` : "";
+    if (n && approvable < n) text += ` (Approve selected acts on ${approvable} of them: the others are approved on their own page)`;
+    if (selectedCount) selectedCount.textContent = text;
     if (bulkBar) bulkBar.classList.toggle("idle", n === 0); // shown in full once something is selected
   }
   tbody.addEventListener("change", countSelected);

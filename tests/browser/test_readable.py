@@ -192,3 +192,19 @@ def test_the_picture_is_drawn_dark_on_a_dark_page_and_redrawn_when_the_theme_cha
     page.click("#theme-toggle")  # back to dark, as this context's device is
     expect(picture).to_have_attribute("data-picture-theme", "dark")
     context.close()
+
+
+def test_the_selection_says_beforehand_what_approve_selected_acts_on(console, browser):
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager", **DESKTOP)
+    email = item_of(page, webhook(console, "email-review", {"complaint": "Which rows does bulk approval take?"}))
+    vip = item_of(page, webhook(console, "vip-discount", {"customer_id": "c123"}))
+    page.goto("/inbox/")
+    page.check(f"#items tr[data-id='{vip['id']}'] input[name=ids]")
+    expect(page.locator("#selected-count")).to_have_text("1 selected")
+    page.check(f"#items tr[data-id='{email['id']}'] input[name=ids]")
+    expect(page.locator("#selected-count")).to_have_text(
+        "2 selected (Approve selected acts on 1 of them: the others are approved on their own page)"
+    )
+    context.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 from django.http import QueryDict
@@ -203,3 +204,12 @@ def test_bulk_refusals_name_items_as_the_list_does(client, personas, start_revie
     page = response.content.decode()
     assert "Charger &lt;b&gt;missing&lt;/b&gt;”" in page and "<b>missing</b>" not in page
     assert "#" + str(first.pk) not in warning
+
+
+def test_a_rows_checkbox_says_whether_bulk_approval_takes_it(client, manager, start_review, start_session):
+    _, email = start_review()
+    _, [vip] = start_session("vip-discount", {"customer_id": "c123"})
+    client.force_login(manager)
+    html = client.get("/inbox/").content.decode()
+    boxes = dict(re.findall(r'<input type="checkbox" name="ids" value="(\d+)"( data-bulk-approve)?', html))
+    assert boxes == {str(email.pk): "", str(vip.pk): " data-bulk-approve"}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
+from ..items.actions import allows_bulk_approve
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
 from .headings import heading
 
@@ -55,7 +56,15 @@ def render_row(item: Item, *, decided: bool) -> SafeString:
     """The ``<tr>`` of ``item``: the pending list's columns, or the decided list's (``decided``).
 
     Times are written in the active zone (the person's); no request context is needed (a row
-    has no form), so a page of rows costs no context processor per row.
+    has no form), so a page of rows costs no context processor per row. A pending row's checkbox
+    says whether the item may be approved with others (``data-bulk-approve``: ``inbox.js`` counts
+    them beside the selection, so "Approve selected" says beforehand what it will act on).
     """
-    context = {"item": item, "row": row_text(item), "decided": decided, "outcome": decision_label(item)}
+    context = {
+        "item": item,
+        "row": row_text(item),
+        "decided": decided,
+        "outcome": decision_label(item),
+        "bulk_approve": not decided and allows_bulk_approve(item),
+    }
     return SafeString(render_to_string("inbox/_row.html", context))
