@@ -38,6 +38,7 @@ from ..models import Item
 from ..pages.drafts import draft_of, edit_diff
 from ..pages.schema_form import validate_value
 from .actions import ACTIONS, check_action, check_lengths, reject_reason_required
+from .ambiguity import check_unambiguous, draft_edit
 from .answer_guard import InboxGuard
 from .decision_checks import audit_refusal, check_before_decision
 from .policy_gate import approval_gate, record_refused
@@ -125,12 +126,6 @@ def _check_may_decide(interrupt: Item, user: AbstractBaseUser) -> bool:
     return manager
 
 
-def _check_action(interrupt: Item, action: str, reason: str) -> None:
-    check_action(interrupt, action)
-    if action == "reject" and reject_reason_required(interrupt) and not reason.strip():
-        raise DecisionError("Give a reason for the rejection.")
-
-
 def interrupt_decide(
     *,
     interrupt: Item,
@@ -149,8 +144,10 @@ def interrupt_decide(
 ) -> Item:
     """Store ``user``'s decision on ``interrupt``, audit it, and queue the resume run.
 
-    ``draft``: the draft as the reviewer approves it (edit before approve); when it differs
-    from the agent's, the workflow receives it and the diff is stored with the decision.
+    ``text``: the feedback box; ``draft``: the draft box as posted (edit before approve); when it
+    differs from the agent's, an approval sends it to the workflow and stores the diff with the
+    decision. Feedback with another decision than ``revise``, or with an edited draft, is refused
+    (``ambiguity.check_unambiguous``): nothing the reviewer wrote is dropped.
     ``form``: the generated form's raw fields for ``answer`` (see ``schema_form``).
     ``standing``: a standing approval to grant with this approval, in its transaction
     (``standing_grants.StandingRequest``). The person who started the session may not approve any
@@ -169,6 +166,7 @@ def interrupt_decide(
             started the item's session and approves.
         FourEyesError: under four eyes, the user gave the first approval already (409).
         DecisionError: the decision is incomplete or not allowed here (``errors`` for forms).
+        DecisionAmbiguousError: its fields contradict each other (400 ``decision_ambiguous``).
         DecisionRefusedError: a check of the workflow refused it (400 ``decision_refused``;
             audited as ``interrupt.decide_refused``).
         engine.AlreadyDecidedError: someone decided first; the message says who, what and when.
@@ -194,7 +192,11 @@ def interrupt_decide(
     except AlreadyDecidedError:
         record_refused(interrupt.session_id, interrupt.interrupt_id, decision=action, user=user, request=request)
         raise
-    _check_action(interrupt, action, reason)
+    check_action(interrupt, action)
+    edited = draft_edit(interrupt, draft, action)
+    check_unambiguous(interrupt, action=action, feedback=text, edited=edited)
+    if action == "reject" and reject_reason_required(interrupt) and not reason.strip():
+        raise DecisionError("Give a reason for the rejection.")
     check_lengths(feedback=text if action == "revise" else None, reason=reason, draft=draft)
     if standing is not None:
         if edited_args is not None:
@@ -205,19 +207,14 @@ def interrupt_decide(
     value = None
     if action == "answer":
         value = validate_value(interrupt.response_schema or {}, form or {})
-    original = draft_of(interrupt)
-    edited = None
-    diff = ""
-    if action == "approve" and draft is not None and original is not None:
-        candidate = draft.replace("\r\n", "\n").strip("\n")
-        if candidate.strip() and candidate != original.strip("\n"):
-            edited, diff = candidate, edit_diff(original, candidate)
+    approved = edited if action == "approve" else None  # a rejection's edit is moot (ambiguity.py)
+    diff = edit_diff(draft_of(interrupt) or "", approved) if approved is not None else ""
     payload = resume_payload(
         interrupt,
         action,
         text,
         reason=reason.strip(),
-        draft=edited,
+        draft=approved,
         value=value,
         args_digest=args_digest,
         args=edited_args,
