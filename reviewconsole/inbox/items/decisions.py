@@ -40,6 +40,7 @@ from ..pages.schema_form import validate_value
 from .actions import ACTIONS, check_action, check_lengths, reject_reason_required
 from .ambiguity import check_unambiguous, draft_edit
 from .answer_guard import InboxGuard
+from .approvals import deciders, deciders_label
 from .decision_checks import audit_refusal, check_before_decision
 from .policy_gate import approval_gate, record_refused
 from .receipts import is_repeat
@@ -152,7 +153,9 @@ def interrupt_decide(
     ``standing``: a standing approval to grant with this approval, in its transaction
     (``standing_grants.StandingRequest``). The person who started the session may not approve any
     of its requests, and under four eyes the first approval is stored and resumes nothing
-    (``policy_gate.approval_gate``). A decision on an item a policy decided is refused and
+    (``policy_gate.approval_gate``); the second decides it in both approvers' names
+    (``approvals.deciders``: the decision's ``decided_by`` label "ana and bob", the audit entry's
+    ``approvers``). A decision on an item a policy decided is refused and
     recorded (``interrupt.decide_refused``). ``door``: ``inbox`` or ``bulk``, for the workflow's
     checks (``decision_checks``), which run last before anything is stored.
     ``interrupt_id`` and ``args_digest``: the request and the arguments' digest the page showed
@@ -184,7 +187,7 @@ def interrupt_decide(
     if row is not None and row.status != InterruptStatus.PENDING:
         reasoned = reason.strip()
         again = resume_payload(interrupt, action, text, reason=reasoned, args_digest=args_digest, args=edited_args)
-        if is_repeat(row, decided_by=user.get_username(), decision=action, payload=again):
+        if is_repeat(row, decided_by=deciders_label(deciders(interrupt, user, action)), decision=action, payload=again):
             interrupt.refresh_from_db()  # as every return: the item as stored now
             return interrupt  # the same decision again: its receipt stands, nothing is stored or run
     try:
@@ -229,13 +232,14 @@ def interrupt_decide(
     if approval_gate(item=interrupt, user=user, action=action, reason=reason.strip(), request=request):
         interrupt.refresh_from_db()
         return interrupt  # the first of two approvals: recorded, nothing answered yet
+    approvers = deciders(interrupt, user, action)  # under four eyes: the first approver, then this one
     decision = Decision(kind=action, reason=reason.strip(), edit_diff=diff or args_diff, user_id=user.pk)
     try:
         with transaction.atomic():
             interrupt_answer_sync(
                 interrupt.session,
                 {interrupt.interrupt_id: payload},
-                decided_by=user.get_username(),
+                decided_by=deciders_label(approvers),
                 decisions={interrupt.interrupt_id: decision},
                 guard=InboxGuard(
                     user_id=user.pk,
@@ -251,7 +255,12 @@ def interrupt_decide(
                 target=interrupt,
                 request=request,
                 after={"decision": action, "response": payload},
-                detail={"reason": reason.strip(), "edit_diff": decision.edit_diff, "queue": interrupt.queue.slug},
+                detail={
+                    "reason": reason.strip(),
+                    "edit_diff": decision.edit_diff,
+                    "queue": interrupt.queue.slug,
+                    **({"approvers": approvers} if len(approvers) > 1 else {}),
+                },
             )
             if standing is not None:
                 standing.grant(interrupt, user, request)
