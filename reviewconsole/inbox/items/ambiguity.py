@@ -30,16 +30,18 @@ def draft_edit(item: Item, draft: str | None, action: str) -> str | None:
     dropped), or None when none was posted or it is the agent's draft.
 
     Raises:
-        DecisionError: an approval with a changed draft for an item that has no editable draft,
-            or with the draft box emptied (nothing to send).
+        DecisionError: an approval with a draft for a request that takes none (not a draft
+            kind), or with the draft box emptied (nothing to send).
     """
     if draft is None:
         return None
     candidate = draft.replace("\r\n", "\n").strip("\n")
-    original = draft_of(item) if can_edit_draft(item) else None
-    if original is None:
+    if not can_edit_draft(item):
         if action == "approve" and candidate.strip():
             raise DecisionError("This request has no draft to edit: approve it without one. Nothing was recorded.")
+        return None
+    original = draft_of(item)
+    if original is None:  # a draft request whose message lost its draft: nothing to compare with
         return None
     if candidate == original.strip("\n"):
         return None
