@@ -27,6 +27,8 @@ or tracebacks; the details go to the server log.
 |  | (``inbox.actions.MAX_LENGTHS``: 5,000, 2,000 and 20,000 characters) |
 | ``action_not_supported`` | a ``resolved`` payload stands for a decision the request kind does not support |
 |  | (feedback to a VIP confirmation); the message lists those it takes |
+| ``decision_ambiguous`` | a ``resolved`` payload says two decisions at once (feedback beside an approval, a |
+|  | rejection or an edited draft); the message names the keys in conflict |
 | ``decision_refused`` | a check of the workflow (``WorkflowSpec.before_decision``) refused a ``resolved`` |
 |  | entry's decision; the message is the workflow's (e.g. a reason is needed above a limit) |
 | ``interrupt_expired`` | a ``resolved`` entry answers an interrupt past its ``expiresAt`` |
@@ -62,6 +64,7 @@ MESSAGES = {
     "answer_missing": "The answer is empty: a free-text interrupt needs text.",
     "answer_too_long": "The answer is longer than its maximum.",
     "action_not_supported": "The request does not support that decision.",
+    "decision_ambiguous": "The answer says two decisions at once: send one.",
     "decision_refused": "A check of the workflow refused this decision.",
     "interrupt_expired": "The interrupt has expired; cancel it instead.",
     "args_changed": (

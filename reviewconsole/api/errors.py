@@ -11,6 +11,8 @@ the format of every door) with a stable ``code``:
 | 400 | ``answer_missing`` | a free-text interrupt's payload is empty (``null``, ``{"result": null}``, blank text) |
 | 400 | ``answer_too_long`` | feedback, a reason or a draft over 5,000 / 2,000 / 20,000 characters (``field``) |
 | 400 | ``action_not_supported`` | the payload stands for a decision the request kind does not support (``actions``) |
+| 400 | ``decision_ambiguous`` | the payload says two decisions at once: ``feedback`` beside an approval or a |
+|  |  | rejection, or feedback text as the ``result`` beside an edited ``draft`` (``fields``, ``errors``) |
 | 400 | ``decision_refused`` | a check of the workflow (``before_decision``) refused the decision: its message |
 | 400 | ``schema_invalid`` / ``queue_unknown`` | a review's ``response_schema`` fails its metaschema or cannot be |
 |  |  | drawn as a form (``errors``); its queue does not exist |

@@ -135,7 +135,9 @@ class InterruptOut(Schema):
         ),
     )
     decision: str
-    decided_by: str | None = Field(default=None, description="Who decided (under four eyes: the second approver).")
+    decided_by: str | None = Field(
+        default=None, description='Who decided (under four eyes, both approvers: "ana and bob").'
+    )
     decided_at: str | None = None
     approvals: ApprovalsOut | None = Field(
         default=None,

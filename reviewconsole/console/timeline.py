@@ -7,7 +7,8 @@ comment given, and the reviewer's edit to the draft. When a state key that held 
 a new text (a revised draft), the row also carries a word diff against the previous value.
 The comments on the session's items (hand-off notes, and the notes of a defer, return, escalation
 or cancel: ``inbox.models.Comment``) are rows too, in time order among the events
-(``comment_kind`` set, ``seq`` 0). Everything is data for templates, escaped there.
+(``comment_kind`` set, ``seq`` 0), and so is each four-eyes first approval (``comment_kind``
+"First approval"; the second approval's decision names both approvers). Everything is data for templates, escaped there.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..inbox.items.approvals import first_approvals
 from ..inbox.models import Comment
 from ..inbox.pages.drafts import DiffLine, parse_unified
 from ..workflow_sessions.models import WorkflowSession
@@ -179,11 +181,33 @@ def _comment_rows(session: WorkflowSession) -> list[TimelineRow]:
     return rows
 
 
+def _first_approval_rows(session: WorkflowSession) -> list[TimelineRow]:
+    rows = []
+    for first in first_approvals(session.id):
+        reason = f" (reason: {_clip(first.reason)})" if first.reason else ""
+        rows.append(
+            TimelineRow(
+                seq=0,
+                at=first.at,
+                author=first.by,
+                decided_by="",
+                node_path=first.node_path,
+                branch="",
+                what=[f"on {first.interrupt_id}: approved, the first of two approvals{reason}"],
+                state_delta={},
+                route=None,
+                revisions=[],
+                comment_kind="First approval",
+            )
+        )
+    return rows
+
+
 def timeline(session: WorkflowSession) -> list[TimelineRow]:
-    """The session's events as timeline rows, in stored order, with its items' comments among
-    them by time (a comment after every event stored at the same instant)."""
+    """The session's events as timeline rows, in stored order, with its items' comments and first
+    approvals among them by time (after every event stored at the same instant)."""
     rows = _event_rows(session)
-    notes = deque(_comment_rows(session))
+    notes = deque(sorted([*_comment_rows(session), *_first_approval_rows(session)], key=lambda r: r.at))
     merged: list[TimelineRow] = []
     for row in rows:  # events keep their stored order; each comment goes before the first later event
         while notes and notes[0].at < row.at:

@@ -17,6 +17,7 @@ __all__ = [
     "AnswerShapeInvalidError",
     "AnswerTooLongError",
     "ClaimConflictError",
+    "DecisionAmbiguousError",
     "DecisionError",
     "DecisionRefusedError",
     "DeferredError",
@@ -55,6 +56,21 @@ class ActionNotSupportedError(DecisionError):
             f"This request cannot be decided with {action[:40]!r}; it takes {', '.join(allowed)}. Nothing was recorded."
         )
         self.details = {"action": action[:40], "actions": allowed}
+
+
+class DecisionAmbiguousError(DecisionError):
+    """The decision's fields contradict each other (400 ``decision_ambiguous``): feedback with an
+    approval or a rejection, or feedback with an edited draft; deciding would drop a part of what
+    the reviewer wrote, so nothing was stored.
+
+    ``errors``: one ``{"path": [field, …], "message": str}`` per field in conflict (the page shows
+    each next to its field); ``details``: ``decision`` and ``fields`` (the fields' names)."""
+
+    code = "decision_ambiguous"
+
+    def __init__(self, message: str, *, decision: str, conflicts: list[tuple[list[str], str]]) -> None:
+        super().__init__(message, errors=[{"path": path, "message": text} for path, text in conflicts])
+        self.details = {"decision": decision[:40], "fields": [path[-1] for path, _ in conflicts]}
 
 
 class AnswerTooLongError(DecisionError):

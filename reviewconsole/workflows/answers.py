@@ -12,6 +12,11 @@ Accepted free-text shapes (:func:`read_review`):
 - ``{"result": "approve", "draft": "<non-blank edited draft>"}``;
 - ``{"result": "reject", "reason": "<string>"}``.
 
+An object that says two decisions at once is refused as ambiguous (:class:`AmbiguousAnswerError`,
+naming the keys in conflict) rather than read as one of them: non-blank ``"feedback"`` beside an
+approval or a rejection (``{"result": "approve", "feedback": "…"}``), or feedback text as the
+``result`` beside an edited ``"draft"``.
+
 Accepted yes/no shapes (:func:`read_yes_no`): a boolean, a yes/no word (:data:`YES`, :data:`NO`), or
 a one-key object ``{"result" | "confirmed" | "approved" | "text": <boolean or yes/no word>}``, or
 ``{"result": <no word>, "reason": "<string>"}``. Text that is neither yes nor no reads as ``revise``.
@@ -34,7 +39,7 @@ from typing import Any
 
 from engine import is_cancelled_answer
 
-__all__ = ["NO", "YES", "AnswerShapeError", "Decision", "read_review", "read_yes_no"]
+__all__ = ["NO", "YES", "AmbiguousAnswerError", "AnswerShapeError", "Decision", "read_review", "read_yes_no"]
 
 YES = frozenset({"yes", "y", "true", "approve", "approved", "confirm", "confirmed"})
 NO = frozenset({"no", "n", "false", "reject", "rejected", "decline", "declined", "deny", "denied"})
@@ -55,6 +60,40 @@ class AnswerShapeError(ValueError):
     def __init__(self, shapes: str) -> None:
         super().__init__(f"The answer has none of the accepted shapes: {shapes}.")
         self.shapes = shapes
+
+
+class AmbiguousAnswerError(AnswerShapeError):
+    """The answer says two decisions at once; ``keys`` are the keys in conflict, each with why
+    (``[(key, message), …]``), and ``decision`` the one its ``result`` says."""
+
+    def __init__(self, decision: str, keys: list[tuple[str, str]]) -> None:
+        super().__init__(REVIEW_SHAPES)
+        self.decision = decision
+        self.keys = keys
+
+
+def _refuse_ambiguous(value: dict[str, Any]) -> None:
+    """Raise :class:`AmbiguousAnswerError` for feedback beside another decision (module docstring)."""
+    if not set(value) <= {"result", "draft", "reason", "feedback"}:
+        return  # another shape altogether: refused as such
+    result, feedback, draft = value.get("result"), value.get("feedback"), value.get("draft")
+    verdict = result.strip().lower() if isinstance(result, str) else ""
+    if isinstance(feedback, str) and feedback.strip() and verdict in ("approve", "reject"):
+        raise AmbiguousAnswerError(
+            verdict,
+            [
+                ("feedback", f"Feedback goes alone (as the result): it asks for a new draft, not to {verdict}."),
+                ("result", f'"{verdict}" sends no feedback: leave the feedback out to {verdict}.'),
+            ],
+        )
+    if isinstance(draft, str) and draft.strip() and verdict and verdict not in ("approve", "reject"):
+        raise AmbiguousAnswerError(
+            "revise",
+            [
+                ("result", 'Feedback asks for a new draft: send "approve" to approve the edited draft.'),
+                ("draft", "An edited draft is approved as it stands: leave it out to send feedback."),
+            ],
+        )
 
 
 @dataclass(frozen=True)
@@ -94,6 +133,7 @@ def read_review(value: Any) -> Decision | None:
     """Read a free-text review answer (shapes in the module docstring); None when nothing was said.
 
     Raises:
+        AmbiguousAnswerError: feedback beside an approval, a rejection or an edited draft.
         AnswerShapeError: any other shape (unknown keys, non-string values, booleans, a draft
             with a rejection, a reason with an approval, a blank draft).
     """
@@ -102,6 +142,7 @@ def read_review(value: Any) -> Decision | None:
     if (cancel := _cancelled(value)) is not None:
         return cancel
     if isinstance(value, dict):
+        _refuse_ambiguous(value)
         keys = set(value)
         if "result" not in keys or not keys <= {"result", "draft", "reason"} or len(keys) > 2:
             raise AnswerShapeError(REVIEW_SHAPES)

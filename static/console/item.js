@@ -1,7 +1,7 @@
 // One request's page: says live when it was decided, expired, superseded or claimed elsewhere;
 // the decision bar's reason box, shown when Reject is chosen; keyboard shortcuts; the diff of an
-// edited draft as it is typed. Text goes in with textContent only (it may come from an LLM or an
-// outside caller).
+// edited draft as it is typed; the focus on the first field in error after a refusal. Text goes
+// in with textContent only (it may come from an LLM or an outside caller).
 (function () {
   "use strict";
   const config = document.getElementById("item-live");
@@ -202,5 +202,15 @@
   if (edited && diffBox) {
     edited.addEventListener("input", showEditDiff);
     showEditDiff();
+  }
+
+  // A decision refused for its fields (decision_ambiguous: feedback with Approve, or with an
+  // edited draft; a form's answer that fails its schema) comes back with each error next to its
+  // field: go to the first, opening the box it is folded in.
+  const invalid = document.querySelector("#decision-form [aria-invalid='true']");
+  if (invalid) {
+    const box = invalid.closest("details");
+    if (box) box.open = true;
+    invalid.focus();
   }
 })();

@@ -76,3 +76,14 @@ async def test_an_answer_to_a_claimed_interrupt_is_interrupt_claimed(agui, scrip
     refused = well_formed(await agui("email-review", body("t-claimed", resume=resume(interrupt, "approve"))))
     assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "interrupt_claimed"
     assert await Item.objects.filter(pk=row.pk, status="pending").aexists()
+
+
+async def test_feedback_beside_an_approval_is_decision_ambiguous(agui, scripted):
+    scripted("email-review", ["Draft one."])
+    first = well_formed(await agui("email-review", body("t-both", '{"complaint": "Late parcel"}')))
+    [interrupt] = first.interrupts
+    payload = {"result": "approve", "feedback": "mention the refund"}
+    refused = well_formed(await agui("email-review", body("t-both", resume=resume(interrupt, payload))))
+    assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "decision_ambiguous"
+    assert "'feedback' and 'result'" in refused.last["message"]
+    assert await Item.objects.filter(interrupt_id=interrupt["id"], status="pending").aexists()

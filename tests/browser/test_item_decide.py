@@ -127,6 +127,27 @@ def test_without_javascript_the_reason_shows_and_the_server_still_requires_it(co
     context.close()
 
 
+def test_feedback_with_approve_comes_back_with_the_feedback_focused_and_kept(console, browser):
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "manager", **DESKTOP)
+    item = item_of(page, webhook(console, "email-review", {"complaint": "Feedback and approve at once"}))
+    page.goto(item["url"])
+    page.fill("#feedback", "Mention the refund policy")
+    page.click("#approve")  # feedback written, Approve pressed: which did the reviewer mean?
+    expect(page.locator("#error")).to_contain_text("ambiguous")
+    expect(page.locator("#feedback")).to_be_focused()
+    expect(page.locator("#feedback")).to_have_value("Mention the refund policy")
+    expect(page.locator("#feedback")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#feedback-error")).to_be_visible()
+    expect(page.locator("#action-error")).to_be_visible()
+    _shot(page, "decision-ambiguous")
+    page.fill("#feedback", "")
+    page.click("#approve")
+    page.wait_for_url("**/inbox/")
+    context.close()
+
+
 @pytest.mark.parametrize(("size", "scheme"), [("desktop", "light"), ("phone", "dark")])
 def test_after_feedback_the_page_waits_for_the_new_draft_and_opens_it(console, browser, size, scheme):
     from playwright.sync_api import expect

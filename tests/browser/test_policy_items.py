@@ -184,7 +184,7 @@ def test_a_large_refund_needs_two_different_managers(console, browser):
     expect(confirmation_row(page, "PB-1500")).to_have_count(1)
     assert listed(page, session_id) == [("Confirm submit_refund", "pending")]
     other.goto(item)
-    expect(other.locator("#decided-by")).to_have_text(SECOND_MANAGER)
+    expect(other.locator("#decided-by")).to_have_text(f"manager and {SECOND_MANAGER}")  # both approvers
     expect(other.locator("#decision-reason")).to_have_text("Second pair of eyes: lost in transit")
     other_context.close()
     context.close()

@@ -100,15 +100,18 @@ def test_two_people_resume_the_session_once(large, personas, on_commit):
     with on_commit():
         interrupt_decide(interrupt=item, user=second, action="approve", reason="Checked the order.")
     item.refresh_from_db()
-    assert (item.status, item.decision, item.decided_by_label) == ("resolved", "approve", "manager")
+    assert (item.status, item.decision, item.decided_by_label) == ("resolved", "approve", "p-other and manager")
     answers = Answer.objects.filter(session=item.session, interrupt_id=item.interrupt_id)
     assert answers.count() == 1
     session = item.session
     session.refresh_from_db()
     pending = list(session.items.filter(status="pending"))
     assert [p.function_name for p in pending] == ["adk_request_confirmation"], "the workflow went on once"
-    with pytest.raises(Exception, match="already approved by manager"):
+    with pytest.raises(Exception, match="already approved by p-other and manager"):
         interrupt_decide(interrupt=item, user=personas.admin, action="approve", reason="Checked the order.")
+    again = interrupt_decide(interrupt=item, user=second, action="approve", reason="Checked the order.")
+    assert again.decided_by_label == "p-other and manager", "the second approver's repeat is a no-op"
+    assert answers.count() == 1
 
 
 def test_one_person_may_reject_alone(large, personas, on_commit):
@@ -188,7 +191,7 @@ def test_the_api_shows_both_approvers_as_the_page_does(large, personas, client, 
             if i["id"] == item.interrupt_id
         ),
     ):
-        assert shown["decided_by"] == "manager"
+        assert shown["decided_by"] == "p-other and manager"
         assert shown["approvals"]["rule"] == "refund-approval"
         approvers = [(a["by"], a["reason"]) for a in shown["approvals"]["approvers"]]
         assert approvers == [("p-other", "Courier lost it"), ("manager", "Second check ok")]
@@ -208,3 +211,36 @@ def test_a_first_approval_is_pushed_live_to_the_queue(large, personas, on_commit
     assert message["item"]["approvals"]["approvers"][0]["by"] == "p-other"
     assert "Approved once, by p-other at " in message["item"]["sentence"]
     assert message["item"]["sentence"].endswith("a second, different person must approve.")
+
+
+def test_everywhere_the_decider_is_named_both_approvers_are(large, personas, client, on_commit):
+    """After the second approval the decided page, the resolved list, the admin, the decision's
+    audit entry and the session's timeline named only the second approver; the timeline had no
+    entry for the first approval."""
+    item = large()
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Courier lost it")
+    client.force_login(_user("manager"))
+    with on_commit():
+        decided = client.post(
+            f"/inbox/items/{item.pk}/decide/",
+            {"action": "approve", "reason": "Second check ok", "interrupt_id": item.interrupt_id},
+            headers={"accept": "application/json"},
+        )
+    assert decided.status_code == 200, decided.content
+    both = "p-other and manager"
+    assert decided.json()["receipt"]["decided_by"] == both
+    client.force_login(personas.admin)
+    page = client.get(f"/inbox/items/{item.pk}/").content.decode()
+    assert f'id="decided-by">{both}<' in page and f'id="decision-by">{both}<' in page
+    listed = client.get("/inbox/?status=resolved").content.decode()
+    assert f'data-label="Decided by">{both}<' in listed
+    admin = client.get("/admin/inbox/item/").content.decode()
+    assert f">{both}<" in admin
+    entry = AuditEntry.objects.filter(action="interrupt.decide").latest("id")
+    assert entry.detail["approvers"] == ["p-other", "manager"]
+    session = client.get(f"/admin/workflow_sessions/workflowsession/{item.session_id}/change/").content.decode()
+    first = session.index("first approval</small>")
+    assert "p-other" in session[first : first + 400]
+    assert "the first of two approvals (reason: Courier lost it)" in session
+    assert f"by {both} at" in session[first:], "the second approval's decision comes after the first, naming both"

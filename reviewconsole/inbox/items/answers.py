@@ -17,8 +17,8 @@ from typing import Any
 
 from engine import AnswerInvalidError, InterruptKind, is_cancelled_answer, normalize_answer
 
-from ...workflows.answers import REVIEW_SHAPES, AnswerShapeError, Decision, read_review
-from ..errors import AnswerMissingError, AnswerShapeInvalidError, AnswerTooLongError
+from ...workflows.answers import REVIEW_SHAPES, AmbiguousAnswerError, AnswerShapeError, Decision, read_review
+from ..errors import AnswerMissingError, AnswerShapeInvalidError, AnswerTooLongError, DecisionAmbiguousError
 from ..models import Item
 from ..pages.drafts import draft_of, edit_diff
 from .actions import MAX_LENGTHS, REQUEST_KINDS, can_edit_draft, check_action, check_lengths, request_kind
@@ -62,6 +62,8 @@ def read_answer(item: Item, value: Any) -> Answer:
 
     Raises:
         AnswerShapeInvalidError: a shape the request does not accept (400 ``answer_invalid``, naming them).
+        DecisionAmbiguousError: feedback beside an approval, a rejection or an edited draft (400
+            ``decision_ambiguous``; ``errors`` name the payload's keys in conflict).
         AnswerTooLongError: feedback, a reason, a draft or any other answer over :data:`MAX_LENGTHS`.
         AnswerMissingError: a free-text answer with nothing in it (``None``, blank): 400 ``answer_missing``.
         ActionNotSupportedError: a decision the request kind does not support (feedback to a VIP
@@ -82,6 +84,13 @@ def read_answer(item: Item, value: Any) -> Answer:
     reader = registered.read_answer if registered else read_review
     try:
         decision = reader(value)
+    except AmbiguousAnswerError as exc:
+        raise DecisionAmbiguousError(
+            "The answer is ambiguous: it says two decisions at once "
+            f"({' and '.join(repr(key) for key, _ in exc.keys)}); send one. Nothing was recorded.",
+            decision=exc.decision,
+            conflicts=[(["payload", key], text) for key, text in exc.keys],
+        ) from None
     except AnswerShapeError as exc:
         raise AnswerShapeInvalidError(exc.shapes) from None
     if decision is None:

@@ -38,7 +38,9 @@ from ..models import Item
 from ..pages.drafts import draft_of, edit_diff
 from ..pages.schema_form import validate_value
 from .actions import ACTIONS, check_action, check_lengths, reject_reason_required
+from .ambiguity import check_unambiguous, draft_edit
 from .answer_guard import InboxGuard
+from .approvals import deciders, deciders_label
 from .decision_checks import audit_refusal, check_before_decision
 from .policy_gate import approval_gate, record_refused
 from .receipts import is_repeat
@@ -125,12 +127,6 @@ def _check_may_decide(interrupt: Item, user: AbstractBaseUser) -> bool:
     return manager
 
 
-def _check_action(interrupt: Item, action: str, reason: str) -> None:
-    check_action(interrupt, action)
-    if action == "reject" and reject_reason_required(interrupt) and not reason.strip():
-        raise DecisionError("Give a reason for the rejection.")
-
-
 def interrupt_decide(
     *,
     interrupt: Item,
@@ -149,13 +145,17 @@ def interrupt_decide(
 ) -> Item:
     """Store ``user``'s decision on ``interrupt``, audit it, and queue the resume run.
 
-    ``draft``: the draft as the reviewer approves it (edit before approve); when it differs
-    from the agent's, the workflow receives it and the diff is stored with the decision.
+    ``text``: the feedback box; ``draft``: the draft box as posted (edit before approve); when it
+    differs from the agent's, an approval sends it to the workflow and stores the diff with the
+    decision. Feedback with another decision than ``revise``, or with an edited draft, is refused
+    (``ambiguity.check_unambiguous``): nothing the reviewer wrote is dropped.
     ``form``: the generated form's raw fields for ``answer`` (see ``schema_form``).
     ``standing``: a standing approval to grant with this approval, in its transaction
     (``standing_grants.StandingRequest``). The person who started the session may not approve any
     of its requests, and under four eyes the first approval is stored and resumes nothing
-    (``policy_gate.approval_gate``). A decision on an item a policy decided is refused and
+    (``policy_gate.approval_gate``); the second decides it in both approvers' names
+    (``approvals.deciders``: the decision's ``decided_by`` label "ana and bob", the audit entry's
+    ``approvers``). A decision on an item a policy decided is refused and
     recorded (``interrupt.decide_refused``). ``door``: ``inbox`` or ``bulk``, for the workflow's
     checks (``decision_checks``), which run last before anything is stored.
     ``interrupt_id`` and ``args_digest``: the request and the arguments' digest the page showed
@@ -169,6 +169,7 @@ def interrupt_decide(
             started the item's session and approves.
         FourEyesError: under four eyes, the user gave the first approval already (409).
         DecisionError: the decision is incomplete or not allowed here (``errors`` for forms).
+        DecisionAmbiguousError: its fields contradict each other (400 ``decision_ambiguous``).
         DecisionRefusedError: a check of the workflow refused it (400 ``decision_refused``;
             audited as ``interrupt.decide_refused``).
         engine.AlreadyDecidedError: someone decided first; the message says who, what and when.
@@ -186,7 +187,7 @@ def interrupt_decide(
     if row is not None and row.status != InterruptStatus.PENDING:
         reasoned = reason.strip()
         again = resume_payload(interrupt, action, text, reason=reasoned, args_digest=args_digest, args=edited_args)
-        if is_repeat(row, decided_by=user.get_username(), decision=action, payload=again):
+        if is_repeat(row, decided_by=deciders_label(deciders(interrupt, user, action)), decision=action, payload=again):
             interrupt.refresh_from_db()  # as every return: the item as stored now
             return interrupt  # the same decision again: its receipt stands, nothing is stored or run
     try:
@@ -194,7 +195,11 @@ def interrupt_decide(
     except AlreadyDecidedError:
         record_refused(interrupt.session_id, interrupt.interrupt_id, decision=action, user=user, request=request)
         raise
-    _check_action(interrupt, action, reason)
+    check_action(interrupt, action)
+    edited = draft_edit(interrupt, draft, action)
+    check_unambiguous(interrupt, action=action, feedback=text, edited=edited)
+    if action == "reject" and reject_reason_required(interrupt) and not reason.strip():
+        raise DecisionError("Give a reason for the rejection.")
     check_lengths(feedback=text if action == "revise" else None, reason=reason, draft=draft)
     if standing is not None:
         if edited_args is not None:
@@ -205,19 +210,14 @@ def interrupt_decide(
     value = None
     if action == "answer":
         value = validate_value(interrupt.response_schema or {}, form or {})
-    original = draft_of(interrupt)
-    edited = None
-    diff = ""
-    if action == "approve" and draft is not None and original is not None:
-        candidate = draft.replace("\r\n", "\n").strip("\n")
-        if candidate.strip() and candidate != original.strip("\n"):
-            edited, diff = candidate, edit_diff(original, candidate)
+    approved = edited if action == "approve" else None  # a rejection's edit is moot (ambiguity.py)
+    diff = edit_diff(draft_of(interrupt) or "", approved) if approved is not None else ""
     payload = resume_payload(
         interrupt,
         action,
         text,
         reason=reason.strip(),
-        draft=edited,
+        draft=approved,
         value=value,
         args_digest=args_digest,
         args=edited_args,
@@ -232,13 +232,14 @@ def interrupt_decide(
     if approval_gate(item=interrupt, user=user, action=action, reason=reason.strip(), request=request):
         interrupt.refresh_from_db()
         return interrupt  # the first of two approvals: recorded, nothing answered yet
+    approvers = deciders(interrupt, user, action)  # under four eyes: the first approver, then this one
     decision = Decision(kind=action, reason=reason.strip(), edit_diff=diff or args_diff, user_id=user.pk)
     try:
         with transaction.atomic():
             interrupt_answer_sync(
                 interrupt.session,
                 {interrupt.interrupt_id: payload},
-                decided_by=user.get_username(),
+                decided_by=deciders_label(approvers),
                 decisions={interrupt.interrupt_id: decision},
                 guard=InboxGuard(
                     user_id=user.pk,
@@ -254,7 +255,12 @@ def interrupt_decide(
                 target=interrupt,
                 request=request,
                 after={"decision": action, "response": payload},
-                detail={"reason": reason.strip(), "edit_diff": decision.edit_diff, "queue": interrupt.queue.slug},
+                detail={
+                    "reason": reason.strip(),
+                    "edit_diff": decision.edit_diff,
+                    "queue": interrupt.queue.slug,
+                    **({"approvers": approvers} if len(approvers) > 1 else {}),
+                },
             )
             if standing is not None:
                 standing.grant(interrupt, user, request)

@@ -97,15 +97,18 @@ def _verdict(item: Item) -> PolicyVerdict | None:
 
 def approvals_of(item: Item) -> dict[str, object] | None:
     """What the item's page and JSON show of four eyes: ``{"required": 2, "given": 0|1|2,
-    "first_by": username or None, "first_at": datetime or None, "first_reason": str, "rule":
-    name}`` (``given`` 2 once the second approval decided it); None when one approval suffices."""
+    "first_by": username or None, "first_at": datetime or None, "first_reason": str,
+    "second_by": username or None, "rule": name}`` (``given`` 2 and ``second_by`` set once the
+    second approval decided it); None when one approval suffices."""
     verdict = _verdict(item)
     if verdict is None or verdict.approvals_required < 2:
         return None
     first = FirstApproval.objects.filter(session_interrupt_id=item.session_interrupt_id).select_related("user").first()
+    second = item.decided_by if first and item.decision == "approve" and item.decided_by_id else None
     return {
         "required": verdict.approvals_required,
         "given": (2 if item.decision == "approve" else 1) if first else 0,
+        "second_by": second.get_username() if second else None,
         "first_by": first.user.get_username() if first else None,
         "first_at": first.at if first else None,
         "first_reason": first.reason if first else "",

@@ -67,7 +67,7 @@ def item_json(row: Item, now: dt.datetime | None = None, approvals: Any = _LOOKU
     ``decision`` "cancelled" (``decided_by``, ``reason``: who and why), or ``status`` "cancelled"
     with ``decision`` "cancelled" when its whole session was cancelled. ``"approvals"``: under four
     eyes, both approvers in order (``approvals.approvals_json``: ``{"required", "rule",
-    "approvers": [{"by", "at", "reason"}]}``; ``decided_by`` names the second only), else None;
+    "approvers": [{"by", "at", "reason"}]}``; ``decided_by`` names both, "ana and bob"), else None;
     a list passes ``approvals`` looked up for all its rows at once.
     Reads ``row.queue`` and ``row.claimed_by``: select them with the row.
     """

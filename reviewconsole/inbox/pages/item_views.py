@@ -107,7 +107,10 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     four eyes, be the first of two (recorded; the item stays pending).
 
     404 outside the user's queues; 400 for an incomplete decision, an answer that fails the
-    schema (the form comes back with its errors) or a field holding a NUL character; 403 when the
+    schema (the form comes back with its errors), fields that contradict each other
+    (``decision_ambiguous``: feedback with Approve or Reject, or with an edited draft; the page
+    comes back with what was typed and the error next to each field) or a field holding a NUL
+    character; 403 when the
     requester approves a policy-governed request; 409 when someone decided first (a policy too:
     the attempt is recorded), the same person approves a four-eyes request twice, someone else
     holds the claim, the item expired or was superseded, the workflow is gone, the posted
@@ -120,7 +123,7 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     """
     item = item_for(request.user, pk)
     action = request.POST.get("action", "")
-    edited = request.POST.get("draft") if request.POST.get("edit_draft") else None
+    edited = request.POST.get("draft")  # the draft box, edited or not (items.ambiguity.draft_edit)
     try:
         check_posted(request)
         standing = standing_from_post(request.POST) if action == "approve" else None

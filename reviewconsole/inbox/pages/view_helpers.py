@@ -35,7 +35,7 @@ from ...workflow_sessions.outbox import relay
 from ...workflow_sessions.outcome import session_outcome
 from ...workflows import UnknownWorkflowError, get
 from ..conf import inbox_setting
-from ..errors import DecisionError, InboxConflict, MovedError
+from ..errors import DecisionAmbiguousError, DecisionError, InboxConflict, MovedError
 from ..items.actions import allowed_actions, can_edit_draft, reject_reason_required, request_kind
 from ..items.comments import comments_for
 from ..items.decision_checks import reason_needed_for
@@ -50,7 +50,7 @@ from ..items.standing_grants import person_started
 from ..models import Item, Queue
 from ..pictures.serving import mermaid_available, session_picture
 from .decided import decision_shown
-from .drafts import parse_unified
+from .drafts import draft_of, parse_unified
 from .kinds import detail_parts
 from .rows import row_text
 from .schema_form import UNDRAWABLE, form_fields
@@ -196,13 +196,16 @@ def refusal(request: HttpRequest, item: Item, exc: Exception, **extra: Any) -> H
     if isinstance(exc, InboxConflict) and exc.details.get("newer_url"):
         extra["newer_url"] = exc.details["newer_url"]  # superseded: the page links the newer request
     if request.method == "POST" and status == 400:  # give back what they typed
+        draft = request.POST.get("draft", "")
         extra.update(
             posted_feedback=request.POST.get("feedback", ""),
             posted_reason=request.POST.get("reason", ""),
-            edited_draft=request.POST.get("draft", "") if request.POST.get("edit_draft") else "",
+            edited_draft=draft if draft.replace("\r\n", "\n").strip("\n") != (draft_of(item) or "").strip("\n") else "",
             posted_args=request.POST.get("args", "") if request.POST.get("edit_args") else "",
         )
-    if isinstance(exc, DecisionError) and exc.errors:
+    if isinstance(exc, DecisionAmbiguousError):  # each conflicting field says why, next to it
+        extra["field_errors"] = {e["path"][-1]: e["message"] for e in exc.errors}
+    elif isinstance(exc, DecisionError) and exc.errors:
         extra["form_errors"] = exc.errors
     return render(request, "inbox/detail.html", detail_context(request, item, **notice, **extra), status=status)
 
