@@ -76,3 +76,22 @@ async def test_an_answer_to_a_claimed_interrupt_is_interrupt_claimed(agui, scrip
     refused = well_formed(await agui("email-review", body("t-claimed", resume=resume(interrupt, "approve"))))
     assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "interrupt_claimed"
     assert await Item.objects.filter(pk=row.pk, status="pending").aexists()
+
+
+async def test_a_form_answer_out_of_its_format_is_answer_invalid_naming_the_field(agui):
+    start = body("t-format", '{"title": "Checkout down", "details": "502s"}')
+    first = well_formed(await agui("incident-triage", start))
+    [interrupt] = first.interrupts
+    triage = {"severity": "high", "summary": "Card payments fail", "affected_customers": 3}
+    bad = {**triage, "contact": {"name": "Dana", "email": "dana at example"}}
+    refused = well_formed(await agui("incident-triage", body("t-format", resume=resume(interrupt, bad))))
+    assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "answer_invalid"
+    assert refused.last["message"] == (
+        "The answer does not fit the interrupt's response schema:"
+        " contact.email: not an email address, e.g. name@example.com."
+    )
+    assert await Item.objects.filter(interrupt_id=interrupt["id"], status="pending").aexists()
+    good = {**triage, "contact": {"name": "Dana", "email": "dana@example.com"}}
+    answered = well_formed(await agui("incident-triage", body("t-format", resume=resume(interrupt, good))))
+    assert answered.last["type"] == "RUN_FINISHED"
+    assert not await Item.objects.filter(interrupt_id=interrupt["id"], status="pending").aexists()
