@@ -166,6 +166,7 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
             "queue": item.queue_id,
             "version": item.queue.version,
             "heartbeat": inbox_setting("HEARTBEAT_SECONDS"),
+            "open": item.is_pending,  # served waiting: a decision elsewhere makes the page out of date
         },
         **extra,
     }
