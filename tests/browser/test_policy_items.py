@@ -67,14 +67,17 @@ def confirmation_row(page: Any, order_id: str) -> Any:
     )
 
 
+WHAT = {"long_running": "ask_for_approval", "confirmation": "Confirm submit_refund"}
+
+
 def listed(page: Any, session_id: str, query: str = "") -> list[tuple[str, str]]:
     """``(what, status)`` of the session's items that ``items.json?query`` lists now, ``what`` the
-    start of the item's snippet: ``ask_for_approval`` or ``Confirm submit_refund``."""
+    request its kind stands for: ``ask_for_approval`` or ``Confirm submit_refund``."""
     items = page.evaluate(
         "async (q) => (await (await fetch('/inbox/items.json' + q, {credentials: 'same-origin'})).json()).items",
         f"?{query}" if query else "",
     )
-    return [(i["snippet"].split(":")[0], i["status"]) for i in items if i["session_id"] == session_id]
+    return [(WHAT[i["kind"]], i["status"]) for i in items if i["session_id"] == session_id]
 
 
 def open_approval(page: Any, order_id: str) -> str:

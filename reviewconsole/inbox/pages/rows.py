@@ -1,13 +1,11 @@
 """The inbox list's rows: what each says, rendered once (``templates/inbox/_row.html``) for the
 page and for the live list's snapshot (``items.json``'s ``row``), so both show the same row.
 
-:func:`row_text` is the one place a row's words come from: each request kind's title and
-summary (``headings.heading``).
+A row's words are the item page's heading (``headings.heading``): its title, and under it the
+same one-line summary, word for word.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
@@ -15,21 +13,7 @@ from django.utils.safestring import SafeString
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
 from .headings import heading
 
-__all__ = ["RowText", "decision_label", "render_row", "row_text"]
-
-
-@dataclass(frozen=True)
-class RowText:
-    title: str
-    """The row's link text."""
-    summary: str
-    """One line under it."""
-
-
-def row_text(item: Item) -> RowText:
-    """What the row of ``item`` says (plain text: the template escapes it)."""
-    named = heading(item)
-    return RowText(title=named.title, summary=named.summary)
+__all__ = ["decision_label", "render_row"]
 
 
 _DECISIONS = {
@@ -57,5 +41,5 @@ def render_row(item: Item, *, decided: bool) -> SafeString:
     Times are written in the active zone (the person's); no request context is needed (a row
     has no form), so a page of rows costs no context processor per row.
     """
-    context = {"item": item, "row": row_text(item), "decided": decided, "outcome": decision_label(item)}
+    context = {"item": item, "row": heading(item), "decided": decided, "outcome": decision_label(item)}
     return SafeString(render_to_string("inbox/_row.html", context))
