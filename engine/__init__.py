@@ -35,6 +35,7 @@ from ._errors import (
     WorkflowDataError,
 )
 from ._events import Blob, Content, Event, EventActions, FunctionCall, FunctionResponse, NodeInfo, Part
+from ._formats import FORMAT_CHECKER
 from ._graph import DEFAULT_ROUTE, START, Edge
 from ._handoff import HandoffGroup
 from ._interrupts import InterruptKind, RequestInput, cancelled_answer, is_cancelled_answer, normalize_answer
@@ -70,6 +71,7 @@ from ._workflow import Workflow
 __all__ = [
     "DEFAULT_ROUTE",
     "EFFECT_MAY_HAVE_RUN",
+    "FORMAT_CHECKER",
     "RETRY_KEY",
     "START",
     "AlreadyDecidedError",

@@ -8,8 +8,10 @@ with one ``adk_request_input`` function call whose id is the interrupt id and wh
 Answers are unwrapped as ADK does (a one-key ``{"result": v}`` becomes ``v``), with one fix for
 what ADK users trip over: a string answer is JSON-parsed only when the interrupt's
 ``response_schema`` asks for something other than a string, so free text such as ``"42"`` stays
-text. The value is then validated against the schema; failures raise
-:class:`~engine.AnswerInvalidError` with every error, and nothing is stored.
+text. The value is then validated against the schema, its strings' ``format`` too
+(``engine._formats``: a person's or a caller's typing mistake in an email address, a web address
+or a date is refused at every door alike); failures raise :class:`~engine.AnswerInvalidError`
+with every error, and nothing is stored.
 
 A **cancelled answer** (:func:`cancelled_answer`) is how a host says "nobody will answer this":
 ADK 2.11 seals an aborted invocation's pending calls with a synthesized function response
@@ -32,6 +34,7 @@ import jsonschema
 from pydantic import BaseModel, TypeAdapter
 
 from ._errors import AnswerInvalidError, AnswerMissingError, ConfigurationError
+from ._formats import FORMAT_CHECKER, format_error
 
 __all__ = [
     "CONFIRMATION_SCHEMA",
@@ -104,18 +107,28 @@ def schema_to_json(schema: Any) -> dict[str, Any] | None:
 
 
 @lru_cache(maxsize=512)
-def _validator(schema_text: str) -> jsonschema.protocols.Validator:
+def _validator(schema_text: str, formats: bool) -> jsonschema.protocols.Validator:
     schema = json.loads(schema_text)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     cls.check_schema(schema)
-    return cls(schema)
+    return cls(schema, format_checker=FORMAT_CHECKER if formats else None)
 
 
-def validate_json(value: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
-    """Validate ``value`` against a JSON Schema; return ``[{"path": [...], "message": str}]``."""
-    validator = _validator(json.dumps(schema, sort_keys=True))
+def validate_json(value: Any, schema: dict[str, Any], *, formats: bool = False) -> list[dict[str, Any]]:
+    """Validate ``value`` against a JSON Schema; return ``[{"path": [...], "message": str}]``.
+
+    With ``formats``, a string's ``format`` is checked too (``engine._formats``: ``email``,
+    ``uri``, ``date``, ``date-time``…), its message saying what the value should look like.
+    """
+    validator = _validator(json.dumps(schema, sort_keys=True), formats)
     errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
-    return [{"path": list(e.absolute_path), "message": e.message} for e in errors]
+    return [
+        {
+            "path": list(e.absolute_path),
+            "message": format_error(e.validator_value) if e.validator == "format" else e.message,
+        }
+        for e in errors
+    ]
 
 
 def _wants_string(schema: dict[str, Any]) -> bool:
@@ -184,7 +197,7 @@ def normalize_answer(kind: str, response: Any, schema: dict[str, Any] | None) ->
     if isinstance(value, str) and not _wants_string(schema):
         with contextlib.suppress(ValueError):
             value = json.loads(value)
-    errors = validate_json(value, schema)
+    errors = validate_json(value, schema, formats=True)
     if errors:
         raise AnswerInvalidError("The answer does not match the requested schema.", errors=errors)
     return value

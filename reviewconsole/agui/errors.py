@@ -20,8 +20,9 @@ or tracebacks; the details go to the server log.
 | ``interrupt_unknown`` | ``resume`` names an interrupt this thread never had |
 | ``interrupt_not_ready`` | ``resume`` names an interrupt not open yet while the session runs or an earlier |
 |  | answer waits to be applied: retry the same request in a moment |
-| ``answer_invalid`` | a ``resolved`` payload is missing, does not fit the interrupt's schema, or has none of |
-|  | the shapes its request accepts (``inbox.answers``; the message names them) |
+| ``answer_invalid`` | a ``resolved`` payload is missing, does not fit the interrupt's schema (the message names |
+|  | each field and why: a ``format`` too, e.g. ``contact.email: not an email address``), or has none |
+|  | of the shapes its request accepts (``inbox.answers``; the message names them) |
 | ``answer_missing`` | a ``resolved`` payload to a free-text interrupt is empty (``{"result": null}``, blank text) |
 | ``answer_too_long`` | feedback, a reason or a draft in a ``resolved`` payload is over its maximum |
 |  | (``inbox.actions.MAX_LENGTHS``: 5,000, 2,000 and 20,000 characters) |
@@ -48,7 +49,7 @@ or tracebacks; the details go to the server log.
 
 from __future__ import annotations
 
-__all__ = ["MESSAGES", "Refusal"]
+__all__ = ["MESSAGES", "Refusal", "answer_invalid"]
 
 MESSAGES = {
     "input_missing": "Send a user message to start this workflow.",
@@ -88,3 +89,23 @@ class Refusal(Exception):
         super().__init__(code)
         self.code = code
         self.message = message or MESSAGES[code]
+
+
+MAX_FIELD_ERRORS = 5
+"""Most field errors an ``answer_invalid`` message lists (then "and N more")."""
+
+
+def answer_invalid(errors: list[dict[str, object]]) -> Refusal:
+    """``answer_invalid`` naming each field the payload got wrong and why, from the engine's
+    ``AnswerInvalidError.details["errors"]`` (``[{"path": [...], "message": str}]``): RUN_ERROR has
+    no room for a list, so the message holds them (``"…schema: contact.email: not an email
+    address, e.g. name@example.com."``), each cut to 200 characters."""
+    named = []
+    for error in errors[:MAX_FIELD_ERRORS]:
+        path = error.get("path")
+        where = ".".join(str(p) for p in path) if isinstance(path, list) and path else "the answer"
+        named.append(f"{where}: {str(error.get('message', ''))[:200]}")
+    more = f"; and {len(errors) - MAX_FIELD_ERRORS} more" if len(errors) > MAX_FIELD_ERRORS else ""
+    if not named:
+        return Refusal("answer_invalid")
+    return Refusal("answer_invalid", f"{MESSAGES['answer_invalid'][:-1]}: {'; '.join(named)}{more}.")

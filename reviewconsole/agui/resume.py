@@ -13,7 +13,8 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
   first decision wins) is left alone, so sending the same answer twice is harmless;
 - a ``resolved`` entry for an interrupt a reviewer has claimed is ``interrupt_claimed`` unless the
   token has the ``override_claims`` scope (the claim is the reviewer's: the inbox's rule);
-- a ``resolved`` entry needs a payload valid for the interrupt (``answer_invalid``), one that stands
+- a ``resolved`` entry needs a payload valid for the interrupt, its strings' ``format`` too
+  (``answer_invalid``, naming each field and why), one that stands
   for a decision its request kind supports (``action_not_supported``: feedback to a VIP
   confirmation; ``answer_missing``: an empty free-text answer; see ``inbox/items/actions.py``), must
   pass the workflow's checks before a decision (``decision_refused``, the workflow's message), and must
@@ -56,7 +57,7 @@ from ..inbox.items.policy_gate import record_refused
 from ..inbox.items.receipts import refusal_record
 from ..workflow_sessions.services import answer_waiting, interrupt_answer, interrupt_get, session_cancel
 from . import services
-from .errors import Refusal
+from .errors import Refusal, answer_invalid
 from .interrupts import answer_value
 
 __all__ = ["CANCELLED", "SUBMITTED", "UNCHANGED", "apply_resume"]
@@ -147,8 +148,8 @@ async def apply_resume(
     except ArgsChangedError as exc:
         await _record(exc, session_id, str(exc.details.get("interrupt_id") or ""), decided_by)
         raise Refusal("args_changed") from None
-    except AnswerInvalidError:
-        raise Refusal("answer_invalid") from None
+    except AnswerInvalidError as exc:
+        raise answer_invalid(list(exc.details.get("errors") or [])) from None
     except AlreadyDecidedError:
         logger.info("AG-UI answer for session %s lost to an earlier decision; first decision wins", session_id)
         return UNCHANGED

@@ -176,13 +176,6 @@ class Item(models.Model):
         return self.is_pending and self.due_at is not None and self.due_at <= (now or timezone.now())
 
     @property
-    def snippet(self) -> str:
-        """The list's line about it (see ``serializers.snippet``)."""
-        from .items.serializers import snippet  # serializers imports this module
-
-        return snippet(self)
-
-    @property
     def display_status(self) -> str:
         """pending, claimed, deferred, overdue, decided, expired, cancelled, superseded, failed: what a
         person calls its state."""

@@ -1,7 +1,9 @@
-// One request's page: says live when it was decided, expired, superseded or claimed elsewhere;
-// the decision bar's reason box, shown when Reject is chosen; keyboard shortcuts; the diff of an
-// edited draft as it is typed; the focus on the first field in error after a refusal. Text goes
-// in with textContent only (it may come from an LLM or an outside caller).
+// One request's page: says live when it was decided, expired, superseded or claimed elsewhere,
+// and once decided shows the decision in place; the decision bar's reason box, shown when Reject
+// is chosen; keyboard shortcuts; the diff of an edited draft as it is typed; the focus on the
+// first field in error after a refusal. Text goes in with textContent only (it may come from an
+// LLM or an outside caller); the one piece of HTML is the decision section the server renders
+// from its template, autoescaped (status.json's "decision"), parsed inert in a <template>.
 (function () {
   "use strict";
   const config = document.getElementById("item-live");
@@ -10,23 +12,18 @@
   const banner = document.getElementById("status-banner");
   const ownerLine = document.getElementById("owner-line");
 
-  // Who has it: its owner (the claim) while pending; once decided, who decided it.
+  // Who has it while pending: its owner (the claim). Once decided, the decision section says who.
   function showOwner(item) {
     if (!ownerLine) return;
+    if (item.status !== "pending") return ownerLine.replaceChildren();
     const who = document.createElement("span");
-    if (item.status === "pending") {
-      who.id = "owner";
-      who.textContent = item.claimed_by || "nobody";
-      ownerLine.replaceChildren("· owner ", who);
-    } else if (item.decided_by) {
-      who.id = "decided-by";
-      who.textContent = item.decided_by;
-      ownerLine.replaceChildren("· decided by ", who);
-    } else ownerLine.replaceChildren(); // superseded: nobody owns or decided it
+    who.id = "owner";
+    who.textContent = item.claimed_by || "nobody";
+    ownerLine.replaceChildren("· owner ", who);
   }
 
   function update(item) {
-    if (!item || item.id !== cfg.item) return;
+    if (!item || item.id !== cfg.item || !cfg.open) return; // served closed: it says so already
     const moved = item.queue_id !== cfg.queue;
     const over = item.status !== "pending" || moved;
     showOwner(item);
@@ -34,8 +31,24 @@
     banner.classList.toggle("quiet", !over && item.state === "pending");
     banner.classList.toggle("stale", over);
     banner.setAttribute("role", over ? "alert" : "status");
-    banner.textContent = over ? `${item.sentence} This page is out of date: a decision now would be refused.` : item.sentence;
+    // A decision: who and when are said once, in the decision section (fetchStatus brings it).
+    const closed = { decided: "Decided", expired: "Expired", cancelled: "Cancelled" }[item.state];
+    const sentence = item.status === "resolved" ? `${closed || "Decided"} while this page was open.` : item.sentence;
+    banner.textContent = over ? `${sentence} This page is out of date: a decision now would be refused.` : sentence;
     document.body.classList.toggle("item-closed", over);
+  }
+
+  // The decision section (status.json's "decision", rendered by the server), where the server
+  // puts it: before the session's outcome. The stale decision buttons stay (dimmed): pressing
+  // one gets the page's readable refusal.
+  function showDecision(html) {
+    const parsed = document.createElement("template");
+    parsed.innerHTML = html;
+    const section = parsed.content.querySelector("section#decision");
+    if (!section) return;
+    const shown = document.getElementById("decision");
+    if (shown) shown.replaceWith(section);
+    else document.getElementById("session-outcome").before(section);
   }
 
   // Once decided: the session's status and, when it has ended, its result (status.json).
@@ -62,6 +75,7 @@
       if (!response.ok) return;
       const data = await response.json();
       update(data.item);
+      if (data.decision) showDecision(data.decision);
       if (data.item && data.item.status !== "pending") showSession(data.session);
     } catch (error) {
       /* the next reconnect tries again */

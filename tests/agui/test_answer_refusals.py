@@ -87,3 +87,22 @@ async def test_feedback_beside_an_approval_is_decision_ambiguous(agui, scripted)
     assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "decision_ambiguous"
     assert "'feedback' and 'result'" in refused.last["message"]
     assert await Item.objects.filter(interrupt_id=interrupt["id"], status="pending").aexists()
+
+
+async def test_a_form_answer_out_of_its_format_is_answer_invalid_naming_the_field(agui):
+    start = body("t-format", '{"title": "Checkout down", "details": "502s"}')
+    first = well_formed(await agui("incident-triage", start))
+    [interrupt] = first.interrupts
+    triage = {"severity": "high", "summary": "Card payments fail", "affected_customers": 3}
+    bad = {**triage, "contact": {"name": "Dana", "email": "dana at example"}}
+    refused = well_formed(await agui("incident-triage", body("t-format", resume=resume(interrupt, bad))))
+    assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "answer_invalid"
+    assert refused.last["message"] == (
+        "The answer does not fit the interrupt's response schema:"
+        " contact.email: not an email address, e.g. name@example.com."
+    )
+    assert await Item.objects.filter(interrupt_id=interrupt["id"], status="pending").aexists()
+    good = {**triage, "contact": {"name": "Dana", "email": "dana@example.com"}}
+    answered = well_formed(await agui("incident-triage", body("t-format", resume=resume(interrupt, good))))
+    assert answered.last["type"] == "RUN_FINISHED"
+    assert not await Item.objects.filter(interrupt_id=interrupt["id"], status="pending").aexists()

@@ -406,3 +406,29 @@ def test_confirm_reviews_are_approved_together_and_drafts_on_their_own_page(clie
         read = client.get(f"/api/v1/reviews/{body['id']}", headers=auth(token)).json()
         assert (read["status"], read["decision"]["action"], read["decision"]["by"]) == ("decided", "approve", "manager")
     assert client.get(f"/api/v1/reviews/{draft['id']}", headers=auth(token)).json()["status"] == "pending"
+
+
+CONTACT_FORM = {
+    "type": "object",
+    "properties": {"email": {"type": "string", "format": "email"}, "on": {"type": "string", "format": "date"}},
+    "required": ["email"],
+}
+
+
+def test_a_form_reviews_formats_are_checked_when_the_api_answers(client, token, ask, on_commit):
+    body = ask(kind="form", response_schema=CONTACT_FORM).json()
+    resume = f"/api/v1/sessions/{body['session_id']}/resume"
+    refused = post(client, resume, {"payload": {"email": "dana@", "on": "31/12/2026"}}, token)
+    assert refused.status_code == 400, refused.content
+    error = refused.json()["error"]
+    assert error["code"] == "answer_invalid"
+    assert error["errors"] == [
+        {"path": ["email"], "message": "not an email address, e.g. name@example.com"},
+        {"path": ["on"], "message": "not a date, e.g. 2026-12-31"},
+    ]
+    assert item_of(body).status == "pending"  # nothing stored
+    with on_commit():
+        answered = post(client, resume, {"payload": {"email": "dana@example.com", "on": "2026-12-31"}}, token)
+    assert answered.status_code == 202, answered.content
+    read = client.get(f"/api/v1/reviews/{body['id']}", headers=auth(token)).json()
+    assert read["decision"]["answer"] == {"email": "dana@example.com", "on": "2026-12-31"}

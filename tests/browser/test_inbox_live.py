@@ -112,7 +112,7 @@ def test_a_decision_reaches_the_other_reviewers_screens(console, browser, capsys
             "() => { const t = Date.now(); document.getElementById('approve').click(); return t; }"
         )
         expect(watching_list.locator(f"#items tr[data-id='{item['id']}']")).to_have_count(0)
-        expect(watching_detail.locator("#status-banner")).to_contain_text("approved by manager")
+        expect(watching_detail.locator("#status-banner")).to_contain_text("Decided while this page was open.")
         to_list.append(watching_list.evaluate(f"window.__rowOut['{item['id']}']") - clicked)
         to_detail.append(watching_detail.evaluate("window.__bannerAt") - clicked)
         deciding.wait_for_url("**/inbox/")

@@ -86,7 +86,8 @@ def test_edit_before_approve_shows_and_keeps_the_diff(console, browser):
     page.click("#approve")
     page.wait_for_url("**/inbox/")
     page.goto(item["url"])
-    expect(page.locator("#status-banner")).to_contain_text("This request was approved by manager")
+    expect(page.locator("#decision-title")).to_have_text("Approved")
+    expect(page.locator("#decision-by")).to_have_text("manager")
     expect(page.locator("#stored-diff .diff-line.add").first).to_contain_text("Dear Ms Rivera,")
     page.goto(f"{item['url']}history/")
     expect(page.locator("#revision-1-edit .diff-line.add")).to_have_count(2)
@@ -187,8 +188,8 @@ def test_h17_h20_an_item_expires_while_its_page_is_open(console, browser, capsys
     expect(page.locator("#tier")).to_have_text("Verified VIP Member")
     due = dt.datetime.fromisoformat(item["due_at"]).timestamp() * 1000
     # Due DUE_SECONDS after it was asked: the guard is that and the usual wait.
-    expect(page.locator("#status-banner")).to_contain_text("expired", timeout=DUE_SECONDS * 1000 + WAIT_MS)
-    expect(page.locator("#status-banner")).to_contain_text("the workflow went on with a timeout")
+    expect(page.locator("#status-banner")).to_contain_text("Expired", timeout=DUE_SECONDS * 1000 + WAIT_MS)
+    expect(page.locator("#decision")).to_contain_text("the workflow went on with a timeout")
     shown_after = page.evaluate("window.__bannerAt") - due
     page.screenshot(path=ARTIFACTS / "inbox-expired.png", full_page=True)
     page.click("#approve")  # the stale button

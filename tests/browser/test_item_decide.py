@@ -106,7 +106,7 @@ def test_on_a_wide_screen_the_bar_stays_at_the_top_of_the_item(console, browser)
         page.wait_for_url("**/inbox/")
         page.goto(item["url"])
         expect(page.locator("#decision-reason")).to_have_text("Sent to legal")
-        expect(page.locator("#status-banner")).to_contain_text("rejected")
+        expect(page.locator("#decision-title")).to_have_text("Rejected")
         context.close()
 
 

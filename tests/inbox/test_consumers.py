@@ -115,7 +115,7 @@ async def test_a_decision_removes_the_item_and_brings_the_next(cookies, connect)
     assert (resolved["item"]["status"], resolved["item"]["decided_by"]) == ("resolved", "manager")
     again = await member.receive_json_from(timeout=TIMEOUT)
     assert (again["event"], again["item"]["id"]) == ("interrupt.created", second.pk)
-    assert again["item"]["snippet"] == f"Subject: About your message: {COMPLAINT}"  # the draft's first line
+    assert again["item"]["snippet"] == f"Customer wrote: {COMPLAINT}"  # the line under the page's title
     assert again["version"] == resolved["version"] + 1 and again["queue"] == resolved["queue"]
 
 

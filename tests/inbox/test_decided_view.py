@@ -116,3 +116,42 @@ def test_fields_of_answers_the_schema_does_not_name_and_lists_of_objects():
     fields = answered_fields({"items": [{"sku": "A", "qty": 2}], "note": None}, schema)
     assert [(f.label, f.value) for f in fields] == [("Items 1: Sku", "A"), ("Items 1: Qty", "2"), ("Note", "—")]
     assert [(f.label, f.value) for f in answered_fields("yes", None)] == [("Answer", "yes")]
+
+
+def test_who_decided_and_when_is_said_once_after_what_was_decided(client, personas, start_review, on_commit):
+    """Found in issue 17: the owner line, the status sentence and the decision's heading each
+    named the decider."""
+    from reviewconsole.inbox.items.decisions import interrupt_decide
+
+    _, item = start_review()
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.queue_manager, action="reject", reason="Wrong customer")
+    client.force_login(personas.reviewer)
+    page = _page(client, item)
+    assert page.count("p-manager") == 1
+    assert 'id="decided-by"' not in page and "This request was rejected" not in page
+    assert re.search(r'id="status-banner"[^>]*></p>', page)  # nothing to add to the decision below
+    section = _decision(page)
+    assert section.index("Rejected</h2>") < section.index('id="decision-reason"') < section.index('id="decision-who"')
+    assert re.search(r'By <span id="decision-by">p-manager</span>, <span id="decision-at"><time[^>]*>', section)
+    assert page.index('id="decision"') < page.index('id="session-outcome"')
+
+
+def test_the_status_json_carries_the_decision_section_escaped(client, personas, start_review, on_commit):
+    from reviewconsole.inbox.items.decisions import interrupt_decide
+
+    _, item = start_review()
+    client.force_login(personas.reviewer)
+    status = f"/inbox/items/{item.pk}/status.json"
+    assert client.get(status).json()["decision"] is None  # waiting: nothing decided
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.queue_manager, action="reject", reason="<img src=x onerror=1>")
+    decision = client.get(status).json()["decision"]
+    assert decision.startswith('<section class="decided" id="decision"') and decision.rstrip().endswith("</section>")
+    assert 'id="decision-reason">&lt;img src=x onerror=1&gt;<' in decision and "<img" not in decision
+    assert 'By <span id="decision-by">p-manager</span>' in decision
+    assert _without_times(decision.strip()) == _without_times(_decision(_page(client, item)))  # the page's own section
+
+
+def _without_times(html):
+    return re.sub(r"<time[^>]*>.*?</time>", "", html)

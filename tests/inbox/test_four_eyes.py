@@ -163,8 +163,9 @@ def test_the_decided_item_keeps_both_approvers_and_their_reasons(large, personas
     with on_commit():
         interrupt_decide(interrupt=item, user=_user("manager"), action="approve", reason="Second check ok")
     page = client.get(f"/inbox/items/{item.pk}/").content.decode()
-    assert "Four eyes: first approved by p-other at" in page
-    assert "(reason: Courier &lt;b&gt;lost&lt;/b&gt; it), then by manager." in page
+    assert "Four eyes: the first approval was by p-other at" in page
+    assert "(reason: Courier &lt;b&gt;lost&lt;/b&gt; it).</p>" in page
+    assert 'By <span id="decision-by">manager</span>' in page and "then by" not in page
     assert "Second check ok" in page
     [first] = AuditEntry.objects.filter(action="interrupt.approve_first")
     assert first.detail["reason"] == "Courier <b>lost</b> it"

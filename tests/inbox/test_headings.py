@@ -8,7 +8,7 @@ import pytest
 from reviewconsole.inbox.models import Item, Queue
 from reviewconsole.inbox.pages.formats import humanize, money, number, one_line
 from reviewconsole.inbox.pages.headings import HEADINGS, Heading, heading, register_heading
-from reviewconsole.inbox.pages.rows import render_row, row_text
+from reviewconsole.inbox.pages.rows import render_row
 from tests.inbox.factories import make_items
 
 
@@ -19,17 +19,17 @@ def _developer_output(text):
 
 def test_a_refund_names_amount_order_and_reason(start_session):
     _, [item] = start_session("refund-approval", {"order_id": "A-1001", "amount": 250, "reason": "Arrived broken"})
-    named = row_text(item)
+    named = heading(item)
     assert named.title == "Refund $250.00 for order A-1001 — Arrived broken"
     assert named.summary == "Over the $100.00 policy limit: a person must approve it."
     _, [large] = start_session("refund-approval", {"order_id": "A-7", "amount": 12500.5, "reason": "Never came"})
-    assert row_text(large).title == "Refund $12,500.50 for order A-7 — Never came"
-    assert row_text(large).summary == "Over $1,000.00: two different people must approve it."
+    assert heading(large).title == "Refund $12,500.50 for order A-7 — Never came"
+    assert heading(large).summary == "Over $1,000.00: two different people must approve it."
 
 
 def test_a_vip_discount_names_the_customer_not_their_id(start_session):
     _, [item] = start_session("vip-discount", {"customer_id": "c123"})
-    named = row_text(item)
+    named = heading(item)
     assert named.title == "VIP discount 20% for Ada Lovelace"
     assert named.summary == "Tier: Verified VIP Member. Confirm the VIP discount or decline it."
     assert "c123" not in named.title and not _developer_output(named.summary)
@@ -37,7 +37,7 @@ def test_a_vip_discount_names_the_customer_not_their_id(start_session):
 
 def test_an_email_reply_names_its_subject_and_the_complaint(start_session):
     _, [item] = start_session("email-review", {"complaint": "My phone battery drains too fast"})
-    named = row_text(item)
+    named = heading(item)
     assert named.title == "Email reply — About your message: My phone battery drains too fast"
     assert named.summary == "Customer wrote: My phone battery drains too fast"
 
@@ -53,12 +53,12 @@ def test_an_email_reply_names_the_customer_its_request_names(demo):
 
 def test_the_triage_form_uses_its_own_question(start_session):
     _, [item] = start_session("incident-triage", {"title": "Checkout down", "details": "502 errors since 14:05"})
-    assert row_text(item) == type(row_text(item))("Triage this incident: Checkout down", "502 errors since 14:05")
+    assert heading(item) == Heading("Triage this incident: Checkout down", "502 errors since 14:05")
 
 
 def test_a_support_case_names_the_refund_and_the_order(start_session):
     _, [item] = start_session("support-handoff", {"message": "My order o-1001 arrived damaged, I want a refund"})
-    named = row_text(item)
+    named = heading(item)
     assert named.title == "Refund $249.00 for order o-1001"
     assert named.summary == (
         "Espresso machine, delivered, damaged · Customer wrote: My order o-1001 arrived damaged, I want a refund"
@@ -71,7 +71,7 @@ def test_the_second_refund_step_is_named_as_a_submission(client, personas, start
     with on_commit():
         client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve", "interrupt_id": item.interrupt_id})
     submit = Item.objects.get(session=item.session, status="pending")
-    named = row_text(submit)
+    named = heading(submit)
     assert named.title == "Submit refund $250.00 for order A-1001"  # the call carries no reason
     assert named.summary == "Approved: confirm sending it to the payment system."
 
@@ -148,3 +148,29 @@ def test_machine_names_read_as_words_and_text_on_one_line():
     assert humanize("orderId") == "Order id"
     assert one_line("a\n  b\tc") == "a b c"
     assert one_line("x" * 10, limit=5) == "xxxx…"
+
+
+def test_the_rows_line_is_the_pages_summary_word_for_word(client, personas, demo):
+    """Found in issue 17: the row cut the summary to 140 characters and ``items.json``'s snippet
+    was another formatter's line (the message's first 300 characters, a tool's ``key=value``)."""
+    from reviewconsole.inbox.pages.headings import SUMMARY_LENGTH
+
+    support = Queue.objects.get(slug="support")
+    message = "First line of a long question\n\n" + "word " * 80
+    [item] = make_items(support, 1, workflow="outside-tool", title="Outside question", message=message)
+    line = heading(item).summary
+    assert "\n" not in line and 140 < len(line) <= SUMMARY_LENGTH and line.endswith("…")
+    client.force_login(personas.reviewer)
+    assert f'<div class="muted snippet">{line}</div>' in client.get("/inbox/").content.decode()
+    [entry] = [e for e in client.get("/inbox/items.json").json()["items"] if e["id"] == item.pk]
+    assert entry["snippet"] == line and f'<div class="muted snippet">{line}</div>' in entry["row"]
+    page = client.get(f"/inbox/items/{item.pk}/").content.decode()
+    assert f'<p class="summary" id="item-summary">{line}</p>' in page
+
+
+def test_a_tool_calls_summary_is_one_line_too(demo):
+    support = Queue.objects.get(slug="support")
+    [item] = make_items(support, 1, workflow="outside-tool", kind="confirmation", title="A call")
+    Item.objects.filter(pk=item.pk).update(tool_call={"name": "send_note", "args": {"note": "one\ntwo\n\nthree"}})
+    item.refresh_from_db()
+    assert heading(item) == Heading("Approve: Send note", "Note one two three")

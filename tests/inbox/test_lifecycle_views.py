@@ -123,7 +123,7 @@ def test_a_manager_cancels_the_item_or_the_session(start_review, personas, on_co
     row = Item.objects.get(pk=first.pk)
     assert (row.decision, row.decided_by_label, row.reason) == ("cancelled", "p-manager", "Spam")
     page = _client(personas.reviewer).get(f"/inbox/items/{first.pk}/").content.decode()
-    assert "cancelled by p-manager" in page and "Spam" in page
+    assert "Cancelled</h2>" in page and 'By <span id="decision-by">p-manager</span>' in page and "Spam" in page
     _, second = start_review()
     with on_commit():
         _client(personas.queue_manager).post(f"/inbox/items/{second.pk}/cancel/", {"reason": "Dup", "scope": "session"})

@@ -12,7 +12,7 @@ from django.utils import timezone
 from reviewconsole.inbox.items.claims import interrupt_claim
 from reviewconsole.inbox.items.selectors import InboxFilters, inbox_page, neighbours
 from reviewconsole.inbox.models import Item, Queue
-from reviewconsole.inbox.pages.rows import row_text
+from reviewconsole.inbox.pages.headings import heading
 from tests.inbox.factories import make_items
 
 
@@ -176,8 +176,8 @@ def test_bulk_claim_release_and_approve_only_where_allowed(client, manager, star
     with on_commit():
         response = client.post("/inbox/bulk/", {"action": "approve", "ids": [email.pk, vip.pk]}, follow=True)
     notes = [str(m) for m in response.context["messages"]]
-    assert f"Approved 1 item: “{row_text(vip).title}”." in notes  # says which one
-    named = row_text(email).title  # named as the list names it
+    assert f"Approved 1 item: “{heading(vip).title}”." in notes  # says which one
+    named = heading(email).title  # named as the list names it
     assert any(f"“{named}”: approve it on its own page" in n for n in notes)
     assert not any(f"#{email.pk}" in n for n in notes)
     assert (Item.objects.get(pk=vip.pk).decision, Item.objects.get(pk=email.pk).status) == (

@@ -264,7 +264,8 @@ def test_a_decided_item_leaves_the_inbox_and_its_page_says_who_decided(client, m
     assert client.get("/inbox/items.json").json()["items"] == []
     response = client.get(f"/inbox/items/{interrupt.pk}/")
     assert response.status_code == 200
-    assert "This request was rejected by manager at " in response.content.decode()
+    assert "Rejected</h2>" in response.content.decode()
+    assert 'By <span id="decision-by">manager</span>' in response.content.decode()
     assert 'name="action"' not in response.content.decode()
 
 

@@ -25,7 +25,7 @@ from ...preferences.times import absolute
 from ...workflow_sessions.models import WorkflowSession
 from ...workflow_sessions.serializers import session_json
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
-from ..pages.drafts import draft_of
+from ..pages.headings import heading
 from .actions import allows_bulk_approve
 from .approvals import approvals_json
 
@@ -35,7 +35,6 @@ __all__ = [
     "list_entries",
     "list_entry",
     "session_with_items",
-    "snippet",
     "status_sentence",
 ]
 
@@ -127,7 +126,8 @@ def list_entry(row: Item, approvals: Any = _LOOKUP) -> dict[str, Any]:
     """An item as a reviewer's list shows it (``items.json``, live messages, the item views' JSON).
 
     :func:`item_json` with ``id`` the row id and ``interrupt_id`` the interrupt's id, plus
-    ``snippet`` (:func:`snippet`), ``sentence`` (:func:`status_sentence`), ``state``
+    ``snippet`` (the line under the item's title on its page and its row in the list:
+    ``headings.heading``'s summary), ``sentence`` (:func:`status_sentence`), ``state``
     (``Item.display_status``), ``queue_id``, ``queue_name``, ``overdue`` and
     ``bulk_approve`` (the interrupt's metadata, else the workflow's setting).
     """
@@ -141,7 +141,7 @@ def list_entry(row: Item, approvals: Any = _LOOKUP) -> dict[str, Any]:
         "queue_name": row.queue.name,
         "state": row.display_status,
         "sentence": status_sentence(row, now, data["approvals"]),
-        "snippet": snippet(row),
+        "snippet": heading(row).summary,
         "overdue": row.is_overdue(now),
         "bulk_approve": allows_bulk_approve(row),
     }
@@ -191,22 +191,3 @@ def status_sentence(row: Item, now: dt.datetime | None = None, approvals: dict[s
     elif row.deferred_until is not None and row.deferred_until > now:
         parts.append(f"Deferred until {_utc(row.deferred_until)}.")
     return " ".join(parts) or "Waiting for a decision."
-
-
-def _args_text(args: Any) -> str:
-    if not isinstance(args, dict):
-        return ""
-    return ", ".join(f"{k}={v}" for k, v in args.items() if not isinstance(v, dict | list))[:200]
-
-
-def snippet(row: Item) -> str:
-    """A line for the list: the message, or for tool calls the tool and its arguments."""
-    payload = row.payload if isinstance(row.payload, dict) else {}
-    if row.kind == "long_running" and isinstance(payload.get("args"), dict):
-        return f"{row.function_name}: {_args_text(payload['args'])}"
-    if row.kind == "confirmation" and isinstance(row.tool_call, dict):
-        return f"Confirm {row.tool_call.get('name', 'a tool call')}: {_args_text(row.tool_call.get('args'))}"
-    draft = draft_of(row)
-    if draft:  # the draft's first line (its subject) says more than the review prompt
-        return next((line.strip() for line in draft.splitlines() if line.strip()), "")[:300]
-    return " ".join((row.message or "").split())[:300]

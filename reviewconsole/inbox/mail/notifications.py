@@ -14,7 +14,7 @@ from django.db.models import Q
 
 from ..conf import inbox_setting
 from ..models import Item, NotificationSent
-from ..pages.rows import row_text
+from ..pages.headings import heading
 
 logger = logging.getLogger("reviewconsole.inbox")
 
@@ -46,7 +46,7 @@ def notify_members(item: Item) -> int:
         .distinct()
         .order_by("pk")
     )
-    title = row_text(item).title[:120]  # named as its row in the inbox names it
+    title = heading(item).title[:120]  # named as its row in the inbox names it
     subject = f"[reviewconsole] New request in {queue.name}: {title}"
     due = f"\nDue: {item.due_at:%Y-%m-%d %H:%M} UTC\n" if item.due_at else ""
     body = (

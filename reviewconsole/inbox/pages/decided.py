@@ -6,9 +6,13 @@
 - a form's answer: every field with its label (the schema's ``title``, else the name as words),
   nested objects as "Contact: Name", lists joined with commas, numbers and yes/no as people read them;
 - an approved draft: the text sent (the reviewer's edit when there was one, ``edited``);
-- feedback for a new draft, the reason given, and who decided when.
+- feedback for a new draft, the reason given, then who decided and when: said once on the page,
+  here (under four eyes, with the first approval).
 
-All of it is data for templates, which escape it (an LLM, a caller or a reviewer wrote it).
+:func:`render_decision` renders that section (``templates/inbox/_decided.html``) for the page and
+for its ``status.json``, so a page left open while someone else decides shows it in place
+(``static/console/item.js``). All of it is data for templates, which escape it (an LLM, a caller
+or a reviewer wrote it): the section is autoescaped HTML.
 """
 
 from __future__ import annotations
@@ -17,13 +21,17 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
 from ..items.actions import DRAFT_KINDS, request_kind
+from ..items.policy_gate import approvals_of
 from ..models import Item, ItemStatus
-from .drafts import draft_of
+from .drafts import draft_of, parse_unified
 from .formats import humanize, number
 from .rows import decision_label
 
-__all__ = ["AnsweredField", "DecisionShown", "answered_fields", "decision_shown"]
+__all__ = ["AnsweredField", "DecisionShown", "answered_fields", "decision_context", "decision_shown", "render_decision"]
 
 MAX_FIELDS = 200
 """Most fields listed of one answer (a form's answer is bounded by ``MAX_LENGTHS["answer"]``)."""
@@ -139,3 +147,24 @@ def decision_shown(item: Item) -> DecisionShown | None:
 
 def _with(shown: DecisionShown, **changes: Any) -> DecisionShown:
     return DecisionShown(**{**shown.__dict__, **changes})
+
+
+def decision_context(item: Item, shown: DecisionShown | None = None) -> dict[str, Any]:
+    """What ``templates/inbox/_decided.html`` reads: ``item``, ``decided`` (``shown``, else
+    :func:`decision_shown`; None when nothing was decided), ``stored_diff`` (the edit's lines) and
+    ``approvals`` (``policy_gate.approvals_of``: four eyes' first approval, or None)."""
+    return {
+        "item": item,
+        "decided": shown if shown is not None else decision_shown(item),
+        "stored_diff": parse_unified(item.edit_diff) if item.edit_diff else [],
+        "approvals": approvals_of(item),
+    }
+
+
+def render_decision(item: Item) -> SafeString | None:
+    """The decision section of ``item``'s page as HTML (autoescaped; times in the active zone),
+    or None when nothing was decided (:func:`decision_shown`)."""
+    context = decision_context(item)
+    if context["decided"] is None:
+        return None
+    return SafeString(render_to_string("inbox/_decided.html", context))

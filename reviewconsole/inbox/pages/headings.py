@@ -1,7 +1,9 @@
 """Each request's title and one-line summary, written for people, per request kind.
 
-The inbox rows, the item page's heading, the live list's rows and the bulk messages name an item
-with :func:`heading` (through ``rows.row_text``). Each request kind has its own wording:
+The inbox rows (``rows.render_row``), the item page's heading, ``items.json``'s ``snippet``, the
+new-request emails and the bulk messages name an item with :func:`heading`, the one formatter of
+its words: the list row's line is the page's line under the title, word for word. Each request
+kind has its own wording:
 
 | request kind | title | summary |
 |---|---|---|
@@ -32,7 +34,7 @@ from ..models import Item
 from .drafts import draft_of
 from .formats import humanize, money, number, one_line
 
-__all__ = ["HEADINGS", "Heading", "heading", "register_heading"]
+__all__ = ["HEADINGS", "SUMMARY_LENGTH", "Heading", "heading", "register_heading"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,11 @@ class Heading:
     title: str
     """What the item is, in a few words (the row's link, the page's ``<h1>``)."""
     summary: str
-    """One line under it."""
+    """One line under it (at most :data:`SUMMARY_LENGTH` characters): the page's, the list row's."""
+
+
+SUMMARY_LENGTH = 300
+"""Most characters of a summary (``formats.one_line``; the list's CSS clamps it to two lines)."""
 
 
 HEADINGS: dict[str, Callable[[Item], Heading]] = {}
@@ -53,19 +59,21 @@ def register_heading(kind: str, name: Callable[[Item], Heading]) -> None:
 
 
 def heading(item: Item) -> Heading:
-    """The title and summary of ``item``: its kind's (:data:`HEADINGS`), else :func:`generic`.
+    """The title and summary of ``item``: its kind's (:data:`HEADINGS`), else :func:`generic`,
+    each on one line (``formats.one_line``: the summary cut to :data:`SUMMARY_LENGTH`).
 
     A kind's function that fails on a shape it did not expect falls back to :func:`generic`.
     """
     name = HEADINGS.get(request_kind(item))
+    found = None
     if name is not None:
         try:
             found = name(item)
         except (AttributeError, KeyError, TypeError, ValueError):
             found = None
-        if found is not None and found.title:
-            return Heading(one_line(found.title), one_line(found.summary, 300))
-    return generic(item)
+    if found is None or not found.title:
+        found = generic(item)
+    return Heading(one_line(found.title), one_line(found.summary, SUMMARY_LENGTH))
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -100,10 +108,10 @@ def generic(item: Item) -> Heading:
     else its title (the session's) or the workflow's, with the message's first words."""
     tool = _tool(item)
     if item.kind in ("confirmation", "long_running") and tool and tool not in ("adk_request_input",):
-        return Heading(f"Approve: {humanize(tool)}", args_words(_args(item)) or one_line(item.title))
-    message = one_line(item.message, 300)
+        return Heading(f"Approve: {humanize(tool)}", args_words(_args(item)) or item.title)
+    message = one_line(item.message, SUMMARY_LENGTH)
     title = item.title or _spec_title(item)
-    return Heading(title, message if message != one_line(title, 300) else "")
+    return Heading(title, message if message != one_line(title, SUMMARY_LENGTH) else "")
 
 
 # -- the demo's request kinds ------------------------------------------------------------------
@@ -148,7 +156,7 @@ def _email(item: Item) -> Heading:
     subject = _subject(draft) or item.title or "a customer complaint"
     customer = one_line(_dict(item.metadata).get("customer"), 80)
     to = f" to {customer}" if customer else ""
-    summary = f"Customer wrote: {item.title}" if item.title else one_line(draft, 300)
+    summary = f"Customer wrote: {item.title}" if item.title else draft
     return Heading(f"Email reply{to} — {subject}", summary)
 
 
@@ -176,7 +184,7 @@ def _support(item: Item) -> Heading:
 def _review(item: Item) -> Heading:
     draft = draft_of(item)
     first = next((line for line in (draft or "").splitlines() if line.strip()), "")
-    return Heading(item.title or _spec_title(item), first or one_line(item.message, 300))
+    return Heading(item.title or _spec_title(item), first or item.message)
 
 
 for _kind, _name in (

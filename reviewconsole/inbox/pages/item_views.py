@@ -38,6 +38,7 @@ from ..items.standing_grants import standing_from_post
 from ..models import Queue
 from ..pictures.serving import allow_picture_styles
 from .confirmations import confirmation
+from .decided import render_decision
 from .drafts import revisions
 from .view_helpers import detail_context, json_404, refusal, wants_json
 
@@ -68,10 +69,20 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def status_json(request: HttpRequest, pk: int) -> JsonResponse:
     """The item's summary now (a detail page left open catches up with it after a reconnect),
-    and its session's status and, once the session ended, its result."""
+    its session's status and, once the session ended, its result; once decided, the page's
+    decision section (``decision``: autoescaped HTML, ``decided.render_decision``; else null), which
+    a page left open shows in place.
+
+    ``{"item": list entry, "version": int, "session": session_outcome, "decision": str | None}``.
+    """
     item = item_for(request.user, pk)
     return JsonResponse(
-        {"item": list_entry(item), "version": item.queue.version, "session": session_outcome(item.session)}
+        {
+            "item": list_entry(item),
+            "version": item.queue.version,
+            "session": session_outcome(item.session),
+            "decision": render_decision(item),
+        }
     )
 
 

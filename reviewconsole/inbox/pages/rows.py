@@ -1,13 +1,11 @@
 """The inbox list's rows: what each says, rendered once (``templates/inbox/_row.html``) for the
 page and for the live list's snapshot (``items.json``'s ``row``), so both show the same row.
 
-:func:`row_text` is the one place a row's words come from: each request kind's title and
-summary (``headings.heading``).
+A row's words are the item page's heading (``headings.heading``): its title, and under it the
+same one-line summary, word for word.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
@@ -16,21 +14,7 @@ from ..items.actions import allows_bulk_approve
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
 from .headings import heading
 
-__all__ = ["RowText", "decision_label", "render_row", "row_text"]
-
-
-@dataclass(frozen=True)
-class RowText:
-    title: str
-    """The row's link text."""
-    summary: str
-    """One line under it."""
-
-
-def row_text(item: Item) -> RowText:
-    """What the row of ``item`` says (plain text: the template escapes it)."""
-    named = heading(item)
-    return RowText(title=named.title, summary=named.summary)
+__all__ = ["decision_label", "render_row"]
 
 
 _DECISIONS = {
@@ -62,7 +46,7 @@ def render_row(item: Item, *, decided: bool) -> SafeString:
     """
     context = {
         "item": item,
-        "row": row_text(item),
+        "row": heading(item),
         "decided": decided,
         "outcome": decision_label(item),
         "bulk_approve": not decided and allows_bulk_approve(item),

@@ -32,9 +32,11 @@ from typing import Any
 
 import jsonschema
 
+from engine import FORMAT_CHECKER
+
 from ... import json_input
 from ..errors import DecisionError
-from .schema_formats import FORMAT_CHECKER, format_message, input_type, posted_value, shown_value
+from .schema_formats import format_message, input_type, posted_value, shown_value
 from .schema_shape import FormSchemaError, check_drawable, kind_of, resolve
 
 __all__ = ["FormField", "form_fields", "parse_form", "validate_value"]

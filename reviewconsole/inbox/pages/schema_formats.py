@@ -1,11 +1,8 @@
-"""JSON Schema ``format`` for generated forms: the checks, the HTML input types and the messages.
+"""JSON Schema ``format`` for generated forms: the HTML input types, the messages and the values.
 
-jsonschema checks a ``format`` only with a ``FormatChecker``, and without its optional extras
-(not installed here) it knows neither ``uri`` nor ``date-time``, and takes any text holding an
-"@" as an ``email``: :data:`FORMAT_CHECKER` adds those three, strictly enough for a reviewer's
-typing mistake (``email``: one "@" between a name and a dotted domain, no space; ``uri``: a
-scheme and something after it, no space; ``date-time``: RFC 3339 with its offset). ``date`` and
-the others stay jsonschema's own.
+The checks are the engine's (``engine.FORMAT_CHECKER``: every door checks an answer's formats
+alike, the engine's ``normalize_answer`` again whatever door it came through); this module
+says what they mean for a form: the input types and a reviewer's messages.
 
 A ``date-time`` field is an ``<input type="datetime-local">``: it posts a wall time without a
 zone (``2026-12-02T14:30``), read in the reviewer's time zone (Django's current one) and stored
@@ -17,14 +14,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
-import jsonschema
 from django.utils import timezone
 
-__all__ = ["FORMAT_CHECKER", "format_message", "input_type", "posted_value", "shown_value"]
+__all__ = ["format_message", "input_type", "posted_value", "shown_value"]
 
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s.]+(\.[^@\s.]+)+$")
 _RFC3339 = re.compile(r"^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$")
 _LOCAL = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?$")  # what datetime-local posts
 
@@ -36,40 +30,6 @@ _MESSAGES = {
     "date-time": "Enter a date and a time.",
     "time": "Enter a time, e.g. 14:30:00+00:00.",
 }
-
-FORMAT_CHECKER = jsonschema.FormatChecker()
-
-
-@FORMAT_CHECKER.checks("email")
-def _is_email(value: object) -> bool:
-    return not isinstance(value, str) or bool(_EMAIL.match(value))
-
-
-@FORMAT_CHECKER.checks("uri")
-def _is_uri(value: object) -> bool:
-    if not isinstance(value, str):
-        return True
-    if any(c.isspace() for c in value):
-        return False
-    try:
-        parts = urlsplit(value)
-    except ValueError:  # e.g. an unclosed "[" in the host
-        return False
-    scheme_ok = bool(re.match(r"^[A-Za-z][A-Za-z0-9+.-]*$", parts.scheme))
-    return scheme_ok and bool(parts.netloc or parts.path)
-
-
-@FORMAT_CHECKER.checks("date-time")
-def _is_date_time(value: object) -> bool:
-    if not isinstance(value, str):
-        return True
-    if not _RFC3339.match(value):
-        return False
-    try:
-        dt.datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
-    except ValueError:  # e.g. 2026-02-30
-        return False
-    return True
 
 
 def input_type(schema_format: Any) -> str:

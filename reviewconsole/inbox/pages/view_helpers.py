@@ -51,8 +51,8 @@ from ..models import Item, Queue
 from ..pictures.serving import mermaid_available, session_picture
 from .decided import decision_shown
 from .drafts import draft_of, parse_unified
+from .headings import heading
 from .kinds import detail_parts
-from .rows import row_text
 from .schema_form import UNDRAWABLE, form_fields
 from .schema_shape import FormSchemaError
 
@@ -115,7 +115,7 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "item": item,
         "session": session,
         "workflow_title": title,
-        "heading": row_text(item),  # the request's own title and summary, as its row in the list
+        "heading": heading(item),  # the request's own title and summary, as its row in the list
         "kind": request_kind(item),
         **parts,
         "complaint": parts["facts"].get("complaint", ""),
@@ -166,6 +166,7 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
             "queue": item.queue_id,
             "version": item.queue.version,
             "heartbeat": inbox_setting("HEARTBEAT_SECONDS"),
+            "open": item.is_pending,  # served waiting: a decision elsewhere makes the page out of date
         },
         **extra,
     }

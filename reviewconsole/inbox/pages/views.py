@@ -41,8 +41,9 @@ from ..live.changes import changes_since
 from ..live.messages import change_message
 from ..models import Item
 from .failed import failed_sessions
+from .headings import heading
 from .item_views import REFUSALS
-from .rows import render_row, row_text
+from .rows import render_row
 from .view_helpers import wants_json
 
 BULK_LIMIT = 200
@@ -280,8 +281,8 @@ def _done_message(verb: str, done: list[str]) -> str:
 
 
 def _shown_name(item: Item) -> str:
-    """An item named as the list names it (``rows.row_text``; never the row's pk)."""
-    return f"“{row_text(item).title}”"
+    """An item named as the list names it (``headings.heading``; never the row's pk)."""
+    return f"“{heading(item).title}”"
 
 
 def _back(request: HttpRequest) -> str:
