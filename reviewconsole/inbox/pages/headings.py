@@ -16,7 +16,8 @@ with :func:`heading` (through ``rows.row_text``). Each request kind has its own 
 Outside code names its own kinds with :func:`register_heading`. Everything is plain text (the
 templates escape it); numbers and money go through :mod:`.formats`. Reading a heading costs no
 query: it uses the item's own columns (``title``, ``message``, ``payload``, ``tool_call``,
-``metadata``, ``workflow``), never its session.
+``metadata``, ``workflow``; once decided ``decision``, ``response``, ``decided_by_label``), never
+its session. A tool call approved with edited arguments is named with those, the ones that ran.
 """
 
 from __future__ import annotations
@@ -73,8 +74,10 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 def _args(item: Item) -> dict[str, Any]:
-    """The tool call's arguments: the long-running call's ``payload["args"]``, else the call's."""
-    return _dict(_dict(item.payload).get("args")) or _dict(_dict(item.tool_call).get("args"))
+    """The tool call's arguments: those that ran once an approval edited them (the stored
+    response's ``args``), else the long-running call's ``payload["args"]``, else the call's."""
+    ran = _dict(item.response).get("args") if item.decision == "approve" else None
+    return _dict(ran) or _dict(_dict(item.payload).get("args")) or _dict(_dict(item.tool_call).get("args"))
 
 
 def _tool(item: Item) -> str:
