@@ -74,6 +74,12 @@ the cancelled answer (``engine.cancelled_answer``); the item is ``resolved``, by
 ``decided_by_label`` and ``reason``."""
 
 
+POLICY_LABEL = "policy: "
+"""How an item decided by a rule names its decider (``decided_by_label``): ``policy: <rule name>``."""
+STANDING_LABEL = "standing approval #"
+"""How an item decided by a standing approval names it: ``standing approval #<id> (granted by <user>)``."""
+
+
 class OnExpiry(models.TextChoices):
     NOTHING = "", "Stay overdue"
     ESCALATE = "escalate", "Escalate to another queue"
