@@ -36,8 +36,8 @@ __all__ = [
     "REASON_LIMIT",
     "RefundInput",
     "build",
-    "same_order_no_larger_refund",
     "offline_agent",
+    "same_order_no_larger_refund",
     "submitted_refunds",
 ]
 

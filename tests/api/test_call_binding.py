@@ -120,8 +120,9 @@ def test_an_edit_may_lower_the_refund_not_change_its_order_and_the_result_names_
     assert raised.status_code == 400
     assert "amount may not be larger" in raised.json()["error"]["message"]
     assert refunds == []
+    lower = {"order_id": "A-1", "amount": 20}
     with on_commit():
-        lowered = _resume(client, token, session, _approve(item, args_digest=digest, args={"order_id": "A-1", "amount": 20}))
+        lowered = _resume(client, token, session, _approve(item, args_digest=digest, args=lower))
     assert lowered.status_code == 202, lowered.content
     assert refunds == [{"order_id": "A-1", "amount": 20}]
     read = client.get(f"/api/v1/sessions/{session.id}", headers={"Authorization": f"Bearer {token}"}).json()

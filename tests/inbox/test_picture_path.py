@@ -64,7 +64,7 @@ def test_a_waiting_refund_says_path_so_far_and_where_it_waits(start_session):
     assert "ask_for_approval" in picture.waiting
 
 
-def test_a_submission_awaiting_confirmation_is_drawn_as_waiting_not_declined(client, personas, start_session, on_commit):
+def test_a_submission_awaiting_confirmation_is_drawn_as_waiting(client, personas, start_session, on_commit):
     """Found in a new user's trial: the refund waiting on its confirmation read "declined: submit_refund"."""
     session, [asked] = start_session("refund-approval", REFUND)
     client.force_login(personas.admin)

@@ -56,6 +56,7 @@ __all__ = [
     "standing_offered",
 ]
 
+
 class FourEyesError(InboxConflict):
     """A four-eyes item's approval refused: the same person again (409 ``four_eyes``)."""
 

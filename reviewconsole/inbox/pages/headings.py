@@ -5,7 +5,7 @@ with :func:`heading` (through ``rows.row_text``). Each request kind has its own 
 
 | request kind | title | summary |
 |---|---|---|
-| ``refund`` | "Refund $250.00 for order A-1001 — Arrived broken" ("Submit refund …" to confirm) | its rule, or the policy's decision |
+| ``refund`` | "Refund $250.00 for order A-1001 — Arrived broken" ("Submit refund …" to confirm) | its rule |
 | ``vip_discount`` | "VIP discount 20% for Ada Lovelace" (the customer's name, else their id) | tier |
 | ``email_draft`` | "Email reply — <subject>" ("… to <customer>" when ``metadata["customer"]``) | the complaint |
 | ``incident_triage`` | the workflow's own question ("Triage this incident: Checkout down") | the details |
