@@ -108,7 +108,10 @@ class Item(models.Model):
     response_schema = models.JSONField(null=True, blank=True)
     tool_call = models.JSONField(null=True, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
-    search_text = models.TextField(blank=True, help_text="Lower-cased title, message and payload, for search.")
+    search_text = models.TextField(
+        blank=True,
+        help_text="Lower-cased title, message, payload and the row's title and summary, for search.",
+    )
     queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="items")
     status = models.CharField(max_length=20, choices=ItemStatus.choices, default=ItemStatus.PENDING)
     # Claims: who works on it now; a claim past ``claim_expires_at`` counts as no claim.
