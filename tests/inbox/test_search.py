@@ -59,6 +59,6 @@ def test_the_migration_refills_the_search_text_of_existing_items(start_session):
     _migrate(("inbox", "0011_item_search_trigram"))
     _migrate(("inbox", "0012_item_search_text_headings"))
     item.refresh_from_db()
-    assert item.search_text.startswith(raw)
+    assert item.search_text.endswith(raw)
     assert "refund $250.00 for order a-1001 — arrived broken" in item.search_text
     assert "a person must approve it." in item.search_text

@@ -99,12 +99,12 @@ def search_text(*parts: Any) -> str:
 
 
 def item_search_text(item: Any) -> str:
-    """:func:`search_text` of ``item``'s title, message and payload, and of the title and summary its
-    row shows (``headings.heading``: "Refund $250.00 for order A-1001 — …", "Within the $100.00
-    policy limit: …"), which change when it is decided. ``item``: an :class:`Item`, or the
+    """:func:`search_text` of the title and summary ``item``'s row shows (``headings.heading``:
+    "Refund $250.00 for order A-1001 — …", "Within the $100.00 policy limit: …", which change when
+    it is decided), then of its own title, message and payload. ``item``: an :class:`Item`, or the
     historical model's row in a migration (read by attribute only)."""
-    named = heading(item)
-    return search_text(item.title, item.message, item.payload, named.title, named.summary)
+    named = heading(item)  # first: a long payload is cut at the end, never the row's words
+    return search_text(named.title, named.summary, item.title, item.message, item.payload)
 
 
 def item_row(event: InterruptOpened) -> Item:
