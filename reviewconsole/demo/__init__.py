@@ -67,7 +67,7 @@ WORKFLOWS = [
                 message=f"Approving a refund above ${refund_approval.REASON_LIMIT:,.0f} needs a reason: "
                 "give one with the decision. Nothing was recorded.",
             ),
-            refund_approval.no_larger_refund,
+            refund_approval.same_order_no_larger_refund,
         ),
         due_in_seconds=24 * 3600,
         on_expiry="escalate",

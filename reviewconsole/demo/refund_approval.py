@@ -36,8 +36,8 @@ __all__ = [
     "REASON_LIMIT",
     "RefundInput",
     "build",
-    "no_larger_refund",
     "offline_agent",
+    "same_order_no_larger_refund",
     "submitted_refunds",
 ]
 
@@ -109,19 +109,34 @@ def submit_refund(order_id: str, amount: float) -> dict[str, Any]:
     return {"status": "submitted", "order_id": order_id, "amount": amount}
 
 
-def no_larger_refund(attempt: DecisionAttempt) -> str | None:
+def same_order_no_larger_refund(attempt: DecisionAttempt) -> str | None:
     """The refund's check before a decision (``WorkflowSpec.before_decision``): an approval of
-    ``submit_refund`` with edited arguments may lower the amount or fix the order, never raise the
-    amount (one reviewer could otherwise approve $50,000 where $250 was approved)."""
+    ``submit_refund`` with edited arguments may lower the amount, never raise it (one reviewer could
+    otherwise approve $50,000 where $250 was approved) nor refund another order (``order_id``: the
+    approval was for this one). Returns the refusal naming the field, or None.
+
+    Edited arguments without ``order_id`` or ``amount``, or with an amount that is no number, are
+    left to the tool's parameter schema (``answer_invalid``)."""
     edited = attempt.response.get("args") if isinstance(attempt.response, dict) else None
-    if attempt.decision != "approve" or not isinstance(edited, dict) or attempt.tool_args.get("amount") is None:
+    if attempt.decision != "approve" or not isinstance(edited, dict):
+        return None
+    asked_order = attempt.tool_args.get("order_id")
+    if asked_order is not None and "order_id" in edited and edited["order_id"] != asked_order:
+        return (
+            f"An edited refund must keep order_id {asked_order}: the approval was for that order; "
+            "only the amount may be lowered. Nothing was recorded."
+        )
+    if attempt.tool_args.get("amount") is None:
         return None
     try:
-        raised = float(edited.get("amount", 0)) > float(attempt.tool_args["amount"])
+        asked, raised = float(attempt.tool_args["amount"]), float(edited.get("amount", 0))
     except (TypeError, ValueError):
         return None  # not a number: the tool's parameter schema refuses it (answer_invalid)
-    if raised:
-        return "An edited refund may not be larger than the amount asked for. Nothing was recorded."
+    if raised > asked:
+        return (
+            f"An edited refund's amount may not be larger than the amount asked for (${asked:,.2f}); "
+            "lower it or keep it. Nothing was recorded."
+        )
     return None
 
 
@@ -169,8 +184,9 @@ def offline_agent(request: LlmRequest) -> Any:
         if status == "approved":
             return FunctionCall(name="submit_refund", args={"order_id": order_id, "amount": amount})
         return f"Your refund for order {order_id} was not approved."
-    if last.name == "submit_refund":
+    if last.name == "submit_refund":  # what ran: a reviewer may have lowered the amount
         if last.response.get("status") == "submitted":
-            return f"Your refund of ${amount:.2f} for order {order_id} has been submitted."
+            ran_order, ran_amount = last.response.get("order_id", order_id), last.response.get("amount", amount)
+            return f"Your refund of ${float(ran_amount):.2f} for order {ran_order} has been submitted."
         return f"Your refund for order {order_id} was not submitted."
     return "How can I help with your refund?"

@@ -171,8 +171,10 @@ def offline_refund(request: LlmRequest) -> Any:
     if "submit_refund" not in seen:
         amount = float(seen["lookup_order_details"].get("amount") or 0.0)
         return FunctionCall(name="submit_refund", args={"order_id": order_id, "amount": amount})
-    if seen["submit_refund"].get("status") == "refunded":
-        return _say_and_transfer(f"Your refund for {order_id} is on its way.", "order_agent")
+    ran = seen["submit_refund"]  # what ran: a reviewer may have edited the arguments
+    if ran.get("status") == "refunded":
+        said = f"Your refund of ${float(ran.get('amount') or 0):.2f} for {ran.get('order_id', order_id)} is on its way."
+        return _say_and_transfer(said, "order_agent")
     return _say_and_transfer(f"The refund for {order_id} was not approved.", "order_agent")
 
 

@@ -74,6 +74,12 @@ the cancelled answer (``engine.cancelled_answer``); the item is ``resolved``, by
 ``decided_by_label`` and ``reason``."""
 
 
+POLICY_LABEL = "policy: "
+"""How an item decided by a rule names its decider (``decided_by_label``): ``policy: <rule name>``."""
+STANDING_LABEL = "standing approval #"
+"""How an item decided by a standing approval names it: ``standing approval #<id> (granted by <user>)``."""
+
+
 class OnExpiry(models.TextChoices):
     NOTHING = "", "Stay overdue"
     ESCALATE = "escalate", "Escalate to another queue"
@@ -102,7 +108,10 @@ class Item(models.Model):
     response_schema = models.JSONField(null=True, blank=True)
     tool_call = models.JSONField(null=True, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
-    search_text = models.TextField(blank=True, help_text="Lower-cased title, message and payload, for search.")
+    search_text = models.TextField(
+        blank=True,
+        help_text="Lower-cased title, message, payload and the row's title and summary, for search.",
+    )
     queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="items")
     status = models.CharField(max_length=20, choices=ItemStatus.choices, default=ItemStatus.PENDING)
     # Claims: who works on it now; a claim past ``claim_expires_at`` counts as no claim.

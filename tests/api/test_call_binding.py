@@ -105,6 +105,30 @@ def test_edited_arguments_are_checked_and_exactly_what_runs(client, token, on_co
     assert '+  "amount": 12.5,' in item.edit_diff
 
 
+def test_an_edit_may_lower_the_refund_not_change_its_order_and_the_result_names_what_ran(
+    client, token, on_commit, refunds
+):
+    """Found in a new user's trial: an edit could refund another order, and the session's result
+    named the amount the agent proposed, not the lowered one that was submitted."""
+    session, [item] = _start(client, token, on_commit, {**SMALL, "amount": 50})
+    digest = item.metadata["args_digest"]
+    other = _resume(client, token, session, _approve(item, args_digest=digest, args={"order_id": "B-9", "amount": 50}))
+    assert other.status_code == 400, other.content
+    assert other.json()["error"]["code"] == "decision_refused"
+    assert "order_id A-1" in other.json()["error"]["message"]
+    raised = _resume(client, token, session, _approve(item, args_digest=digest, args={"order_id": "A-1", "amount": 60}))
+    assert raised.status_code == 400
+    assert "amount may not be larger" in raised.json()["error"]["message"]
+    assert refunds == []
+    lower = {"order_id": "A-1", "amount": 20}
+    with on_commit():
+        lowered = _resume(client, token, session, _approve(item, args_digest=digest, args=lower))
+    assert lowered.status_code == 202, lowered.content
+    assert refunds == [{"order_id": "A-1", "amount": 20}]
+    read = client.get(f"/api/v1/sessions/{session.id}", headers={"Authorization": f"Bearer {token}"}).json()
+    assert read["result"] == "Your refund of $20.00 for order A-1 has been submitted."
+
+
 def test_the_same_approval_sent_twice_is_a_no_op_returning_the_first_receipt(client, token, on_commit, refunds):
     session, [item] = _start(client, token, on_commit)
     body = _approve(item, args_digest=item.metadata["args_digest"])

@@ -7,7 +7,11 @@ import pytest
 
 from reviewconsole.inbox.models import Item, Queue
 from reviewconsole.inbox.pages.confirmations import confirmation
+from reviewconsole.inbox.pages.rows import row_text
+from tests import call_binding
 from tests.inbox.factories import make_items
+
+refunds = call_binding.refunds
 
 
 def _notes(response):
@@ -66,6 +70,27 @@ def test_a_refund_is_approved_then_submitted(client, personas, start_session, on
     submit = Item.objects.get(session=item.session, status="pending")
     assert confirmation(submit, "approve") == "Refund submitted: $250.00 for order A-1001."
     assert confirmation(submit, "reject") == "Refund declined: $250.00 for order A-1001. It is not submitted."
+
+
+@pytest.mark.django_db(transaction=True)  # commits for real: the item is resolved when the page confirms
+def test_an_edited_refund_is_confirmed_with_the_arguments_that_ran(client, personas, start_session, refunds):
+    """Found in a new user's trial: a refund lowered to $20 was confirmed as "$40.00 submitted"."""
+    session, [submit] = start_session("refund-approval", {"order_id": "A-1001", "amount": 40, "reason": "late"})
+    client.force_login(personas.admin)
+    fields = {
+        "action": "approve",
+        "interrupt_id": submit.interrupt_id,
+        "args_digest": submit.metadata["args_digest"],
+        "edit_args": "1",
+        "args": '{"order_id": "A-1001", "amount": 20}',
+    }
+    response = client.post(f"/inbox/items/{submit.pk}/decide/", fields, follow=True)
+    assert refunds == [{"order_id": "A-1001", "amount": 20}]
+    assert "Refund submitted: $20.00 for order A-1001." in _notes(response)
+    submit.refresh_from_db()
+    assert row_text(submit).title == "Submit refund $20.00 for order A-1001"  # the decided list says what ran
+    session.refresh_from_db()
+    assert session.output == "Your refund of $20.00 for order A-1001 has been submitted."
 
 
 def test_a_triage_answer_and_other_kinds(demo):

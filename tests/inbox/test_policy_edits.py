@@ -27,13 +27,13 @@ def _confirmation(session) -> Item:
     return item
 
 
-def _approve_edited(client, item, amount):
+def _approve_edited(client, item, amount, order="A-1"):
     fields = {
         "action": "approve",
         "interrupt_id": item.interrupt_id,
         "args_digest": item.metadata["args_digest"],
         "edit_args": "1",
-        "args": f'{{"order_id": "A-1", "amount": {amount}}}',
+        "args": f'{{"order_id": "{order}", "amount": {amount}}}',
     }
     return client.post(f"/inbox/items/{item.pk}/decide/", fields, headers=JSON)
 
@@ -175,6 +175,9 @@ def test_the_demo_refund_cannot_be_raised_by_an_edit(demo, personas, client, on_
     response = _approve_edited(client, item, 50000)
     assert response.status_code == 400, response.content
     assert "may not be larger" in response.json()["error"]["message"]
+    other = _approve_edited(client, item, 200, order="B-2")  # found in a new user's trial: another order
+    assert (other.status_code, other.json()["error"]["code"]) == (400, "decision_refused")
+    assert "must keep order_id A-1" in other.json()["error"]["message"]
     assert refunds == []
     with on_commit():
         assert _approve_edited(client, item, 200).status_code == 200  # lowering it is allowed

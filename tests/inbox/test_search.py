@@ -7,8 +7,9 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from reviewconsole.inbox.models import Queue
-from tests.inbox.search_cases import assert_search_finds, make_searchable
+from reviewconsole.inbox.items.assignment import search_text
+from reviewconsole.inbox.models import Item, Queue
+from tests.inbox.search_cases import assert_search_finds, found, make_searchable
 
 INDEX = "interrupt_search_trgm"
 
@@ -36,3 +37,28 @@ def test_the_search_index_migration_applies_and_reverses():
     assert INDEX not in _indexes()
     _migrate(("inbox", "0011_item_search_trigram"))
     assert (INDEX in _indexes()) is expected
+
+
+def test_search_finds_what_the_row_says(start_session, personas):
+    """Found in a new user's trial: "refund $250" found nothing, the row's words were not indexed."""
+    _, [large] = start_session("refund-approval", {"order_id": "A-1001", "amount": 250, "reason": "Arrived broken"})
+    session, [submit] = start_session("refund-approval", {"order_id": "B-40", "amount": 40, "reason": "Late"})
+    user = personas.other_reviewer
+    assert found(user, "refund $250.00 for order a-1001") == {large.pk}
+    assert found(user, "over the $100.00 policy limit") == {large.pk}
+    assert found(user, "submit refund $40.00") == {submit.pk}
+    decided = Item.objects.get(session=session, function_name="ask_for_approval")  # the rule decided it
+    assert found(user, "approved by policy", status="resolved") == {decided.pk}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_refills_the_search_text_of_existing_items(start_session):
+    _, [item] = start_session("refund-approval", {"order_id": "A-1001", "amount": 250, "reason": "Arrived broken"})
+    raw = search_text(item.title, item.message, item.payload)  # what rows held before 0012
+    Item.objects.filter(pk=item.pk).update(search_text=raw)
+    _migrate(("inbox", "0011_item_search_trigram"))
+    _migrate(("inbox", "0012_item_search_text_headings"))
+    item.refresh_from_db()
+    assert item.search_text.endswith(raw)
+    assert "refund $250.00 for order a-1001 — arrived broken" in item.search_text
+    assert "a person must approve it." in item.search_text

@@ -51,3 +51,17 @@ async def test_a_vague_message_waits_for_the_customers_next_one():
     await runner.start(session.id, "my order o-1002 is late")
     result = await runner.run_pending(session.id)
     assert [i.tool_call["name"] for i in result.interrupts] == ["submit_replacement"]
+
+
+async def test_the_refund_message_names_the_amount_that_ran():
+    """Found in a new user's trial: after an edited confirmation the agent named what it proposed."""
+    support_handoff.submitted.clear()
+    runner = offline_runner()
+    session = await runner.create_session()
+    result = await runner.run(session.id, "Order o-1001 arrived damaged, I want a refund")
+    [refund] = result.interrupts
+    edited = {"order_id": "o-1001", "amount": 100.0}
+    result = await runner.resume(session.id, {refund.id: {"confirmed": True, "args": edited}})
+    said = [e.content.text for e in result.events if e.content is not None and e.content.text]
+    assert "Your refund of $100.00 for o-1001 is on its way." in said
+    assert support_handoff.submitted[0] == {"kind": "refund", **edited}

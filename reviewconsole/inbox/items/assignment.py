@@ -5,7 +5,8 @@ back to triage, which is created on demand.
 :func:`item_row` builds the whole item for an interrupt the outbox reports opened
 (``workflow_sessions.domain_events.InterruptOpened``): queue, due time (``expiry.due_fields``),
 and the denormalised workflow, title and search text the inbox's indexed pages filter on.
-(Channels' URL routing is ``routing_ws.py``.)
+(Channels' URL routing is ``routing_ws.py``.) :func:`item_search_text` is what the inbox's text
+search matches: the item's raw text and the title and summary its row shows (``pages.headings``).
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from django.utils import timezone
 from ...workflow_sessions.domain_events import InterruptOpened
 from ...workflows import UnknownWorkflowError, get
 from ..models import Item, Queue
+from ..pages.headings import heading
 from .expiry import due_fields
 
 logger = logging.getLogger("reviewconsole.inbox")
 
-__all__ = ["item_row", "queue_for", "search_text", "triage_queue"]
+__all__ = ["item_row", "item_search_text", "queue_for", "search_text", "triage_queue"]
 
 
 def triage_queue() -> Queue:
@@ -96,12 +98,21 @@ def search_text(*parts: Any) -> str:
     return " ".join(" ".join(words).split()).lower()[:20_000]
 
 
+def item_search_text(item: Any) -> str:
+    """:func:`search_text` of the title and summary ``item``'s row shows (``headings.heading``:
+    "Refund $250.00 for order A-1001 — …", "Within the $100.00 policy limit: …", which change when
+    it is decided), then of its own title, message and payload. ``item``: an :class:`Item`, or the
+    historical model's row in a migration (read by attribute only)."""
+    named = heading(item)  # first: a long payload is cut at the end, never the row's words
+    return search_text(named.title, named.summary, item.title, item.message, item.payload)
+
+
 def item_row(event: InterruptOpened) -> Item:
     """The unsaved item for the interrupt ``event`` reports opened (linked to the session's row)."""
     rec = event.record
     metadata = dict(rec.get("metadata") or {})
     created = dt.datetime.fromisoformat(rec["created_at"]) if rec.get("created_at") else timezone.now()
-    return Item(
+    row = Item(
         session_id=event.session_id,
         session_interrupt_id=event.interrupt_pk,
         workflow=event.workflow,
@@ -118,7 +129,8 @@ def item_row(event: InterruptOpened) -> Item:
         response_schema=rec.get("response_schema"),
         tool_call=rec.get("tool_call"),
         metadata=metadata,
-        search_text=search_text(event.title, rec.get("message"), rec.get("payload")),
         queue=queue_for(event.workflow, metadata),
         **due_fields(event.workflow, metadata, created),
     )
+    row.search_text = item_search_text(row)
+    return row

@@ -15,7 +15,8 @@ relayed again after a crash finds its work done):
   once, at no commit of their own), on any other (the test suite's immediate one runs them at
   once) after the commit.
 - ``interrupt.answered``: mark the pending item resolved with the decision, decider, reason, edit
-  diff and response; log ``interrupt.resolved`` (``interrupt.expired`` for a timeout,
+  diff and response, and refresh its search text (``assignment.item_search_text``); log
+  ``interrupt.resolved`` (``interrupt.expired`` for a timeout,
   ``interrupt.cancelled`` for a manager's cancel: decision ``cancelled``); a person's decision
   (not a cancel) is compared with a shadow rule's verdict (``policies/shadow.py``).
 - ``interrupt.cancelled``: mark it cancelled (decision ``session_failed`` when its session
@@ -39,7 +40,7 @@ from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, I
 from ..live.changes import queue_changes_record
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
 from ..tasks import notify_enqueue, notify_new_item, schedule_expiry
-from .assignment import item_row
+from .assignment import item_row, item_search_text
 from .policy_decisions import policy_apply, policy_verdict
 from .policy_gate import APPROVAL_KINDS
 
@@ -116,6 +117,8 @@ def _answered(event: InterruptAnswered) -> None:
         "decided_at": dt.datetime.fromisoformat(event.decided_at),
     }
     item = _close_pending(event.interrupt_pk, fields)
+    if item is not None:
+        _search_text_refresh(item[0])
     compared = event.decided_by_id is not None and event.decision != "cancelled"  # a cancel is no verdict
     if compared and (item is None or item[2] in APPROVAL_KINDS):  # only approval requests have verdicts
         shadow_compare(event.interrupt_pk, event.decision)  # a person's decision beside a shadow rule's
@@ -128,6 +131,15 @@ def _answered(event: InterruptAnswered) -> None:
             else "interrupt.resolved"
         )
         queue_changes_record(changes=[(item[1], change, item[0])])
+
+
+def _search_text_refresh(pk: int) -> None:
+    """Write the decided item's search text again: its row's title and summary may name the
+    decision now (edited arguments, "approved by policy")."""
+    row = Item.objects.get(pk=pk)
+    text = item_search_text(row)
+    if text != row.search_text:
+        Item.objects.filter(pk=pk).update(search_text=text)
 
 
 def _cancelled(event: InterruptCancelled) -> None:

@@ -37,7 +37,7 @@ from ...policies.rules import evaluate
 from ...preferences.times import absolute
 from ...workflow_sessions.models import Interrupt as SessionInterrupt
 from ..errors import InboxConflict
-from ..models import Item
+from ..models import POLICY_LABEL, STANDING_LABEL, Item
 from .recording import item_change_record
 
 __all__ = [
@@ -55,11 +55,6 @@ __all__ = [
     "record_refused",
     "standing_offered",
 ]
-
-POLICY_LABEL = "policy: "
-"""How an item decided by a rule names its decider: ``policy: <rule name>``."""
-STANDING_LABEL = "standing approval #"
-"""How an item decided by a standing approval names it: ``standing approval #<id> (granted by <user>)``."""
 
 
 class FourEyesError(InboxConflict):

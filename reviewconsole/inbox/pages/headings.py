@@ -7,7 +7,7 @@ kind has its own wording:
 
 | request kind | title | summary |
 |---|---|---|
-| ``refund`` | "Refund $250.00 for order A-1001 — Arrived broken" ("Submit refund …" to confirm) | the policy step |
+| ``refund`` | "Refund $250.00 for order A-1001 — Arrived broken" ("Submit refund …" to confirm) | its rule |
 | ``vip_discount`` | "VIP discount 20% for Ada Lovelace" (the customer's name, else their id) | tier |
 | ``email_draft`` | "Email reply — <subject>" ("… to <customer>" when ``metadata["customer"]``) | the complaint |
 | ``incident_triage`` | the workflow's own question ("Triage this incident: Checkout down") | the details |
@@ -18,7 +18,8 @@ kind has its own wording:
 Outside code names its own kinds with :func:`register_heading`. Everything is plain text (the
 templates escape it); numbers and money go through :mod:`.formats`. Reading a heading costs no
 query: it uses the item's own columns (``title``, ``message``, ``payload``, ``tool_call``,
-``metadata``, ``workflow``), never its session.
+``metadata``, ``workflow``; once decided ``decision``, ``response``, ``decided_by_label``), never
+its session. A tool call approved with edited arguments is named with those, the ones that ran.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 from ...demo import refund_approval, support_handoff, vip_discount
 from ...workflows import UnknownWorkflowError, get
 from ..items.actions import request_kind
-from ..models import Item
+from ..models import POLICY_LABEL, Item
 from .drafts import draft_of
 from .formats import humanize, money, number, one_line
 
@@ -81,8 +82,10 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 def _args(item: Item) -> dict[str, Any]:
-    """The tool call's arguments: the long-running call's ``payload["args"]``, else the call's."""
-    return _dict(_dict(item.payload).get("args")) or _dict(_dict(item.tool_call).get("args"))
+    """The tool call's arguments: those that ran once an approval edited them (the stored
+    response's ``args``), else the long-running call's ``payload["args"]``, else the call's."""
+    ran = _dict(item.response).get("args") if item.decision == "approve" else None
+    return _dict(ran) or _dict(_dict(item.payload).get("args")) or _dict(_dict(item.tool_call).get("args"))
 
 
 def _tool(item: Item) -> str:
@@ -126,11 +129,23 @@ def _refund(item: Item) -> Heading:
     what = f"Refund {money(amount)} for order {order}" + (f" — {reason}" if reason else "")
     if _tool(item) == "submit_refund":
         return Heading(f"Submit {what[0].lower()}{what[1:]}", "Approved: confirm sending it to the payment system.")
+    return Heading(what, _refund_rule(item, amount))
+
+
+def _refund_rule(item: Item, amount: Any) -> str:
+    """Which approval rule the refund's request is under, or how a rule decided it."""
+    limit = money(refund_approval.POLICY_LIMIT)
+    within = isinstance(amount, int | float) and amount <= refund_approval.POLICY_LIMIT
+    if item.decided_by_label.startswith(POLICY_LABEL):
+        if within and item.decision == "approve":
+            return f"Within the {limit} policy limit: approved by policy."
+        outcome = {"approve": "Approved", "reject": "Rejected"}.get(item.decision, "Decided")
+        return f"{outcome} by policy ({item.decided_by_label.removeprefix(POLICY_LABEL)})."
+    if within:
+        return f"Within the {limit} policy limit, but left to a person: approve or reject it."
     if isinstance(amount, int | float) and amount > refund_approval.FOUR_EYES_LIMIT:
-        rule = f"Over {money(refund_approval.FOUR_EYES_LIMIT)}: two different people must approve it."
-    else:
-        rule = f"Over the {money(refund_approval.POLICY_LIMIT)} policy limit: a person must approve it."
-    return Heading(what, rule)
+        return f"Over {money(refund_approval.FOUR_EYES_LIMIT)}: two different people must approve it."
+    return f"Over the {limit} policy limit: a person must approve it."
 
 
 def _vip(item: Item) -> Heading:

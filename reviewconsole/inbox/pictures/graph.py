@@ -4,9 +4,10 @@ For a :class:`engine.Workflow` root: START, every node, every edge with its rout
 included, as the graph has them); for an :class:`engine.LlmAgent` root: the agent and its tools
 (dashed edges; a workflow used as a tool is marked so). The nodes the session has run are drawn
 as taken, the edges between consecutive runs as the path, and the nodes its pending interrupts
-wait on as waiting. An agent's tools are taken once they ran (a function response that is not
-only an ``error``, :func:`tool_runs`), through to the session's end; a tool a reviewer declined
-is drawn as declined (it was asked for and never ran). The page renders the text with the ``mermaid`` npm package
+wait on as waiting. An agent's tool calls have explicit states (:func:`tool_runs`): a tool that
+ran is taken, through to the session's end; one whose call awaits a person's confirmation is
+drawn as waiting ("awaiting confirmation", never as declined); one a reviewer declined is drawn
+as declined (it was asked for and never ran). The page renders the text with the ``mermaid`` npm package
 (``static/vendor/mermaid``); without it, the text and :attr:`Picture.steps` stay readable.
 
 Node names come from code, not from an LLM or a caller; labels are quoted and escaped anyway.
@@ -24,7 +25,7 @@ from engine import DEFAULT_ROUTE, START, BaseNode, LlmAgent, LongRunningFunction
 
 from ...workflows import UnknownWorkflowError, get
 
-__all__ = ["Picture", "node_names", "picture_for_session", "tool_runs"]
+__all__ = ["ASKED", "DECLINED", "RAN", "Picture", "node_names", "picture_for_session", "tool_runs"]
 
 _RUN_SUFFIX = re.compile(r"@[^/]*$")
 
@@ -32,11 +33,14 @@ _RUN_SUFFIX = re.compile(r"@[^/]*$")
 @dataclass
 class Picture:
     """``mermaid``: the flowchart text; ``steps``: node (and tool) names in the order they ran (for
-    text); ``declined``: tools asked for and declined; ``ended``: the session has ended."""
+    text); ``waiting``: where its pending interrupts wait; ``asked``: tools whose call awaits a
+    person's confirmation (drawn as waiting, listed apart); ``declined``: tools asked for that never ran;
+    ``ended``: the session has ended."""
 
     mermaid: str
     steps: list[str] = field(default_factory=list)
     waiting: list[str] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)
     declined: list[str] = field(default_factory=list)
     ended: bool = False
 
@@ -57,22 +61,48 @@ def node_names(path: str) -> list[str]:
 _ASKS = ("adk_request_confirmation", "adk_request_input", "adk_request_credential")
 """Function calls that ask a person (or a client) rather than run a tool."""
 
+RAN, ASKED, DECLINED = "ran", "asked", "declined"
+"""A tool call's state in :func:`tool_runs`: it ran; it waits for a person's confirmation (asked);
+it did not run (a reviewer declined it, or it failed)."""
 
-def tool_runs(event_data: Iterable[Any]) -> list[tuple[str, bool]]:
-    """``(tool name, ran)`` for each function response in events' ``data`` (ADK event JSON), in
-    order: ``ran`` is False for a response that is only ``{"error": …}`` (a confirmation still
-    asked for, or a reviewer's decline), True otherwise (a long-running tool's "pending" too: it ran)."""
-    runs: list[tuple[str, bool]] = []
+
+def _parts(data: Any) -> list[Any]:
+    content = data.get("content") if isinstance(data, dict) else None
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return parts if isinstance(parts, list) else []
+
+
+def tool_runs(event_data: Iterable[Any]) -> list[tuple[str, str]]:
+    """``(tool name, state)`` for each tool call answered in events' ``data`` (ADK event JSON), in
+    the order of its first response; ``state`` (:data:`RAN`, :data:`ASKED`, :data:`DECLINED`) is
+    its last response's. A response that is only ``{"error": …}`` to a call an
+    ``adk_request_confirmation`` asks about is ``asked`` while it is that call's only response
+    (ADK's "requires confirmation"), ``declined`` otherwise; any other response ``ran`` (a
+    long-running tool's "pending" too: it ran). Calls without an id count one by one."""
+    asked: set[str] = set()
+    runs: dict[Any, tuple[str, str]] = {}
     for data in event_data:
-        parts = ((data or {}).get("content") or {}).get("parts") or [] if isinstance(data, dict) else []
-        for part in parts:
-            response = part.get("functionResponse") if isinstance(part, dict) else None
+        for n, part in enumerate(_parts(data)):
+            if not isinstance(part, dict):
+                continue
+            call = part.get("functionCall")
+            if isinstance(call, dict) and call.get("name") == "adk_request_confirmation":
+                original = (call.get("args") or {}).get("originalFunctionCall")
+                if isinstance(original, dict) and original.get("id"):
+                    asked.add(str(original["id"]))
+            response = part.get("functionResponse")
             if not isinstance(response, dict) or response.get("name") in _ASKS or not response.get("name"):
                 continue
-            body = response.get("response")
-            failed = isinstance(body, dict) and set(body) == {"error"}
-            runs.append((str(response["name"]), not failed))
-    return runs
+            body, call_id = response.get("response"), response.get("id")
+            key = str(call_id) if call_id else (len(runs), n)
+            if not (isinstance(body, dict) and set(body) == {"error"}):
+                state = RAN
+            elif key in asked and key not in runs:
+                state = ASKED
+            else:
+                state = DECLINED
+            runs[key] = (str(response["name"]), state)
+    return list(runs.values())
 
 
 def _label(text: str) -> str:
@@ -161,7 +191,7 @@ def picture_for_session(
     workflow: str,
     event_paths: list[str],
     waiting: list[tuple[str, str]],
-    tools: list[tuple[str, bool]] | None = None,
+    tools: list[tuple[str, str]] | None = None,
     *,
     ended: bool = False,
 ) -> Picture | None:
@@ -169,7 +199,8 @@ def picture_for_session(
 
     ``event_paths``: the node paths of its events, in order; ``waiting``: ``(node path,
     function name)`` of its pending interrupts (the function names a tool awaiting approval);
-    ``tools``: :func:`tool_runs` of its events; ``ended``: the session has ended.
+    ``tools``: :func:`tool_runs` of its events; ``ended``: the session has ended (nothing
+    awaits confirmation then).
     """
     root = _root(workflow)
     if root is None:
@@ -177,12 +208,21 @@ def picture_for_session(
     ids = _Ids()
     steps = _steps(root, event_paths)
     declined: list[str] = []
+    asked: list[str] = []
     if isinstance(root, LlmAgent):
         own = {t.name for t in root.tools}
-        ran = [name for name, ok in tools or [] if ok and name in own]
+        ran = [name for name, state in tools or [] if state == RAN and name in own]
         steps = list(dict.fromkeys([*steps, *ran]))
-        declined = [name for name, ok in dict.fromkeys(tools or []) if not ok and name in own and name not in ran]
-    waiting_nodes: list[str] = []
+        if not ended:
+            asked = list(dict.fromkeys(name for name, state in tools or [] if state == ASKED and name in own))
+        declined = list(
+            dict.fromkeys(
+                name
+                for name, state in tools or []
+                if state == DECLINED and name in own and name not in ran and name not in asked
+            )
+        )
+    waiting_nodes: list[str] = [*asked]
     for path, function in waiting:
         names = node_names(path)
         if len(names) > 1:
@@ -220,7 +260,8 @@ def picture_for_session(
     return Picture(
         mermaid="\n".join(lines),
         steps=steps,
-        waiting=list(dict.fromkeys(waiting_nodes)),
+        waiting=[w for w in dict.fromkeys(waiting_nodes) if w not in asked],
+        asked=asked,
         declined=declined,
         ended=ended,
     )
