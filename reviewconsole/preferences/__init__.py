@@ -1,5 +1,6 @@
-"""What each person chooses about how the console shows things: their time zone and the theme.
+"""What each person chooses about how the console shows things: their time zone, their locale
+(how money and numbers are written) and the theme.
 
-See :mod:`.services` for how a preference is read (once per login, kept in the session) and
-:mod:`.times` for how times are written for people.
+See :mod:`.services` for how a preference is read (once per login, kept in the session),
+:mod:`.times` for how times are written for people and :mod:`.locales` for the locales.
 """

@@ -2,13 +2,15 @@
 
 | URL | what |
 |---|---|
-| ``GET /preferences/`` | the person's time zone and theme, as a form |
-| ``POST /preferences/`` | save both (400: the form again with the reason; nothing saved) |
+| ``GET /preferences/`` | the person's time zone, locale and theme, as a form |
+| ``POST /preferences/`` | save them (400: the form again with the reason; nothing saved) |
 | ``POST /preferences/time-zone/`` | ``time_zone``: the browser's zone, kept unless the person picked one; 204 |
 | ``POST /preferences/theme/`` | ``theme``: the toggle in the top bar; 204 for a script, else 302 back |
 
-All need a login and the CSRF token. A JSON caller gets ``400 invalid_request`` for a value
-that is not a zone or a theme; the browser's zone report ignores an unknown zone (204: it is a hint).
+All need a login and the CSRF token. A JSON caller (``Accept: application/json``) of the first two
+POSTs gets ``400 invalid_request`` for a value that is not a region zone, a locale of the list or a
+theme (``errors``: ``[{"path": [field], "message"}]`` for the form), and 204 once saved; the
+browser's zone report ignores an unknown zone (204: it is a hint).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from ..json_errors import error_response
+from .locales import is_locale, locale_choices
 from .models import Theme
-from .services import save_preference, shown, zone_reported, zones
+from .services import PreferenceError, is_zone, save_preference, shown, zone_reported, zones
 
 
 def _back(request: HttpRequest, fallback: str) -> str:
@@ -39,20 +42,30 @@ def _wants_json(request: HttpRequest) -> bool:
 @login_required
 @require_http_methods(["GET", "POST"])
 def preferences_page(request: HttpRequest) -> HttpResponse:
-    """Pick a time zone (or keep the browser's) and a theme."""
+    """Pick a time zone and a locale (or keep the browser's) and a theme."""
     current = shown(request)
     status, error = 200, ""
     if request.method == "POST":
         zone = request.POST.get("time_zone", "").strip()
-        theme = request.POST.get("theme", current["theme"])
+        locale = request.POST.get("locale", "").strip()
         try:
-            if zone:
-                save_preference(request, time_zone=zone, chosen=True, theme=theme)
-            else:  # "as this browser": the next report from the browser sets it
-                save_preference(request, time_zone=current["time_zone"], chosen=False, theme=theme)
-        except ValueError as exc:
+            save_preference(
+                request,
+                # "" ("as this browser"): kept as the browser last said, and its next report sets it
+                time_zone=zone or (current["time_zone"] if is_zone(current["time_zone"]) else ""),
+                chosen=bool(zone),
+                locale=locale or (current["locale"] if is_locale(current["locale"]) else ""),
+                locale_chosen=bool(locale),
+                theme=request.POST.get("theme", current["theme"]),
+            )
+        except PreferenceError as exc:
+            if _wants_json(request):
+                errors = [{"path": [exc.field], "message": str(exc)}]
+                return error_response(400, "invalid_request", f"{exc}; nothing was saved.", errors=errors)
             status, error = 400, f"{exc}; nothing was saved."
         else:
+            if _wants_json(request):
+                return HttpResponse(status=204)
             messages.success(request, "Preferences saved.")
             return redirect("preferences")
     return render(
@@ -60,10 +73,12 @@ def preferences_page(request: HttpRequest) -> HttpResponse:
         "preferences/preferences.html",
         {
             "zones": zones(),
+            "locales": locale_choices(),
             "themes": Theme.choices,
             "current": shown(request),
             "error": error,
             "posted_zone": request.POST.get("time_zone", "") if error else None,
+            "posted_locale": request.POST.get("locale", "") if error else None,
         },
         status=status,
     )

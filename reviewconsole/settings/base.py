@@ -56,6 +56,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # The person's time zone (their preference, else their browser's) for the whole request.
     "reviewconsole.preferences.middleware.TimeZoneMiddleware",
+    # ... and locale (picked, else the browser's Accept-Language): how money and numbers are written.
+    "reviewconsole.preferences.middleware.LocaleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "reviewconsole.audit.middleware.AuditContextMiddleware",

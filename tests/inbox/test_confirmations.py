@@ -7,7 +7,7 @@ import pytest
 
 from reviewconsole.inbox.models import Item, Queue
 from reviewconsole.inbox.pages.confirmations import confirmation
-from reviewconsole.inbox.pages.rows import row_text
+from reviewconsole.inbox.pages.headings import heading
 from tests import call_binding
 from tests.inbox.factories import make_items
 
@@ -88,7 +88,7 @@ def test_an_edited_refund_is_confirmed_with_the_arguments_that_ran(client, perso
     assert refunds == [{"order_id": "A-1001", "amount": 20}]
     assert "Refund submitted: $20.00 for order A-1001." in _notes(response)
     submit.refresh_from_db()
-    assert row_text(submit).title == "Submit refund $20.00 for order A-1001"  # the decided list says what ran
+    assert heading(submit).title == "Submit refund $20.00 for order A-1001"  # the decided list says what ran
     session.refresh_from_db()
     assert session.output == "Your refund of $20.00 for order A-1001 has been submitted."
 

@@ -33,13 +33,13 @@ def test_a_refund_the_policy_approved_says_so_in_the_list_and_its_page(client, p
     decided = Item.objects.get(session=session, function_name="ask_for_approval")
     assert decided.decided_by_label == "policy: small-refunds"
     said = "Within the $100.00 policy limit: approved by policy."
-    assert row_text(decided) == type(row_text(decided))("Refund $40.00 for order A-40 — Late", said)
+    assert heading(decided) == type(heading(decided))("Refund $40.00 for order A-40 — Late", said)
     client.force_login(personas.other_reviewer)
     page = client.get(f"/inbox/items/{decided.pk}/").content.decode()
     assert f'<p class="summary" id="item-summary">{said}</p>' in page
     assert said in client.get("/inbox/?status=resolved").content.decode()
     decided.decided_by_label, decided.decision = "", ""  # a small refund left to people (a rule replaced)
-    assert row_text(decided).summary == "Within the $100.00 policy limit, but left to a person: approve or reject it."
+    assert heading(decided).summary == "Within the $100.00 policy limit, but left to a person: approve or reject it."
 
 
 def test_a_vip_discount_names_the_customer_not_their_id(start_session):

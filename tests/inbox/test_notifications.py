@@ -73,3 +73,23 @@ def test_no_notification_task_is_queued_while_new_item_mails_are_off(start_revie
 
 def test_a_notification_task_is_queued_while_new_item_mails_are_on(start_review):
     assert notify_new_item.module_path in _queued_while(start_review)
+
+
+def test_each_recipient_reads_the_money_in_their_locale(start_session):
+    from django.contrib.auth.models import User
+
+    from reviewconsole.preferences.models import Preference
+    from tests.conftest import make_outsider
+
+    german = make_outsider("ines")
+    german.email = "ines@example.com"
+    german.save()
+    Preference.objects.create(user=german, locale="de-DE", locale_chosen=True)
+    Preference.objects.create(user=User.objects.get(username="manager"), locale="en-GB")
+    mail.outbox.clear()
+    start_session("refund-approval", {"order_id": "A-17", "amount": 1250, "reason": "Arrived broken"})
+    sent = {m.to[0]: m for m in mail.outbox}
+    assert sent["ines@example.com"].subject.endswith("Refund 1.250,00\u00a0$ for order A-17 — Arrived broken")
+    assert "Refund 1.250,00\u00a0$ for order A-17" in sent["ines@example.com"].body
+    assert "Refund US$1,250.00 for order A-17" in sent["manager@example.com"].body
+    assert "1.250,00" not in sent["manager@example.com"].body

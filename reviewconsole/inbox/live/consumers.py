@@ -15,6 +15,9 @@ the user's current session hash, the user is active; Django's own ``auth.get_use
 must still be in the message's queue. A queue the user left is left (its messages dropped); a
 login that ended closes the socket with 4401 ("log in again"), no queue left with 4403 ("no
 access"); the page's ``live.js`` stops reconnecting on either.
+
+Each socket sends a group message's text in its reader's locale (saved in their preferences,
+read at connect: ``preferences.services.locale_of``), as ``messages.py`` rendered it once per locale.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from ...preferences.services import locale_of
 from ..conf import inbox_setting
 from ..items.selectors import queues_for
 from .access import checked_queues
@@ -57,7 +61,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         self.user_id = user.pk
         self.session_key = self.scope["session"].session_key
         self.gone = False
-        queue_ids = await _read(lambda: [q.pk for q in queues_for(user)])()
+        queue_ids, self.locale = await _read(lambda: ([q.pk for q in queues_for(user)], locale_of(user.pk)))()
         self.checked_at = time.monotonic()
         self.queue_ids = queue_ids
         for pk in queue_ids:
@@ -107,7 +111,8 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
     async def inbox_message(self, message: dict[str, Any]) -> None:
         if not await self._may_watch(message["queue"]):
             return
-        await self.send(text_data=message["text"])  # JSON made once for every socket (messages.py)
+        # JSON made once for every socket of a locale (messages.py)
+        await self.send(text_data=message.get("texts", {}).get(self.locale) or message["text"])
 
     async def _may_watch(self, queue_id: int | None) -> bool:
         """Whether the user may still hear of ``queue_id`` (of any queue: None), checked again

@@ -1,7 +1,9 @@
 """New-item emails to the members of the item's queue, each linking to the item.
 
 Sent through Django's mail API (the ``default`` mailer: the console backend on the embedded
-default, locmem in tests). A link opens the item's page; it never decides anything.
+default, locmem in tests). A link opens the item's page; it never decides anything. Money and
+numbers in a mail are in its recipient's locale (their preferences, ``en-US`` when none is
+saved): the mail is written once per locale among the recipients, not once per recipient.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from django.contrib.auth import get_user_model
 from django.core.mail import EmailMessage
 from django.db.models import Q
 
+from ...preferences.locales import override
+from ...preferences.services import locales_of
 from ..conf import inbox_setting
 from ..models import Item, NotificationSent
 from ..pages.headings import heading
@@ -38,7 +42,7 @@ def notify_members(item: Item) -> int:
         return 0
     queue = item.queue
     groups = [g for g in (queue.group_id, queue.managers_id) if g]
-    people = (
+    people = list(
         get_user_model()
         .objects.filter(Q(groups__in=groups), is_active=True)
         .exclude(email="")
@@ -46,17 +50,14 @@ def notify_members(item: Item) -> int:
         .distinct()
         .order_by("pk")
     )
-    title = heading(item).title[:120]  # named as its row in the inbox names it
-    subject = f"[reviewconsole] New request in {queue.name}: {title}"
-    due = f"\nDue: {item.due_at:%Y-%m-%d %H:%M} UTC\n" if item.due_at else ""
-    body = (
-        f"A new request is waiting in the {queue.name} queue.\n\n"
-        f"{title}\n{due}\n"
-        f"Open it: {item_url(item)}\n\n"
-        "(The link opens the request; it does not decide anything.)\n"
-    )
+    locales = locales_of([person.pk for person in people])
+    written: dict[str, tuple[str, str]] = {}
     sent = 0
     for person in people:
+        locale = locales[person.pk]
+        if locale not in written:
+            written[locale] = _mail(item, locale)
+        subject, body = written[locale]
         try:
             delivered = EmailMessage(subject, body, to=[person.email]).send()
         except Exception:  # one bad address or a mail server hiccup must not stop the others
@@ -66,3 +67,18 @@ def notify_members(item: Item) -> int:
             NotificationSent.objects.get_or_create(item=item, queue=queue, user=person)
             sent += delivered
     return sent
+
+
+def _mail(item: Item, locale: str) -> tuple[str, str]:
+    """The ``(subject, body)`` of ``item``'s mail, its money and numbers in ``locale``."""
+    with override(locale):
+        title = heading(item).title[:120]  # named as its row in the inbox names it
+    queue = item.queue
+    due = f"\nDue: {item.due_at:%Y-%m-%d %H:%M} UTC\n" if item.due_at else ""
+    body = (
+        f"A new request is waiting in the {queue.name} queue.\n\n"
+        f"{title}\n{due}\n"
+        f"Open it: {item_url(item)}\n\n"
+        "(The link opens the request; it does not decide anything.)\n"
+    )
+    return f"[reviewconsole] New request in {queue.name}: {title}", body

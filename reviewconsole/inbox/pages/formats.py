@@ -1,9 +1,10 @@
 """Numbers and words as people read them, for titles, summaries and the item page.
 
-The console formats in US English (``en-US``, the site's ``LANGUAGE_CODE``): Babel is not
-installed and the preferences app keeps no locale, only a time zone. :data:`LOCALES` holds the
-separators of the locales this module knows; every function takes ``locale`` so a caller with a
-person's locale can pass it, and an unknown one falls back to ``en-US``.
+Money and numbers are written in the reader's locale (Babel): ``$1,250.00`` for ``en-US``,
+``1.250,00 $`` for ``de-DE`` (a no-break space before the symbol). Every function takes
+``locale``, a tag of ``preferences.locales.LOCALES``; without it, the locale active for the
+request (``preferences.middleware.LocaleMiddleware``) or the rendering (``locales.override``: the
+live rows, the mails) is used, ``en-US`` when none is. An unknown tag is written as ``en-US``.
 
 Anything that is not a finite number (text an LLM wrote, nothing) is returned as text, never
 raised on: callers show it as it is, and templates escape it.
@@ -11,20 +12,17 @@ raised on: callers show it as it is, and templates escape it.
 
 from __future__ import annotations
 
+import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["DEFAULT_LOCALE", "LOCALES", "humanize", "money", "number", "one_line"]
+from babel.numbers import format_currency, format_decimal
 
-DEFAULT_LOCALE = "en-US"
-LOCALES: dict[str, tuple[str, str, str]] = {
-    # locale: (thousands separator, decimal mark, money pattern with {sign}, {amount}, {symbol})
-    "en-US": (",", ".", "{sign}{symbol}{amount}"),
-    "en-GB": (",", ".", "{sign}{symbol}{amount}"),
-    "de-DE": (".", ",", "{sign}{amount}\u00a0{symbol}"),
-    "fr-FR": ("\u202f", ",", "{sign}{amount}\u00a0{symbol}"),
-}
-_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
+from ...preferences.locales import babel_locale, current_locale
+
+__all__ = ["humanize", "money", "number", "one_line"]
+
+_CENT = Decimal("0.01")
 
 
 def _decimal(value: Any) -> Decimal | None:
@@ -37,41 +35,28 @@ def _decimal(value: Any) -> Decimal | None:
     return amount if amount.is_finite() else None
 
 
-def _grouped(amount: Decimal, places: int | None, locale: str) -> str:
-    """``abs(amount)`` with the locale's separators; ``places`` decimals (None: as few as it needs)."""
-    thousands, mark, _ = LOCALES.get(locale, LOCALES[DEFAULT_LOCALE])
-    amount = abs(amount)
-    if places is not None:
-        amount = amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-        text = f"{amount:,.{places}f}"
-    else:
-        text = f"{amount.normalize():,f}"
-        text = text.rstrip("0").rstrip(".") if "." in text else text
-    return text.replace(",", "\0").replace(".", mark).replace("\0", thousands)
-
-
-def money(value: Any, currency: str = "USD", locale: str = DEFAULT_LOCALE) -> str:
-    """An amount as money: ``250.0`` → ``$250.00``, ``1234.5`` → ``$1,234.50``, ``-5`` → ``-$5.00``
-    (``de-DE``: ``1.234,50 $``). None → ``""``; not a number → ``str(value)``."""
+def money(value: Any, currency: str = "USD", locale: str | None = None) -> str:
+    """An amount as money, rounded half up to the cent: ``250.0`` → ``$250.00``, ``1234.5`` →
+    ``$1,234.50``, ``-5`` → ``-$5.00`` (``de-DE``: ``1.234,50 $``). ``currency`` is an ISO 4217
+    code. None → ``""``; not a number → ``str(value)``."""
     amount = _decimal(value)
     if amount is None:
         return "" if value is None else str(value)
-    pattern = LOCALES.get(locale, LOCALES[DEFAULT_LOCALE])[2]
-    sign = "-" if amount < 0 else ""
-    symbol = _SYMBOLS.get(currency, currency)
-    return pattern.format(sign=sign, symbol=symbol, amount=_grouped(amount, 2, locale))
+    rounded = amount.quantize(_CENT, rounding=ROUND_HALF_UP)
+    return format_currency(rounded, currency, locale=babel_locale(locale or current_locale()))
 
 
-def number(value: Any, locale: str = DEFAULT_LOCALE) -> str:
-    """A number without needless decimals: ``249.0`` → ``249``, ``12500`` → ``12,500``,
-    ``0.25`` → ``0.25``. Booleans read ``yes``/``no``; None → ``""``; text as it is."""
+def number(value: Any, locale: str | None = None) -> str:
+    """A number without needless decimals, grouped as the locale groups: ``249.0`` → ``249``,
+    ``12500`` → ``12,500`` (``de-DE``: ``12.500``), ``0.25`` → ``0.25``. Booleans read
+    ``yes``/``no``; None → ``""``; text as it is."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     amount = _decimal(value) if isinstance(value, int | float) else None
     if amount is None:
         return "" if value is None else str(value)
-    sign = "-" if amount < 0 else ""
-    return sign + _grouped(amount, None, locale)
+    shown = amount.normalize() if amount == amount.to_integral_value() else amount
+    return format_decimal(shown, locale=babel_locale(locale or current_locale()), decimal_quantization=False)
 
 
 def humanize(name: str) -> str:
@@ -90,7 +75,12 @@ def humanize(name: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+_BREAKING_SPACE = re.compile(r"[^\S\u00a0\u202f]+")
+"""Any run of whitespace but the no-break spaces money keeps between amount and symbol."""
+
+
 def one_line(text: Any, limit: int = 200) -> str:
-    """``text`` on one line (whitespace collapsed), cut to ``limit`` characters with "…"."""
-    flat = " ".join(str(text or "").split())
+    """``text`` on one line (whitespace collapsed, no-break spaces kept), cut to ``limit``
+    characters with "…"."""
+    flat = _BREAKING_SPACE.sub(" ", str(text or "")).strip(" ")
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
