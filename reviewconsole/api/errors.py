@@ -89,7 +89,9 @@ _ENGINE_STATUS = {
 }
 
 
-_DETAILS = frozenset({"errors", "pending", "interrupt_id", "decided_by", "decided_at", "status", "session_id", "given"})
+_DETAILS = frozenset(
+    {"errors", "pending", "interrupt_id", "decided_by", "decided_at", "decision", "status", "session_id", "given"}
+)
 """The engine error details an API refusal carries (never ``args_changed``'s ``expected``: a
 client names the digest it was shown, never one copied back from an error)."""
 

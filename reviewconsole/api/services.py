@@ -20,7 +20,7 @@ from ..inbox.errors import DecisionError
 from ..inbox.items.answers import Answer, read_answer
 from ..inbox.items.decision_checks import check_before_decision
 from ..inbox.items.policy_gate import client_gate
-from ..inbox.items.receipts import is_repeat, receipt, refusal_record
+from ..inbox.items.receipts import decided_refusal, is_repeat, receipt, refusal_record
 from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
 from ..workflow_sessions.arrivals import ArrivalResult, session_arrive
@@ -147,11 +147,14 @@ def api_session_resume(
         )
     except AlreadyDecidedError as exc:
         decided = _decided(session, str(exc.details.get("interrupt_id") or interrupt_id or ""))
-        again = (decision, stored) if answer is not None else _read_again(decided, payload)
-        if again and is_repeat(decided, decided_by=_actor(client), decision=again[0], payload=again[1]):
+        again = answer if answer is not None else _read_again(decided, payload)
+        if again is not None and is_repeat(
+            decided, decided_by=_actor(client), decision=again.decision, payload=again.payload, reason=again.reason
+        ):
             assert decided is not None
             return Resumed([decided.interrupt_id], receipt(decided), repeated=True)
-        raise _superseded(session, str(exc.details.get("interrupt_id") or interrupt_id or "")) or exc from None
+        superseded = _superseded(session, str(exc.details.get("interrupt_id") or interrupt_id or ""))
+        raise superseded or (decided_refusal(decided) if decided is not None else None) or exc from None
     answered = [r.id for r in records]
     detail: dict[str, Any] = {}
     if row is not None and answer is not None:
@@ -218,19 +221,19 @@ def _decided(session: WorkflowSession, interrupt_id: str) -> Interrupt | None:
     return Interrupt.objects.filter(session=session, interrupt_id=interrupt_id).order_by("-id").first()
 
 
-def _read_again(decided: Interrupt | None, payload: Any) -> tuple[str, Any] | None:
-    """The decision and payload ``payload`` stands for on the decided interrupt's item (None
-    when it has none, or the payload is no answer it could take)."""
+def _read_again(decided: Interrupt | None, payload: Any) -> Answer | None:
+    """What ``payload`` stands for on the decided interrupt's item (``inbox.answers.read_answer``:
+    the decision, the payload to store, the reason); None when it has none, or the payload is no
+    answer it could take."""
     if decided is None:
         return None
     item = Item.objects.filter(session_interrupt=decided).select_related("session", "queue").first()
     if item is None:
         return None
     try:
-        answer = read_answer(item, payload)
+        return read_answer(item, payload)
     except (DecisionError, AnswerInvalidError):
         return None
-    return answer.decision, answer.payload
 
 
 def api_refusal_record(

@@ -19,6 +19,7 @@ from ..errors import ClaimConflictError, DeferredError, ExpiredError, MovedError
 from ..models import CANCELLED, SESSION_FAILED, CommentKind, Item, ItemStatus, OnExpiry
 
 __all__ = [
+    "DONE",
     "claimed_conflict",
     "deferred_conflict",
     "expired_conflict",
@@ -128,7 +129,7 @@ def superseded_conflict(row: Item, newer: Item) -> SupersededError:
     (``newer_item``: its inbox id, ``newer_url``, ``newer_interrupt_id``) and what became of this one."""
     if row.status == ItemStatus.RESOLVED:
         by = f" by {row.decided_by_label}" if row.decided_by_label else ""
-        what = f" (it was {_DONE.get(row.decision, 'decided')}{by}{_utc(row.decided_at)})"
+        what = f" (it was {DONE.get(row.decision, 'decided')}{by}{_utc(row.decided_at)})"
     else:
         what = ""
     return SupersededError(
@@ -140,7 +141,7 @@ def superseded_conflict(row: Item, newer: Item) -> SupersededError:
     )
 
 
-_DONE = {
+DONE = {  # a decision as "This request was already <done>" says it
     "approve": "approved",
     "reject": "rejected",
     "revise": "answered with feedback",
@@ -194,13 +195,14 @@ def refusal_for(row: Item, now: dt.datetime | None = None) -> Exception | None:
     if row.status == ItemStatus.RESOLVED:
         if row.decision == "timeout":
             return expired_conflict(row)
-        done = _DONE.get(row.decision, "decided")
+        done = DONE.get(row.decision, "decided")
         by = f" by {row.decided_by_label}" if row.decided_by_label else ""
         return AlreadyDecidedError(
             f"This request was already {done}{by}{_utc(row.decided_at)}.",
             interrupt_id=row.interrupt_id,
             decided_by=row.decided_by_label or None,
             decided_at=row.decided_at.isoformat() if row.decided_at else None,
+            decision=row.decision,
         )
     now = now or timezone.now()
     if row.due_at is not None and row.due_at <= now and row.on_expiry and row.expired_at is None:

@@ -22,6 +22,7 @@ from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
 from ...audit.services import audit_record
 from ...json_input import UnstorableValueError, check_storable
+from ...workflow_sessions.models import InterruptStatus
 from ...workflow_sessions.outbox import relay
 from ...workflow_sessions.outcome import session_outcome
 from ...workflow_sessions.services import session_retry
@@ -141,9 +142,11 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     except REFUSALS as exc:
         refusal_record(exc, user=request.user, target=item, interrupt_id=item.interrupt_id, request=request)
         return refusal(request, item, exc, form_data=_form_data(request))
-    first = item.is_pending and action == "approve"  # four eyes: the first of two approvals
+    row = item.session_interrupt
+    # Four eyes: the first of two approvals leaves the session's interrupt pending (a decision the
+    # item has not heard of yet, relayed right after its commit, does not).
+    first = action == "approve" and item.is_pending and (row is None or row.status == InterruptStatus.PENDING)
     if wants_json(request):
-        row = item.session_interrupt
         extra = {"approvals": {"given": 1, "required": 2}} if first else {}
         return JsonResponse({"item": list_entry(item), "receipt": receipt(row) if row is not None else None, **extra})
     if action == "revise":  # the page that waits for the next draft and opens it
