@@ -26,7 +26,10 @@ the format of every door) with a stable ``code``:
 | 409 | ``interrupt_unknown`` | a resume names an interrupt the session never had (a forged id; audited) |
 | 409 | ``args_changed`` | an approval's ``args_digest`` is not the call's (``given``; never the expected one) |
 | 404 | ``review_unknown`` | no such review, or another client's |
-| 409 | ``interrupt_decided`` | someone answered first (``decided_by``, ``decided_at``) |
+| 409 | ``interrupt_decided`` | someone answered first, or this client otherwise (``decided_by``, ``decided_at``, |
+|  |  | ``decision``) |
+| 409 | ``interrupt_cancelled`` | its client, AG-UI's or a queue manager cancelled it (``cancelled_by``, |
+|  |  | ``cancelled_at``, ``reason``) |
 | 409 | ``interrupt_claimed`` | a reviewer holds the claim; tokens with the ``override_claims`` scope may answer |
 | 409 | ``interrupt_superseded`` | a newer request of the session replaced it ("superseded: a newer request exists"; |
 |  |  | ``newer_interrupt_id``, the session's ``url``) |

@@ -111,7 +111,8 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     schema (the form comes back with its errors) or a field holding a NUL character; 403 when the
     requester approves a policy-governed request; 409 when someone decided first (a policy too:
     the attempt is recorded), the same person approves a four-eyes request twice, someone else
-    holds the claim, the item expired or was superseded, the workflow is gone, the posted
+    holds the claim, the item expired, was cancelled (``cancelled``: by its client or a manager)
+    or was superseded, the workflow is gone, the posted
     ``interrupt_id`` is not the item's (``interrupt_unknown``) or the posted ``args_digest`` not
     the call's (``args_changed``). Nothing is stored on any refusal; those of a decision bound to
     a call are audited (``interrupt.refuse``). JSON: ``{"item": list entry, "receipt":
