@@ -14,7 +14,8 @@ the format of every door) with a stable ``code``:
 | 400 | ``decision_refused`` | a check of the workflow (``before_decision``) refused the decision: its message |
 | 400 | ``schema_invalid`` / ``queue_unknown`` | a review's ``response_schema`` fails its metaschema or cannot be |
 |  |  | drawn as a form (``errors``); its queue does not exist |
-| 400 | ``callback_invalid`` / ``wait_invalid`` | a review's callback is refused; ``wait`` is out of range |
+| 400 | ``callback_invalid`` / ``wait_invalid`` | a review's callback is refused; ``wait`` is not 0 to 60 seconds in |
+|  |  | digits with an optional decimal fraction (``1e3``, ``-1``, ``nan``, `` 5``: the message gives the range) |
 | 401 | ``unauthorized`` | no bearer token, or an unknown or revoked one |
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
 | 403 | ``queue_forbidden`` | the client's token is not scoped to the review's queue |
