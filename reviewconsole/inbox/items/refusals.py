@@ -171,7 +171,7 @@ DONE = {  # a decision as "This request was already <done>" says it
 def with_answer(row: Item) -> Item:
     """``row`` as its session's interrupt stands: a pending item may lag an answer (or a
     cancellation) by the outbox relay; then a copy with the session interrupt's status, decision,
-    decider, reason and time, else ``row`` itself."""
+    decider, reason, answer and time, else ``row`` itself."""
     if not row.is_pending or row.session_interrupt_id is None:
         return row
     asked = row.session_interrupt
@@ -181,6 +181,7 @@ def with_answer(row: Item) -> Item:
     seen.status, seen.decided_at = asked.status, asked.decided_at
     if asked.status == ItemStatus.RESOLVED or row.decision != CANCELLED:
         seen.decision, seen.decided_by_label, seen.reason = asked.decision, asked.decided_by_label, asked.reason
+        seen.response = asked.response
     # Else its session was cancelled and the door that did it said who on the item already
     # (``lifecycle.session_items_cancelled``): the session's interrupt does not know.
     return seen
