@@ -203,7 +203,7 @@ def refusal_for(row: Item, now: dt.datetime | None = None) -> Exception | None:
         newer = newer_request(row)
         if newer is not None:
             return superseded_conflict(row, newer)
-    if row.decision == CANCELLED:  # the request cancelled (resolved), or its whole session (cancelled)
+    if row.decision == CANCELLED and not row.is_pending:  # the request (resolved) or its session (cancelled)
         return cancelled_conflict(row)
     if row.status == ItemStatus.CANCELLED:
         return SupersededError(
