@@ -16,7 +16,8 @@ the format of every door) with a stable ``code``:
 | 400 | ``decision_refused`` | a check of the workflow (``before_decision``) refused the decision: its message |
 | 400 | ``schema_invalid`` / ``queue_unknown`` | a review's ``response_schema`` fails its metaschema or cannot be |
 |  |  | drawn as a form (``errors``); its queue does not exist |
-| 400 | ``callback_invalid`` / ``wait_invalid`` | a review's callback is refused; ``wait`` is out of range |
+| 400 | ``callback_invalid`` / ``wait_invalid`` | a review's callback is refused; ``wait`` is not 0 to 60 seconds in |
+|  |  | digits with an optional decimal fraction (``1e3``, ``-1``, ``nan``, `` 5``: the message gives the range) |
 | 401 | ``unauthorized`` | no bearer token, or an unknown or revoked one |
 | 403 | ``workflow_forbidden`` | the client's token is not scoped to that workflow |
 | 403 | ``queue_forbidden`` | the client's token is not scoped to the review's queue |
@@ -28,7 +29,10 @@ the format of every door) with a stable ``code``:
 | 409 | ``interrupt_unknown`` | a resume names an interrupt the session never had (a forged id; audited) |
 | 409 | ``args_changed`` | an approval's ``args_digest`` is not the call's (``given``; never the expected one) |
 | 404 | ``review_unknown`` | no such review, or another client's |
-| 409 | ``interrupt_decided`` | someone answered first (``decided_by``, ``decided_at``) |
+| 409 | ``interrupt_decided`` | someone answered first, or this client otherwise (``decided_by``, ``decided_at``, |
+|  |  | ``decision``) |
+| 409 | ``interrupt_cancelled`` | its client, AG-UI's or a queue manager cancelled it (``cancelled_by``, |
+|  |  | ``cancelled_at``, ``reason``) |
 | 409 | ``interrupt_claimed`` | a reviewer holds the claim; tokens with the ``override_claims`` scope may answer |
 | 409 | ``interrupt_superseded`` | a newer request of the session replaced it ("superseded: a newer request exists"; |
 |  |  | ``newer_interrupt_id``, the session's ``url``) |
@@ -91,7 +95,9 @@ _ENGINE_STATUS = {
 }
 
 
-_DETAILS = frozenset({"errors", "pending", "interrupt_id", "decided_by", "decided_at", "status", "session_id", "given"})
+_DETAILS = frozenset(
+    {"errors", "pending", "interrupt_id", "decided_by", "decided_at", "decision", "status", "session_id", "given"}
+)
 """The engine error details an API refusal carries (never ``args_changed``'s ``expected``: a
 client names the digest it was shown, never one copied back from an error)."""
 

@@ -15,10 +15,9 @@ from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse
 from ninja import Router
 
-from .errors import ApiError
 from .idempotency import idempotent, request_hash
 from .review_poll import HOLD
-from .review_wait import MAX_WAIT, review_answer, review_settled
+from .review_wait import review_answer, review_settled, wait_seconds
 from .reviews import review_ask, review_cancel, review_json
 from .schemas import CancelIn, ReviewIn, ReviewOut
 from .views import ERRORS, KEY, replayable
@@ -51,19 +50,20 @@ def ask(request: HttpRequest, response: HttpResponse, body: ReviewIn, idempotenc
 @router.get(
     "/reviews/{review_id}", response={200: ReviewOut, **ERRORS}, summary="Read a review", url_name="review_read"
 )
-async def read(request: HttpRequest, review_id: str, wait: float | None = None) -> Any:
-    """The review; with ``wait`` (0 to 60 seconds) answered once it is no longer ``pending`` or
-    ``wait`` seconds have passed (then still ``pending``)."""
-    if wait is not None and not 0 <= wait <= MAX_WAIT:
-        raise ApiError(400, "wait_invalid", f"wait must be 0 to {MAX_WAIT:g} seconds.")
+async def read(request: HttpRequest, review_id: str, wait: str | None = None) -> Any:
+    """The review; with ``wait`` (seconds, 0 to 60: digits with an optional decimal fraction, e.g.
+    ``30`` or ``2.5``) answered once it is no longer ``pending`` or ``wait`` seconds have passed
+    (then still ``pending``). Any other ``wait`` (a sign, an exponent, ``nan``, blanks, over 60) is
+    400 ``wait_invalid``."""
+    seconds = wait_seconds(wait) if wait is not None else None
     client = request.auth  # type: ignore[attr-defined]
     hold = getattr(request, "scope", {}).get(HOLD)
-    if wait and hold is None:  # served by Django alone: wait here
-        body = await review_settled(client, review_id, wait, _base(request))
+    if seconds and hold is None:  # served by Django alone: wait here
+        body = await review_settled(client, review_id, seconds, _base(request))
         return HttpResponse(body, content_type="application/json; charset=utf-8")
     body, status = await sync_to_async(review_answer)(client, review_id, _base(request))
-    if wait and hold is not None and status == "pending":  # ReviewLongPoll holds this answer
-        hold.update(client=client, review_id=review_id, seconds=wait, base_url=_base(request))
+    if seconds and hold is not None and status == "pending":  # ReviewLongPoll holds this answer
+        hold.update(client=client, review_id=review_id, seconds=seconds, base_url=_base(request))
     return HttpResponse(body, content_type="application/json; charset=utf-8")
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -31,13 +32,36 @@ from channels.layers import get_channel_layer
 
 from ..inbox.live.messages import group_name
 from ..inbox.models import Item, Queue
+from .errors import ApiError
 from .models import ApiClient
 from .reviews import review_for, review_json
 
-__all__ = ["MAX_WAIT", "review_answer", "review_settled"]
+__all__ = ["MAX_WAIT", "review_answer", "review_settled", "wait_seconds"]
 
 MAX_WAIT = 60.0
 """Longest ``wait`` in seconds."""
+
+_WAIT = re.compile(r"[0-9]+(\.[0-9]+)?")
+"""A ``wait`` as written: digits, with an optional decimal fraction (``5``, ``0.25``); ASCII digits
+only (``[0-9]``, not ``\\d``)."""
+
+
+def wait_seconds(text: str) -> float:
+    """The seconds a ``?wait=`` of ``text`` asks for: plain digits with an optional decimal
+    fraction, 0 to :data:`MAX_WAIT`.
+
+    Raises:
+        ApiError: 400 ``wait_invalid`` for anything else (a sign, an exponent, ``nan``, ``inf``,
+            blanks, out of range), saying the allowed range.
+    """
+    if len(text) > 32 or _WAIT.fullmatch(text) is None or float(text) > MAX_WAIT:
+        raise ApiError(
+            400,
+            "wait_invalid",
+            f"wait must be a number of seconds from 0 to {MAX_WAIT:g}, written as digits with an optional"
+            " decimal fraction (e.g. 30 or 2.5).",
+        )
+    return float(text)
 
 
 def _read(client: ApiClient, review_id: str, base_url: str) -> tuple[bytes, str, str, set[int]]:

@@ -20,6 +20,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from ..audit.services import audit_record
+from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.models import CANCELLED, Item
 from ..inbox.pages.drafts import edit_diff
 from ..workflow_sessions.models import Interrupt, InterruptStatus, WorkflowSession
@@ -190,7 +191,9 @@ def review_ask(*, client: ApiClient, body: dict[str, Any], request: HttpRequest,
 
 
 def review_cancel(*, client: ApiClient, review_id: str, reason: str, request: HttpRequest) -> Review:
-    """Cancel the client's pending review: its session is cancelled, its item leaves the inbox.
+    """Cancel the client's pending review: its session is cancelled, its item leaves the inbox
+    marked cancelled by ``client:<name>`` with ``reason`` (a reviewer deciding it then gets 409
+    ``cancelled`` saying so).
 
     Raises:
         ApiError: 404 ``review_unknown``; 409 ``review_decided`` / ``review_cancelled`` /
@@ -203,7 +206,9 @@ def review_cancel(*, client: ApiClient, review_id: str, reason: str, request: Ht
         refusal = review_refusal(review)
         if refusal is not None:
             raise refusal
+        pending = pending_item_ids(review.session_id)
         async_to_sync(session_cancel)(review.session_id, reason=reason or f"Cancelled by {_actor(client)}.")
+        session_items_cancelled(pending, by=_actor(client), reason=reason)  # "cancelled by client:<name>"
         now = timezone.now()
         Review.objects.filter(pk=review.pk).update(
             cancelled_at=now, cancelled_by=_actor(client), cancel_reason=reason[:500]

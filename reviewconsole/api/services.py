@@ -16,12 +16,13 @@ from django.http import HttpRequest
 from engine import AlreadyDecidedError, AnswerInvalidError, ArgsChangedError, Decision, InterruptKind
 
 from ..audit.services import audit_record
-from ..inbox.errors import DecisionError
+from ..inbox.errors import CancelledError, DecisionError
 from ..inbox.items.answers import Answer, read_answer
 from ..inbox.items.decision_checks import check_before_decision
+from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.items.policy_gate import client_gate
-from ..inbox.items.receipts import is_repeat, receipt, refusal_record
-from ..inbox.items.refusals import claimed_conflict, newer_request
+from ..inbox.items.receipts import decided_refusal, is_repeat, receipt, refusal_record
+from ..inbox.items.refusals import claimed_conflict, newer_request, refusal_for
 from ..inbox.models import Item, ItemStatus
 from ..workflow_sessions.arrivals import ArrivalResult, session_arrive
 from ..workflow_sessions.models import Interrupt, WorkflowSession
@@ -99,7 +100,9 @@ def api_session_resume(
         engine.InterruptNotReadyError: the session runs, or an earlier answer is stored and not
             yet applied: the interrupt may be about to open (409, ``Retry-After``).
         engine.AlreadyDecidedError: someone answered first, or this client with another answer
-            (409, who and when).
+            (409, who, what and when).
+        CancelledError: the interrupt was cancelled, by its client, AG-UI's or a queue manager
+            (409 ``interrupt_cancelled``: ``cancelled_by``, ``cancelled_at``, ``reason``).
         engine.ArgsChangedError: ``args_digest`` is not the call's: its arguments changed since
             they were shown (409 ``args_changed``).
         ApiError: 400 ``args_digest_required``: an approval of a tool call's confirmation without
@@ -147,11 +150,14 @@ def api_session_resume(
         )
     except AlreadyDecidedError as exc:
         decided = _decided(session, str(exc.details.get("interrupt_id") or interrupt_id or ""))
-        again = (decision, stored) if answer is not None else _read_again(decided, payload)
-        if again and is_repeat(decided, decided_by=_actor(client), decision=again[0], payload=again[1]):
+        again = answer if answer is not None else _read_again(decided, payload)
+        if again is not None and is_repeat(
+            decided, decided_by=_actor(client), decision=again.decision, payload=again.payload, reason=again.reason
+        ):
             assert decided is not None
             return Resumed([decided.interrupt_id], receipt(decided), repeated=True)
-        raise _superseded(session, str(exc.details.get("interrupt_id") or interrupt_id or "")) or exc from None
+        superseded = _superseded(session, str(exc.details.get("interrupt_id") or interrupt_id or ""))
+        raise superseded or _cancelled(decided) or (decided and decided_refusal(decided)) or exc from None
     answered = [r.id for r in records]
     detail: dict[str, Any] = {}
     if row is not None and answer is not None:
@@ -218,19 +224,19 @@ def _decided(session: WorkflowSession, interrupt_id: str) -> Interrupt | None:
     return Interrupt.objects.filter(session=session, interrupt_id=interrupt_id).order_by("-id").first()
 
 
-def _read_again(decided: Interrupt | None, payload: Any) -> tuple[str, Any] | None:
-    """The decision and payload ``payload`` stands for on the decided interrupt's item (None
-    when it has none, or the payload is no answer it could take)."""
+def _read_again(decided: Interrupt | None, payload: Any) -> Answer | None:
+    """What ``payload`` stands for on the decided interrupt's item (``inbox.answers.read_answer``:
+    the decision, the payload to store, the reason); None when it has none, or the payload is no
+    answer it could take."""
     if decided is None:
         return None
     item = Item.objects.filter(session_interrupt=decided).select_related("session", "queue").first()
     if item is None:
         return None
     try:
-        answer = read_answer(item, payload)
+        return read_answer(item, payload)
     except (DecisionError, AnswerInvalidError):
         return None
-    return answer.decision, answer.payload
 
 
 def api_refusal_record(
@@ -287,8 +293,18 @@ def _superseded(session: WorkflowSession, interrupt_id: str) -> ApiError | None:
     )
 
 
+def _cancelled(decided: Interrupt | None) -> CancelledError | None:
+    """409 ``interrupt_cancelled`` when its client, AG-UI's or a queue manager cancelled ``decided``
+    (who, when, the reason: ``inbox.items.refusals.cancelled_conflict``)."""
+    item = Item.objects.filter(session_interrupt=decided).first() if decided is not None else None
+    refused = refusal_for(item) if item is not None else None
+    return refused if isinstance(refused, CancelledError) else None
+
+
 def api_session_cancel(*, client: ApiClient, session: WorkflowSession, reason: str, request: HttpRequest) -> str:
-    """Cancel ``session``: pending interrupts are cancelled and nothing runs again. Returns the status.
+    """Cancel ``session``: pending interrupts are cancelled and nothing runs again; their inbox
+    items are marked cancelled by ``client:<name>`` with ``reason`` (a reviewer deciding one then
+    gets 409 ``cancelled`` saying so). Returns the status.
 
     Raises:
         engine.SessionClosedError: already completed, failed or cancelled (409).
@@ -296,7 +312,9 @@ def api_session_cancel(*, client: ApiClient, session: WorkflowSession, reason: s
         UnknownWorkflowError: the workflow is no longer registered (409).
     """
     before = session.status
+    pending = pending_item_ids(session.id)
     record = async_to_sync(session_cancel)(session, reason=reason or f"Cancelled by {_actor(client)}.")
+    session_items_cancelled(pending, by=_actor(client), reason=reason)  # "cancelled by client:<name>"
     audit_record(
         action="session.cancel",
         actor=_actor(client),

@@ -16,6 +16,7 @@ __all__ = [
     "AnswerMissingError",
     "AnswerShapeInvalidError",
     "AnswerTooLongError",
+    "CancelledError",
     "ClaimConflictError",
     "DecisionAmbiguousError",
     "DecisionError",
@@ -147,6 +148,13 @@ class SupersededError(InboxConflict):
     """The session moved on: the interrupt was cancelled or the session ended."""
 
     code = "superseded"
+
+
+class CancelledError(InboxConflict):
+    """Someone cancelled the request (its API or AG-UI client, or a queue manager: the request or
+    its whole session); ``details``: ``cancelled_by``, ``cancelled_at``, ``reason``."""
+
+    code = "cancelled"
 
 
 class MovedError(InboxConflict):

@@ -1,6 +1,8 @@
 // After feedback: waits for the session's next request (the new draft) and opens it. The inbox
 // socket (live.js) says when a request is created in one of the user's queues; after a
-// (re)connect or a reset the page asks next.json instead. Text goes in with textContent only.
+// (re)connect or a reset the page asks next.json instead, whose "state" (waiting, ready, ended)
+// the page shows. A review's revision comes in a session of its own: for a review any new request
+// makes the page ask. Text goes in with textContent only.
 (function () {
   "use strict";
   const config = document.getElementById("after-feedback-live");
@@ -22,7 +24,7 @@
     status.id = "session-status";
     status.textContent = session.status_label.toLowerCase();
     state.dataset.state = "ended";
-    state.replaceChildren("The session is ", status, ": no new draft will come.");
+    state.replaceChildren("The session ended without a new draft: it is ", status, ".");
   }
 
   async function ask() {
@@ -34,14 +36,19 @@
       if (!response.ok) return;
       const data = await response.json();
       if (data.next) open(data.next.url);
-      else if (data.session.ended) ended(data.session);
+      else if (data.state === "ended") ended(data.session);
+      else if (data.state === "decided") window.location.replace(data.url); // no draft to wait for
     } catch (error) {
       /* the next reconnect asks again */
     }
   }
 
   function changed(item) {
-    if (!item || item.session_id !== cfg.session) return;
+    if (!item) return;
+    if (item.session_id !== cfg.session) {
+      if (cfg.review && item.status === "pending" && item.id > cfg.item) ask(); // its revision?
+      return;
+    }
     if (item.status === "pending" && item.id > cfg.item) open(item.url);
     else ask(); // the session moved: it may have ended without a new draft
   }

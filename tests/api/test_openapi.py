@@ -7,6 +7,8 @@ was, and an accepted one leaves each new session with its first event.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import schemathesis
 from django.core.wsgi import get_wsgi_application
@@ -95,8 +97,8 @@ def test_the_api_against_its_document(case, world, keep_connection):
     if "review_id" in (case.path_parameters or {}) and len(str(case.path_parameters["review_id"])) % 2 == 0:
         case.path_parameters["review_id"] = world["review_id"]  # and at a real review
     wait = (case.query or {}).get("wait")
-    if isinstance(wait, int | float) and 0 < wait <= 60:
-        case.query["wait"] = 0.01  # a long-poll held the full minute would only slow the run down
+    if isinstance(wait, str) and re.fullmatch(r"[0-9]+(\.[0-9]+)?", wait) and 0 < float(wait) <= 60:
+        case.query["wait"] = "0.01"  # a long-poll held the full minute would only slow the run down
     before = _counts()
     response = case.call(headers={"Authorization": f"Bearer {world['token']}"})
     case.validate_response(response, checks=[not_a_server_error])

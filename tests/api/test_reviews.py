@@ -169,12 +169,24 @@ def test_another_clients_review_is_not_found(client, ask, demo):
         assert response.json()["error"]["code"] == "review_unknown"
 
 
-@pytest.mark.parametrize("wait", ["61", "-1", "nan", "inf"])
-def test_a_wait_out_of_range_is_refused(client, token, ask, wait):
+@pytest.mark.parametrize(
+    "wait",
+    ["61", "60.5", "-1", "-0", "+5", "nan", "inf", "1e3", "1e1", "0x10", "5.", ".5", " 5", "5 ", "", "five", "٥"],
+)
+def test_a_wait_that_is_not_digits_in_range_is_refused_saying_the_range(client, token, ask, wait):
     body = ask().json()
-    response = client.get(f"/api/v1/reviews/{body['id']}?wait={wait}", headers=auth(token))
+    response = client.get(f"/api/v1/reviews/{body['id']}", {"wait": wait}, headers=auth(token))
     assert response.status_code == 400
-    assert response.json()["error"]["code"] == "wait_invalid"
+    error = response.json()["error"]
+    assert error["code"] == "wait_invalid"
+    assert error["message"].startswith("wait must be a number of seconds from 0 to 60,")
+
+
+@pytest.mark.parametrize("wait", ["0", "0.05", "00.050"])
+def test_a_wait_in_digits_is_taken(client, token, ask, wait):
+    body = ask().json()
+    response = client.get(f"/api/v1/reviews/{body['id']}", {"wait": wait}, headers=auth(token))
+    assert (response.status_code, response.json()["status"]) == (200, "pending")
 
 
 def test_a_wait_on_a_pending_review_answers_pending_when_it_elapses(client, token, ask):

@@ -8,8 +8,10 @@ import time
 import httpx
 import pytest
 from reviewconsole_client import ApiError, ConflictError, Review, ServerError, outcome
-from reviewconsole_client._protocol import MAX_BACKOFF, RetryPolicy, api_base, retryable
+from reviewconsole_client._protocol import MAX_BACKOFF, RetryPolicy, api_base, retryable, wait_param
 from reviewconsole_client.errors import error_for
+
+from reviewconsole.api.review_wait import wait_seconds
 
 DECIDED = {
     "id": "rv_1",
@@ -86,3 +88,10 @@ def test_errors_carry_the_apis_error_json():
 )
 def test_the_base_url_may_name_the_api_or_not(url):
     assert api_base(url) == "https://c.example/api/v1"
+
+
+@pytest.mark.parametrize(("seconds", "sent"), [(30, "30.000"), (2.5, "2.500"), (1e-05, "0.000"), (60.0, "60.000")])
+def test_a_wait_is_sent_as_digits_the_api_takes_never_an_exponent(seconds, sent):
+    """``f"{wait:g}"`` sent ``1e-05``, which the API refuses (``wait_invalid``)."""
+    assert wait_param(seconds) == sent
+    assert wait_seconds(sent) == float(sent)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reviewconsole.inbox.models import Item
+from reviewconsole.workflow_sessions.models import WorkflowSession
 
 
 @pytest.fixture
@@ -64,14 +65,83 @@ def test_while_the_draft_is_written_the_page_waits(client, manager, review):
     assert client.get(f"/inbox/items/{first.pk}/next.json").json()["next"] is None
 
 
-def test_once_the_session_ended_the_page_says_no_draft_will_come(client, manager, review, on_commit):
+def test_once_the_session_ended_without_a_new_draft_the_page_says_so(client, manager, review):
+    session, first = review
+    client.force_login(manager)
+    # Decided with feedback, then the session failed before writing the next draft.
+    Item.objects.filter(pk=first.pk).update(status="resolved", decision="revise", response="shorter")
+    WorkflowSession.objects.filter(pk=session.pk).update(status="failed")
+    page = client.get(f"/inbox/items/{first.pk}/after-feedback/").content.decode()
+    assert 'data-state="ended"' in page
+    assert 'The session ended without a new draft: it is <strong id="session-status">failed</strong>.' in page
+    assert client.get(f"/inbox/items/{first.pk}/next.json").json()["state"] == "ended"
+
+
+@pytest.mark.parametrize(
+    "fields", [{"action": "approve"}, {"action": "reject", "reason": "Wrong tone"}], ids=["approved", "rejected"]
+)
+def test_an_item_not_answered_with_feedback_sends_the_page_to_the_item(client, manager, review, on_commit, fields):
     _, first = review
     client.force_login(manager)
     with on_commit():
-        client.post(f"/inbox/items/{first.pk}/decide/", {"action": "approve"})
-    page = client.get(f"/inbox/items/{first.pk}/after-feedback/").content.decode()
-    assert 'data-state="ended"' in page
-    assert "no new draft will come" in page
+        client.post(f"/inbox/items/{first.pk}/decide/", fields)
+    response = client.get(f"/inbox/items/{first.pk}/after-feedback/")
+    assert (response.status_code, response["Location"]) == (302, f"/inbox/items/{first.pk}/")
+    data = client.get(f"/inbox/items/{first.pk}/next.json").json()
+    assert (data["state"], data["url"], data["next"]) == ("decided", f"/inbox/items/{first.pk}/", None)
+
+
+def test_an_approval_the_item_has_not_heard_of_yet_also_sends_the_page_to_the_item(client, manager, review):
+    _, first = review
+    client.force_login(manager)
+    client.post(f"/inbox/items/{first.pk}/decide/", {"action": "approve"})  # its relay never runs here
+    assert Item.objects.get(pk=first.pk).status == "pending"
+    response = client.get(f"/inbox/items/{first.pk}/after-feedback/")
+    assert (response.status_code, response["Location"]) == (302, f"/inbox/items/{first.pk}/")
+
+
+def test_before_any_decision_the_page_waits(client, manager, review):
+    # A second tab opened on the waiting page before the feedback is sent.
+    _, first = review
+    client.force_login(manager)
+    page = client.get(f"/inbox/items/{first.pk}/after-feedback/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert 'data-state="waiting"' in text
+    assert 'id="feedback-sent"' not in text
+
+
+REVIEW = {"title": "Reply to A-1001", "message": "Is this reply right?", "queue": "support", "kind": "text"}
+
+
+def test_a_reviews_waiting_page_waits_for_its_clients_revision_and_then_links_it(client, manager, on_commit):
+    from tests.api.conftest import make_api_client, post
+
+    _, token = make_api_client("crm", workflows=["*"])
+    with on_commit():
+        older = post(client, "/api/v1/reviews", REVIEW, token).json()
+    first = Item.objects.get(session_id=older["session_id"], status="pending")
+    client.force_login(manager)
+    with on_commit():
+        sent = client.post(f"/inbox/items/{first.pk}/decide/", {"action": "revise", "feedback": "Ask for the order"})
+    assert sent["Location"] == f"/inbox/items/{first.pk}/after-feedback/"
+    assert WorkflowSession.objects.get(pk=older["session_id"]).status == "completed"  # the review is decided
+
+    page = client.get(sent["Location"])
+    text = page.content.decode()
+    assert 'data-state="waiting"' in text  # not "ended": its revision comes in a session of its own
+    assert "Waiting for the client to send the revised draft" in text
+    assert page.context["live"]["review"] is True
+    assert client.get(f"/inbox/items/{first.pk}/next.json").json()["state"] == "waiting"
+
+    with on_commit():
+        newer = post(client, "/api/v1/reviews", {**REVIEW, "revision_of": older["id"]}, token).json()
+    second = Item.objects.get(session_id=newer["session_id"], status="pending")
+    page = client.get(sent["Location"])
+    assert f'<a href="/inbox/items/{second.pk}/" id="next-request">open it</a>' in page.content.decode()
+    assert page.context["live"]["next_url"] == f"/inbox/items/{second.pk}/"
+    data = client.get(f"/inbox/items/{first.pk}/next.json").json()
+    assert (data["state"], data["next"]["id"]) == ("ready", second.pk)
 
 
 def test_outside_the_users_queues_the_waiting_page_is_404(client, outsider, review):

@@ -10,7 +10,14 @@ from django.utils import timezone
 
 from engine import AlreadyDecidedError
 from reviewconsole.audit.models import AuditEntry
-from reviewconsole.inbox.errors import ClaimConflictError, DecisionError, DeferredError, MovedError, NotClaimedError
+from reviewconsole.inbox.errors import (
+    CancelledError,
+    ClaimConflictError,
+    DecisionError,
+    DeferredError,
+    MovedError,
+    NotClaimedError,
+)
 from reviewconsole.inbox.items.claims import interrupt_claim
 from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.items.escalation import escalation_targets
@@ -246,9 +253,11 @@ def test_a_decision_after_a_cancel_is_a_409_naming_who_cancelled(item, personas,
     stale = Item.objects.get(pk=item.pk)
     with on_commit():
         interrupt_cancel(interrupt=item, actor=Actor.person(personas.queue_manager), reason="x")
-    with pytest.raises(AlreadyDecidedError) as caught:
+    with pytest.raises(CancelledError) as caught:
         interrupt_decide(interrupt=stale, user=personas.reviewer, action="approve")
-    assert "already cancelled by p-manager" in caught.value.message
+    assert caught.value.code == "cancelled"
+    assert "cancelled by p-manager" in caught.value.message
+    assert caught.value.message.endswith(": x; nothing was recorded.")  # the manager's reason
 
 
 def test_a_defer_after_a_decision_is_a_409_naming_the_decider(item, personas, on_commit):

@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
 from engine import AlreadyDecidedError
-from reviewconsole.inbox.errors import DeferredError
+from reviewconsole.inbox.errors import CancelledError, DeferredError
 from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.items.lifecycle import Actor, interrupt_cancel, interrupt_defer
 from reviewconsole.inbox.models import Comment, Item
@@ -44,12 +44,12 @@ def test_cancel_and_decide_at_once_exactly_one_wins(demo_tx):
     )
 
     winners = [r for r in results if isinstance(r, Item)]
-    losers = [r for r in results if isinstance(r, AlreadyDecidedError)]
+    losers = [r for r in results if isinstance(r, AlreadyDecidedError | CancelledError)]
     assert (len(winners), len(losers)) == (1, 1), results
     row = Item.objects.get(pk=interrupt.pk)
     assert row.decision in ("approve", "cancelled")
-    done = {"approve": "approved", "cancelled": "cancelled"}[row.decision]
-    assert f"already {done} by {row.decided_by_label}" in losers[0].message
+    said = {"approve": "already approved by", "cancelled": "cancelled by"}[row.decision]
+    assert f"{said} {row.decided_by_label}" in losers[0].message
     assert Answer.objects.filter(session=session, interrupt_id=interrupt.interrupt_id).count() == 1
     assert Comment.objects.filter(item=row, kind="cancel").count() == (row.decision == "cancelled")
 

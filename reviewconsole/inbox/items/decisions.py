@@ -10,7 +10,10 @@ with the generated form's value, validated against the schema (DESIGN.md, resume
 Approvals are bound to the exact call (``engine._digest``): the page posts the interrupt id and
 the digest of the arguments it showed; an id other than the item's is refused
 (``interrupt_unknown``), a digest other than the stored one by the engine (``args_changed``). The
-same decision sent again by the same reviewer is a no-op (``receipts.is_repeat``).
+same decision sent again by the same reviewer is a no-op (``receipts.is_repeat``: the same action,
+reason, feedback, edited draft, form answer and arguments), even when both copies race (a double
+click: the one that loses finds the other's decision and answers with it); one that differs in
+any of them is refused (409, who decided what).
 
 Who may decide: a reviewer or manager of the item's queue; when someone else holds an unexpired
 claim, only a queue manager. The store's conditional UPDATE re-checks the queue, claim and due
@@ -21,6 +24,7 @@ even against a claim, a move, a defer or an expiry landing at the same moment.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -31,9 +35,9 @@ from django.http import HttpRequest
 from engine import AlreadyDecidedError, Decision, InterruptKind, UnknownInterruptError
 
 from ...audit.services import audit_record
-from ...workflow_sessions.models import InterruptStatus
+from ...workflow_sessions.models import Interrupt, InterruptStatus
 from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync
-from ..errors import DecisionError, DecisionRefusedError
+from ..errors import DecisionError, DecisionRefusedError, InboxConflict
 from ..models import Item
 from ..pages.drafts import draft_of, edit_diff
 from ..pages.schema_form import validate_value
@@ -161,7 +165,10 @@ def interrupt_decide(
     ``interrupt_id`` and ``args_digest``: the request and the arguments' digest the page showed
     (checked when given); ``args``: a confirmation's edited arguments as JSON text (an object,
     checked against the tool's parameters by the engine; the diff is stored with the decision).
-    The same decision sent again by the same user returns the item unchanged (nothing stored).
+    The same decision sent again by the same user (the same action, reason, feedback, edited
+    draft, form answer and arguments: ``receipts.is_repeat``) returns the item unchanged, nothing
+    stored, also when it lost the race to its own first copy (a double click); a decision that
+    differs in any of them is refused like any other second decision.
     Returns ``interrupt``, read again from the database.
 
     Raises:
@@ -183,17 +190,24 @@ def interrupt_decide(
     if interrupt_id and interrupt_id != interrupt.interrupt_id:
         raise UnknownInterruptError("This decision names a request the console did not issue; nothing was recorded.")
     edited_args, args_diff = edited_arguments(interrupt, action, args)
-    row = interrupt.session_interrupt
-    if row is not None and row.status != InterruptStatus.PENDING:
-        reasoned = reason.strip()
-        again = resume_payload(interrupt, action, text, reason=reasoned, args_digest=args_digest, args=edited_args)
-        if is_repeat(row, decided_by=deciders_label(deciders(interrupt, user, action)), decision=action, payload=again):
-            interrupt.refresh_from_db()  # as every return: the item as stored now
-            return interrupt  # the same decision again: its receipt stands, nothing is stored or run
+    sent = _Sent(action=action, text=text, reason=reason, draft=draft, form=form, args_digest=args_digest)
+
+    def repeated() -> bool:
+        """Whether the decision stored now is this one (then the item as stored now is the answer)."""
+        if not _is_repeat(interrupt, user, sent, edited_args):
+            return False
+        interrupt.refresh_from_db()  # as every return: the item as stored now
+        return True
+
+    if repeated():
+        return interrupt  # the same decision again: its receipt stands, nothing is stored or run
     try:
         override = _check_may_decide(interrupt, user)
-    except AlreadyDecidedError:
-        record_refused(interrupt.session_id, interrupt.interrupt_id, decision=action, user=user, request=request)
+    except (AlreadyDecidedError, InboxConflict) as exc:
+        if repeated():  # decided meanwhile by this very decision (a double click's other half)
+            return interrupt
+        if isinstance(exc, AlreadyDecidedError):
+            record_refused(interrupt.session_id, interrupt.interrupt_id, decision=action, user=user, request=request)
         raise
     check_action(interrupt, action)
     edited = draft_edit(interrupt, draft, action)
@@ -266,12 +280,51 @@ def interrupt_decide(
                 standing.grant(interrupt, user, request)
             enqueue_run(interrupt.session_id)
     except AlreadyDecidedError:
+        if repeated():  # the same decision won the race (a double click): its receipt stands
+            return interrupt
         record_refused(interrupt.session_id, interrupt.interrupt_id, decision=action, user=user, request=request)
         # The engine's message depends on where the race was lost (its pending check or the
         # store's conditional update); say it the same way every time, from the stored row.
         raise _conflict_now(interrupt) from None
     interrupt.refresh_from_db()
     return interrupt
+
+
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    """A decision as a door sent it (``interrupt_decide``'s arguments, line breaks normalised)."""
+
+    action: str
+    text: str
+    reason: str
+    draft: str | None
+    form: dict[str, Any] | None
+    args_digest: str
+
+
+def _is_repeat(interrupt: Item, user: AbstractBaseUser, sent: _Sent, edited_args: dict[str, Any] | None) -> bool:
+    """Whether ``interrupt``'s session interrupt, as stored now, was decided by ``user`` with exactly
+    ``sent``: the same action, reason, feedback, edited draft, form answer and arguments
+    (``receipts.is_repeat``). A decision that cannot be read (an invalid form) is no repeat."""
+    row = Interrupt.objects.filter(pk=interrupt.session_interrupt_id).first()
+    if row is None or row.status != InterruptStatus.RESOLVED:
+        return False
+    try:
+        value = validate_value(interrupt.response_schema or {}, sent.form or {}) if sent.action == "answer" else None
+        payload = resume_payload(
+            interrupt,
+            sent.action,
+            sent.text,
+            reason=sent.reason.strip(),
+            draft=draft_edit(interrupt, sent.draft, sent.action) if sent.action == "approve" else None,
+            value=value,
+            args_digest=sent.args_digest,
+            args=edited_args,
+        )
+    except DecisionError:
+        return False
+    decided_by = deciders_label(deciders(interrupt, user, sent.action))  # four eyes: both approvers
+    return is_repeat(row, decided_by=decided_by, decision=sent.action, payload=payload, reason=sent.reason.strip())
 
 
 def edited_arguments(interrupt: Item, action: str, args: str | None) -> tuple[dict[str, Any] | None, str]:

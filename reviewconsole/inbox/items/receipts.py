@@ -3,10 +3,11 @@ audit entry of a decision refused for the call it names.
 
 The same person (or API client) sending the identical decision again (a double click, a retry
 after a lost answer) gets the first decision's receipt back instead of a 409, and nothing is
-stored or run again; a *different* decision second is still refused with who decided and when
-(``refusals.py``). Identical means: the same decider, the same decision kind and the same
-answer once normalised as the engine stores it (``engine.normalize_answer``), the argument digest
-included when the repeat names one (``engine._digest``).
+stored or run again; a *different* decision second is still refused with who decided what and
+when (``refusals.py``). Identical means: the same decider, the same decision kind, the same reason
+(a rejection's: stored beside the answer, not always in it) and the same answer once normalised as
+the engine stores it (``engine.normalize_answer``: feedback, an edited draft, a form's answer, edited
+arguments), the argument digest included when the repeat names one (``engine._digest``).
 
 A decision refused because of the call it names (a forged or unknown interrupt id,
 ``interrupt_unknown``; arguments changed since shown, ``args_changed``; a call already decided by
@@ -30,8 +31,9 @@ from engine import AlreadyDecidedError, ArgsChangedError, EngineError, UnknownIn
 from ...audit.services import audit_record
 from ...workflow_sessions.models import Interrupt, InterruptStatus, WorkflowSession
 from .policy_gate import policy_decided
+from .refusals import DONE
 
-__all__ = ["BOUND_REFUSALS", "is_repeat", "receipt", "refusal_record"]
+__all__ = ["BOUND_REFUSALS", "decided_refusal", "is_repeat", "receipt", "refusal_record"]
 
 BOUND_REFUSALS = (AlreadyDecidedError, ArgsChangedError, UnknownInterruptError)
 """The refusals of a decision for the call it names, which :func:`refusal_record` audits."""
@@ -52,12 +54,13 @@ def receipt(row: Interrupt) -> dict[str, Any]:
     }
 
 
-def is_repeat(row: Interrupt | None, *, decided_by: str, decision: str, payload: Any) -> bool:
-    """True when ``row`` was resolved by ``decided_by`` with ``decision`` and the answer ``payload``
-    (as a door sends it) is the one stored (see the module)."""
+def is_repeat(row: Interrupt | None, *, decided_by: str, decision: str, payload: Any, reason: str = "") -> bool:
+    """True when ``row`` was resolved by ``decided_by`` with ``decision``, the reason ``reason``
+    (stripped, as stored) and the answer ``payload`` (as a door sends it) is the one stored (see
+    the module)."""
     if row is None or row.status != InterruptStatus.RESOLVED or not decided_by:
         return False
-    if row.decided_by_label != decided_by or row.decision != decision:
+    if row.decided_by_label != decided_by or row.decision != decision or (row.reason or "") != reason:
         return False
     try:
         again = normalize_answer(row.kind, payload, row.response_schema)
@@ -71,6 +74,26 @@ def is_repeat(row: Interrupt | None, *, decided_by: str, decision: str, payload:
         again = {k: v for k, v in again.items() if k not in _DIGESTS}
         stored = {k: v for k, v in stored.items() if k not in _DIGESTS}
     return bool(again == stored)
+
+
+def decided_refusal(row: Interrupt) -> AlreadyDecidedError | None:
+    """The 409 for an answer to ``row`` when it was resolved already, saying by whom, what and when
+    (``interrupt_decided``: ``decided_by``, ``decided_at``, ``decision``); None when ``row`` is not
+    resolved (cancelled: the engine's own refusal says so)."""
+    if row.status != InterruptStatus.RESOLVED:
+        return None
+    done = DONE.get(row.decision, "decided")
+    by = f" by {row.decided_by_label}" if row.decided_by_label else ""
+    at = row.decided_at.isoformat() if row.decided_at else None
+    return AlreadyDecidedError(
+        f"Interrupt {row.interrupt_id} was already {done}{by}"
+        + (f" at {at}" if at else "")
+        + "; nothing was recorded.",
+        interrupt_id=row.interrupt_id,
+        decided_by=row.decided_by_label or None,
+        decided_at=at,
+        decision=row.decision,
+    )
 
 
 def refusal_record(

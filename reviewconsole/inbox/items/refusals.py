@@ -15,10 +15,12 @@ from django.utils import timezone
 from engine import AlreadyDecidedError
 
 from ...preferences.times import absolute
-from ..errors import ClaimConflictError, DeferredError, ExpiredError, MovedError, SupersededError
+from ..errors import CancelledError, ClaimConflictError, DeferredError, ExpiredError, MovedError, SupersededError
 from ..models import CANCELLED, SESSION_FAILED, CommentKind, Item, ItemStatus, OnExpiry
 
 __all__ = [
+    "DONE",
+    "cancelled_conflict",
     "claimed_conflict",
     "deferred_conflict",
     "expired_conflict",
@@ -83,6 +85,23 @@ def moved_conflict(row: Item) -> MovedError:
     return MovedError("This request was moved to another queue; nothing was recorded.")
 
 
+def cancelled_conflict(row: Item) -> CancelledError:
+    """The 409 for a request someone cancelled (``decision == "cancelled"``: its client through the
+    API or AG-UI, ``client:<name>``; a queue manager, the request or its whole session): who, when
+    and the reason they gave."""
+    who = row.decided_by_label
+    by = f" by {who}" if who else ""
+    if who.startswith("client:"):
+        by = f" by its client ({who})"
+    why = f": {row.reason[:500]}" if row.reason else ""
+    return CancelledError(
+        f"This request was cancelled{by}{_utc(row.decided_at)}{why}; nothing was recorded.",
+        cancelled_by=who or None,
+        cancelled_at=row.decided_at.isoformat() if row.decided_at else None,
+        reason=row.reason or None,
+    )
+
+
 def _node(path: str) -> str:
     """A node path without its run counts: ``wf@1/review@2`` → ``wf/review``."""
     return re.sub(r"@[^/]*", "", path)
@@ -128,7 +147,7 @@ def superseded_conflict(row: Item, newer: Item) -> SupersededError:
     (``newer_item``: its inbox id, ``newer_url``, ``newer_interrupt_id``) and what became of this one."""
     if row.status == ItemStatus.RESOLVED:
         by = f" by {row.decided_by_label}" if row.decided_by_label else ""
-        what = f" (it was {_DONE.get(row.decision, 'decided')}{by}{_utc(row.decided_at)})"
+        what = f" (it was {DONE.get(row.decision, 'decided')}{by}{_utc(row.decided_at)})"
     else:
         what = ""
     return SupersededError(
@@ -140,7 +159,7 @@ def superseded_conflict(row: Item, newer: Item) -> SupersededError:
     )
 
 
-_DONE = {
+DONE = {  # a decision as "This request was already <done>" says it
     "approve": "approved",
     "reject": "rejected",
     "revise": "answered with feedback",
@@ -152,15 +171,19 @@ _DONE = {
 def with_answer(row: Item) -> Item:
     """``row`` as its session's interrupt stands: a pending item may lag an answer (or a
     cancellation) by the outbox relay; then a copy with the session interrupt's status, decision,
-    decider and time, else ``row`` itself."""
+    decider, reason, answer and time, else ``row`` itself."""
     if not row.is_pending or row.session_interrupt_id is None:
         return row
     asked = row.session_interrupt
     if asked is None or asked.status == ItemStatus.PENDING:
         return row
     seen = copy.copy(row)
-    seen.status, seen.decision = asked.status, asked.decision
-    seen.decided_by_label, seen.decided_at = asked.decided_by_label, asked.decided_at
+    seen.status, seen.decided_at = asked.status, asked.decided_at
+    if asked.status == ItemStatus.RESOLVED or row.decision != CANCELLED:
+        seen.decision, seen.decided_by_label, seen.reason = asked.decision, asked.decided_by_label, asked.reason
+        seen.response = asked.response
+    # Else its session was cancelled and the door that did it said who on the item already
+    # (``lifecycle.session_items_cancelled``): the session's interrupt does not know.
     return seen
 
 
@@ -168,10 +191,10 @@ def refusal_for(row: Item, now: dt.datetime | None = None) -> Exception | None:
     """Why ``row`` (as stored, or as its session interrupt stands: :func:`with_answer`) takes no
     decision or claim now, or None if it may.
 
-    ``AlreadyDecidedError`` (decided by a person or a system: names who and when),
-    ``SupersededError`` (a newer request of the session replaced it: names it; or cancelled: the
-    session moved on), ``ExpiredError`` (timed out, or due
-    and about to expire).
+    ``AlreadyDecidedError`` (decided by a person or a system: names who, what and when),
+    ``CancelledError`` (cancelled by its client or a queue manager: names who, when and why),
+    ``SupersededError`` (a newer request of the session replaced it: names it; or the session moved
+    on without it), ``ExpiredError`` (timed out, or due and about to expire).
     """
     row = with_answer(row)
     if row.status == ItemStatus.CANCELLED and row.decision == SESSION_FAILED:
@@ -180,11 +203,8 @@ def refusal_for(row: Item, now: dt.datetime | None = None) -> Exception | None:
         newer = newer_request(row)
         if newer is not None:
             return superseded_conflict(row, newer)
-    if row.status == ItemStatus.CANCELLED and row.decision == CANCELLED:
-        return SupersededError(
-            f"This request was cancelled{_utc(row.decided_at)}: its session was cancelled; nothing was recorded.",
-            superseded_at=row.decided_at.isoformat() if row.decided_at else None,
-        )
+    if row.decision == CANCELLED and not row.is_pending:  # the request (resolved) or its session (cancelled)
+        return cancelled_conflict(row)
     if row.status == ItemStatus.CANCELLED:
         return SupersededError(
             f"This request was superseded{_utc(row.decided_at)}: the session moved on without it; "
@@ -194,13 +214,14 @@ def refusal_for(row: Item, now: dt.datetime | None = None) -> Exception | None:
     if row.status == ItemStatus.RESOLVED:
         if row.decision == "timeout":
             return expired_conflict(row)
-        done = _DONE.get(row.decision, "decided")
+        done = DONE.get(row.decision, "decided")
         by = f" by {row.decided_by_label}" if row.decided_by_label else ""
         return AlreadyDecidedError(
             f"This request was already {done}{by}{_utc(row.decided_at)}.",
             interrupt_id=row.interrupt_id,
             decided_by=row.decided_by_label or None,
             decided_at=row.decided_at.isoformat() if row.decided_at else None,
+            decision=row.decision,
         )
     now = now or timezone.now()
     if row.due_at is not None and row.due_at <= now and row.on_expiry and row.expired_at is None:

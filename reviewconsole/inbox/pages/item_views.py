@@ -22,6 +22,7 @@ from engine import AlreadyDecidedError, AnswerInvalidError, EngineError
 
 from ...audit.services import audit_record
 from ...json_input import UnstorableValueError, check_storable
+from ...workflow_sessions.models import InterruptStatus
 from ...workflow_sessions.outbox import relay
 from ...workflow_sessions.outcome import session_outcome
 from ...workflow_sessions.services import session_retry
@@ -124,7 +125,8 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     character; 403 when the
     requester approves a policy-governed request; 409 when someone decided first (a policy too:
     the attempt is recorded), the same person approves a four-eyes request twice, someone else
-    holds the claim, the item expired or was superseded, the workflow is gone, the posted
+    holds the claim, the item expired, was cancelled (``cancelled``: by its client or a manager)
+    or was superseded, the workflow is gone, the posted
     ``interrupt_id`` is not the item's (``interrupt_unknown``) or the posted ``args_digest`` not
     the call's (``args_changed``). Nothing is stored on any refusal; those of a decision bound to
     a call are audited (``interrupt.refuse``). JSON: ``{"item": list entry, "receipt":
@@ -155,9 +157,11 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
     except REFUSALS as exc:
         refusal_record(exc, user=request.user, target=item, interrupt_id=item.interrupt_id, request=request)
         return refusal(request, item, exc, form_data=_form_data(request))
-    first = item.is_pending and action == "approve"  # four eyes: the first of two approvals
+    row = item.session_interrupt
+    # Four eyes: the first of two approvals leaves the session's interrupt pending (a decision the
+    # item has not heard of yet, relayed right after its commit, does not).
+    first = action == "approve" and item.is_pending and (row is None or row.status == InterruptStatus.PENDING)
     if wants_json(request):
-        row = item.session_interrupt
         extra = {"approvals": {"given": 1, "required": 2}} if first else {}
         return JsonResponse({"item": list_entry(item), "receipt": receipt(row) if row is not None else None, **extra})
     if action == "revise":  # the page that waits for the next draft and opens it

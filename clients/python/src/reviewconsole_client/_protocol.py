@@ -20,7 +20,17 @@ import httpx
 
 from .errors import ApiError, ConsoleUnavailableError, error_for
 
-__all__ = ["API_PREFIX", "MAX_BACKOFF", "MAX_WAIT", "RetryPolicy", "api_base", "ask_body", "new_key", "value_of"]
+__all__ = [
+    "API_PREFIX",
+    "MAX_BACKOFF",
+    "MAX_WAIT",
+    "RetryPolicy",
+    "api_base",
+    "ask_body",
+    "new_key",
+    "value_of",
+    "wait_param",
+]
 
 API_PREFIX: Final = "/api/v1"
 MAX_WAIT: Final = 60.0  # seconds: the longest ``?wait=`` the API holds a request
@@ -33,6 +43,13 @@ def api_base(base_url: str) -> str:
     """``https://host`` or ``https://host/api/v1`` (a trailing slash or not) → ``https://host/api/v1``."""
     base = base_url.rstrip("/")
     return base if base.endswith(API_PREFIX) else base + API_PREFIX
+
+
+def wait_param(seconds: float) -> str:
+    """``?wait=`` as the API reads it: digits with a decimal fraction, never an exponent
+    (``2.5`` → ``"2.500"``, ``1e-05`` → ``"0.000"``); the API refuses a negative, NaN or over
+    :data:`MAX_WAIT` (``400 wait_invalid``)."""
+    return f"{seconds:.3f}"
 
 
 def new_key() -> str:

@@ -104,7 +104,7 @@ class AsyncClient:
     async def get(self, review: Review | str, *, wait: float | None = None) -> Review:
         """The review now (``GET /api/v1/reviews/{id}``); with ``wait`` (0–60 s) once it is no
         longer pending or ``wait`` elapsed. Raises ``NotFoundError`` for a review of another client."""
-        params = {} if wait is None else {"wait": f"{wait:g}"}
+        params = {} if wait is None else {"wait": p.wait_param(wait)}
         timeout = self.timeout + (wait or 0)
         path = f"/reviews/{review_id(review)}"
         return Review.from_json(await self._request("GET", path, params=params, timeout=timeout))
