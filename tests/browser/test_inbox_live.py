@@ -80,7 +80,7 @@ def test_two_reviewers_race_and_the_loser_sees_who_decided(console, browser):
     b.evaluate("document.getElementById('approve').click()")
     for page in (a, b):
         page.wait_for_load_state("load")
-        page.wait_for_function("location.pathname === '/inbox/' || document.getElementById('conflict')")
+        page.wait_for_function("() => location.pathname === '/inbox/' || document.getElementById('conflict')")
     winners = [p for p in (a, b) if p.url.endswith("/inbox/")]
     losers = [p for p in (a, b) if not p.url.endswith("/inbox/")]
     assert (len(winners), len(losers)) == (1, 1), [a.url, b.url]

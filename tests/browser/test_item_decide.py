@@ -161,7 +161,8 @@ def test_after_feedback_the_page_waits_for_the_new_draft_and_opens_it(console, b
     waiting = context.new_page()
     waiting.goto(f"{first['url']}after-feedback/")
     expect(waiting.locator("#next-state")).to_have_attribute("data-state", "waiting")
-    waiting.wait_for_function("document.documentElement.dataset.inboxLive === 'live'")
+    # a function: a bare expression is run with eval() while polling, which the page's CSP refuses
+    waiting.wait_for_function("() => document.documentElement.dataset.inboxLive === 'live'")
     _shot(waiting, f"after-feedback-waiting-{size}-{scheme}")
     # Notes every page the tab shows: the waiting page may open the new draft at once.
     context.add_init_script(SEEN)
