@@ -96,12 +96,15 @@ def test_feedback_and_a_rejection_reason_are_shown(client, manager, start_sessio
     section = _decision(_page(client, item))
     assert 'id="decision-feedback">Be &lt;i&gt;shorter&lt;/i&gt;<' in section and "Feedback" in section
     newer = Item.objects.get(session=item.session, status="pending")
+    link = f'<a href="/inbox/items/{newer.pk}/">'
+    assert f'id="replaced-by">The new draft is waiting: {link}' in section  # the answered draft leads on
     with on_commit():
         client.post(f"/inbox/items/{newer.pk}/decide/", {"action": "reject", "reason": "Wrong customer"})
     newer.refresh_from_db()
     section = _decision(_page(client, newer))
     assert 'id="decision-reason">Wrong customer<' in section and "Rejected" in section
-    assert 'id="sent-text"' not in section
+    assert 'id="sent-text"' not in section and "replaced-by" not in section
+    assert f'id="replaced-by">The draft written after this feedback: {link}' in _decision(_page(client, item))
 
 
 def test_a_waiting_item_has_no_decision_section(client, manager, start_session):

@@ -7,7 +7,9 @@
   nested objects as "Contact: Name", lists joined with commas, numbers and yes/no as people read them;
 - an approved draft: the text sent (the reviewer's edit when there was one, ``edited``);
 - feedback for a new draft, the reason given, then who decided and when: said once on the page,
-  here (under four eyes, with the first approval).
+  here (under four eyes, with the first approval);
+- after feedback, a link to the request that replaced it (:func:`replacement`: the session's next
+  request, or a review's revision), once there is one.
 
 :func:`render_decision` renders that section (``templates/inbox/_decided.html``) for the page and
 for its ``status.json``, so a page left open while someone else decides shows it in place
@@ -21,6 +23,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
@@ -29,9 +32,19 @@ from ..items.policy_gate import approvals_of
 from ..models import Item, ItemStatus
 from .drafts import draft_of, parse_unified
 from .formats import humanize, number
+from .headings import heading
 from .rows import decision_label
 
-__all__ = ["AnsweredField", "DecisionShown", "answered_fields", "decision_context", "decision_shown", "render_decision"]
+__all__ = [
+    "AnsweredField",
+    "DecisionShown",
+    "Replacement",
+    "answered_fields",
+    "decision_context",
+    "decision_shown",
+    "render_decision",
+    "replacement",
+]
 
 MAX_FIELDS = 200
 """Most fields listed of one answer (a form's answer is bounded by ``MAX_LENGTHS["answer"]``)."""
@@ -145,19 +158,44 @@ def decision_shown(item: Item) -> DecisionShown | None:
     return shown
 
 
+@dataclass(frozen=True)
+class Replacement:
+    """The request asked after feedback, as the decided page links to it."""
+
+    pk: int
+    title: str
+    """Its heading's title (plain text: the template escapes it)."""
+    pending: bool
+
+
+def replacement(item: Item) -> Replacement | None:
+    """The request that replaced ``item`` after its feedback: the oldest later request of its
+    session, or of a session that replaces it (a review's revision, ``metadata["supersedes_session"]``),
+    whatever its status; None for any other decision or while there is none yet."""
+    if item.status != ItemStatus.RESOLVED or item.decision != "revise":
+        return None
+    later = Q(session_id=item.session_id) | Q(workflow=item.workflow, metadata__supersedes_session=item.session_id)
+    upcoming = Item.objects.filter(later, pk__gt=item.pk).order_by("pk").first()
+    if upcoming is None:
+        return None
+    return Replacement(pk=upcoming.pk, title=heading(upcoming).title, pending=upcoming.status == ItemStatus.PENDING)
+
+
 def _with(shown: DecisionShown, **changes: Any) -> DecisionShown:
     return DecisionShown(**{**shown.__dict__, **changes})
 
 
 def decision_context(item: Item, shown: DecisionShown | None = None) -> dict[str, Any]:
     """What ``templates/inbox/_decided.html`` reads: ``item``, ``decided`` (``shown``, else
-    :func:`decision_shown`; None when nothing was decided), ``stored_diff`` (the edit's lines) and
-    ``approvals`` (``policy_gate.approvals_of``: four eyes' first approval, or None)."""
+    :func:`decision_shown`; None when nothing was decided), ``stored_diff`` (the edit's lines),
+    ``approvals`` (``policy_gate.approvals_of``: four eyes' first approval, or None) and
+    ``replaced_by`` (:func:`replacement`, or None)."""
     return {
         "item": item,
         "decided": shown if shown is not None else decision_shown(item),
         "stored_diff": parse_unified(item.edit_diff) if item.edit_diff else [],
         "approvals": approvals_of(item),
+        "replaced_by": replacement(item),
     }
 
 

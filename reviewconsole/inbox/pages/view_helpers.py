@@ -42,15 +42,15 @@ from ..items.decision_checks import reason_needed_for
 from ..items.decisions import editable_arguments
 from ..items.escalation import escalation_targets
 from ..items.permissions import can_retry
-from ..items.policy_gate import approvals_of, standing_offered
+from ..items.policy_gate import standing_offered
 from ..items.refusals import retried_request
 from ..items.selectors import is_queue_manager, neighbours, queues_for
 from ..items.serializers import status_sentence
 from ..items.standing_grants import person_started
 from ..models import Item, Queue
 from ..pictures.serving import mermaid_available, session_picture
-from .decided import decision_shown
-from .drafts import draft_of, parse_unified
+from .decided import decision_context
+from .drafts import draft_of
 from .headings import heading
 from .kinds import detail_parts
 from .schema_form import UNDRAWABLE, form_fields
@@ -152,11 +152,10 @@ def detail_context(request: HttpRequest, item: Item, **extra: Any) -> dict[str, 
         "retried": retried_request(item),  # cancelled by the session's failure, asked again by a Retry
         # How the session went on after the decision (its status, then its result once it ended).
         "outcome": None if item.is_pending else session_outcome(session),
-        "decided": decision_shown(item),  # the decision first: what was answered, by whom, when
         "can_retry": member and can_retry(user, session),
-        "stored_diff": parse_unified(item.edit_diff) if item.edit_diff else [],
-        # Approval policies: four eyes ("1 of 2 approvals, by X") and the standing approval offer.
-        "approvals": approvals_of(item),
+        # The decision first (what was answered, by whom, when, what replaced it), four eyes
+        # ("1 of 2 approvals, by X"): the same context as status.json's decision section.
+        **decision_context(item),
         "standing_offer": pending and "approve" in actions and standing_offered(item),
         "standing_person": person_started(item),  # the "sessions this person starts" scope
         "prev_pk": prev_pk,
