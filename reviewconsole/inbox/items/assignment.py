@@ -15,6 +15,7 @@ import datetime as dt
 import json
 import logging
 import time
+import unicodedata
 from typing import Any
 
 from django.conf import settings
@@ -29,7 +30,7 @@ from .expiry import due_fields
 
 logger = logging.getLogger("reviewconsole.inbox")
 
-__all__ = ["item_row", "item_search_text", "queue_for", "search_text", "triage_queue"]
+__all__ = ["fold", "item_row", "item_search_text", "queue_for", "search_text", "triage_queue"]
 
 
 def triage_queue() -> Queue:
@@ -79,8 +80,16 @@ def queue_for(workflow: str, metadata: dict[str, Any]) -> Queue:
     return queue
 
 
+def fold(text: str) -> str:
+    """``text`` as the search compares it: case-folded (``str.casefold``: "Straße" → "strasse"),
+    accents and other combining marks dropped after NFKD ("İstanbul", "Café" → "istanbul", "cafe"),
+    so a search typed either way finds it. The stored text and the query are folded alike."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def search_text(*parts: Any) -> str:
-    """Lower-cased text of titles, messages and JSON payloads (their values, not their keys)."""
+    """Folded text (:func:`fold`) of titles, messages and JSON payloads (their values, not their keys)."""
     words: list[str] = []
 
     def walk(value: Any) -> None:
@@ -95,7 +104,7 @@ def search_text(*parts: Any) -> str:
 
     for part in parts:
         walk(part)
-    return " ".join(" ".join(words).split()).lower()[:20_000]
+    return fold(" ".join(" ".join(words).split()))[:20_000]
 
 
 def item_search_text(item: Any) -> str:

@@ -29,6 +29,7 @@ from django.utils.dateparse import parse_datetime
 from ..conf import inbox_setting
 from ..live.changes import current_versions
 from ..models import Item, ItemStatus, Queue
+from .assignment import fold
 from .policy_gate import by_policy
 
 __all__ = [
@@ -218,7 +219,7 @@ def _base(
     if filters.q and matched is not None:
         rows = rows.filter(id__in=matched)
     elif filters.q:
-        rows = rows.filter(search_text__contains=filters.q.lower())
+        rows = rows.filter(search_text__contains=fold(filters.q))
     if filters.by_policy:
         rows = rows.filter(by_policy())
     if filters.my_decisions:
