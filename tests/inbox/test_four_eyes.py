@@ -245,3 +245,18 @@ def test_everywhere_the_decider_is_named_both_approvers_are(large, personas, cli
     assert "p-other" in session[first : first + 400]
     assert "the first of two approvals (reason: Courier lost it)" in session
     assert f"by {both} at" in session[first:], "the second approval's decision comes after the first, naming both"
+
+
+def test_my_decisions_lists_a_four_eyes_decision_for_both_approvers(large, personas, client, on_commit):
+    """Found in a new user's trial: the first approver's "my decisions" left the request out."""
+    item = large()
+    with on_commit():
+        interrupt_decide(interrupt=item, user=personas.other_reviewer, action="approve", reason="Courier lost it")
+    with on_commit():
+        interrupt_decide(interrupt=item, user=_user("manager"), action="approve", reason="Second check ok")
+    for approver in (personas.other_reviewer, _user("manager")):
+        client.force_login(approver)
+        mine = client.get("/inbox/items.json?my_decisions=1").json()["items"]
+        assert [row["id"] for row in mine] == [item.pk], approver
+    client.force_login(personas.admin)
+    assert client.get("/inbox/items.json?my_decisions=1").json()["items"] == []

@@ -26,6 +26,7 @@ from django.http import Http404, QueryDict
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from ...policies.models import FirstApproval
 from ..conf import inbox_setting
 from ..live.changes import current_versions
 from ..models import Item, ItemStatus, Queue
@@ -222,8 +223,9 @@ def _base(
         rows = rows.filter(search_text__contains=fold(filters.q))
     if filters.by_policy:
         rows = rows.filter(by_policy())
-    if filters.my_decisions:
-        rows = rows.filter(decided_by_id=user.pk)
+    if filters.my_decisions:  # four eyes: the first approver decided it too
+        firsts = FirstApproval.objects.filter(user_id=user.pk).values("session_interrupt_id")
+        rows = rows.filter(Q(decided_by_id=user.pk) | Q(session_interrupt_id__in=firsts))
     return rows
 
 
