@@ -75,3 +75,20 @@ def test_a_countdown_turns_amber_a_quarter_before_at_most_four_hours(db):
     decided = Item(status="resolved", created_at=NOW, due_at=NOW + dt.timedelta(minutes=10))
     assert sla_state(decided, NOW + dt.timedelta(hours=1)) == ""
     assert due_soon_at(Item(status="pending", created_at=NOW)) is None
+
+
+def test_a_decided_items_due_time_says_how_the_decision_stood_against_it(db):
+    """Found in a new user's trial: a decided item's page said "was due in 3 h"."""
+    from reviewconsole.inbox.models import Item
+    from reviewconsole.inbox.templatetags.inbox_time import due_outcome
+
+    due = NOW + dt.timedelta(hours=3)
+    early = Item(status="resolved", decision="approve", due_at=due, decided_at=NOW - dt.timedelta(minutes=10))
+    assert str(due_outcome(early)) == (
+        '<span title="due 2026-12-01 21:38:05 UTC">decided 3 h 10 min before it was due</span>'
+    )
+    late = Item(status="resolved", decision="reject", due_at=NOW, decided_at=NOW + dt.timedelta(minutes=5))
+    assert "decided 5 min after it was due" in str(due_outcome(late))
+    expired = Item(status="resolved", decision="timeout", due_at=NOW, decided_at=NOW)
+    assert "expired when it was due" in str(due_outcome(expired))
+    assert str(due_outcome(Item(status="resolved", decision="approve", decided_at=NOW))) == ""
