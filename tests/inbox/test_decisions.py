@@ -107,7 +107,7 @@ def test_a_generated_form_answer_is_validated_and_resumes_the_workflow(start_ses
         ({"f.severity": '"catastrophic"'}, ["severity"], "'catastrophic' is not one of"),
         ({"f.affected_customers": "many"}, ["affected_customers"], "Enter a whole number."),
         ({"f.affected_customers": "-3"}, ["affected_customers"], "-3 is less than the minimum of 0"),
-        ({"f.summary": "no"}, ["summary"], "'no' is too short"),
+        ({"f.summary": "no"}, ["summary"], "Write at least 5 characters."),  # not "'no' is too short"
         ({"f.contact.name": ""}, ["contact", "name"], "This field is required."),
     ],
 )

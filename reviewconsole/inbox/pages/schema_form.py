@@ -350,12 +350,20 @@ def _errors(value: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
             message = _pattern_message(error.schema, path)
         elif error.validator == "format":
             message = format_message(error.validator_value) or message
-        elif error.validator == "minItems":
-            least = error.validator_value
-            message = f"Fill in at least {least} {'row' if least == 1 else 'rows'}."
+        elif error.validator in _LIMITS:  # in words, not the validator's Python repr ("'x' is too short")
+            limit = error.validator_value
+            message = _LIMITS[error.validator].format(n=limit, s="" if limit == 1 else "s")
         found.append({"path": path, "message": message})
     unique = {(tuple(map(str, e["path"])), e["message"]): e for e in found}  # one per field and reason
     return sorted(unique.values(), key=lambda e: [str(p) for p in e["path"]])
+
+
+_LIMITS = {
+    "minItems": "Fill in at least {n} row{s}.",
+    "maxItems": "Fill in at most {n} row{s}.",
+    "minLength": "Write at least {n} character{s}.",
+    "maxLength": "Write at most {n} character{s}.",
+}
 
 
 def _pattern_message(field_schema: Any, path: list[Any]) -> str:
