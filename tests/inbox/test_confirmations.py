@@ -89,6 +89,8 @@ def test_an_edited_refund_is_confirmed_with_the_arguments_that_ran(client, perso
     assert "Refund submitted: $20.00 for order A-1001." in _notes(response)
     submit.refresh_from_db()
     assert heading(submit).title == "Submit refund $20.00 for order A-1001"  # the decided list says what ran
+    # beside the request's own $40.00 (its details): the summary says it was edited
+    assert heading(submit).summary == "The amount was edited from $40.00 to $20.00 before it was submitted."
     session.refresh_from_db()
     assert session.output == "Your refund of $20.00 for order A-1001 has been submitted."
 

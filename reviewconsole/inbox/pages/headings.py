@@ -128,7 +128,11 @@ def _refund(item: Item) -> Heading:
     reason = args.get("reason") or interim.get("reason") or ""
     what = f"Refund {money(amount)} for order {order}" + (f" — {reason}" if reason else "")
     if _tool(item) == "submit_refund":
-        return Heading(f"Submit {what[0].lower()}{what[1:]}", "Approved: confirm sending it to the payment system.")
+        asked = (_dict(_dict(item.payload).get("args")) or _dict(_dict(item.tool_call).get("args"))).get("amount")
+        said = "Approved: confirm sending it to the payment system."
+        if asked is not None and asked != amount:  # a reviewer lowered it: say so beside the request's own amount
+            said = f"The amount was edited from {money(asked)} to {money(amount)} before it was submitted."
+        return Heading(f"Submit {what[0].lower()}{what[1:]}", said)
     return Heading(what, _refund_rule(item, amount))
 
 
