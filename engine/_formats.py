@@ -40,7 +40,7 @@ FORMAT_CHECKER = jsonschema.FormatChecker()
 
 
 def _is_email(value: object) -> bool:
-    return not isinstance(value, str) or bool(_EMAIL.match(value))
+    return not isinstance(value, str) or bool(_EMAIL.fullmatch(value))
 
 
 def _is_uri(value: object) -> bool:
@@ -52,13 +52,13 @@ def _is_uri(value: object) -> bool:
         parts = urlsplit(value)
     except ValueError:  # e.g. an unclosed "[" in the host
         return False
-    return bool(_SCHEME.match(parts.scheme)) and bool(parts.netloc or parts.path)
+    return bool(_SCHEME.fullmatch(parts.scheme)) and bool(parts.netloc or parts.path)
 
 
 def _is_date_time(value: object) -> bool:
     if not isinstance(value, str):
         return True
-    if not _RFC3339.match(value):
+    if not _RFC3339.fullmatch(value):
         return False
     try:
         dt.datetime.fromisoformat(value.upper().replace("Z", "+00:00"))

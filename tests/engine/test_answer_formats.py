@@ -33,6 +33,10 @@ def test_an_answer_in_its_formats_passes_as_sent():
         ("site", "example dot com", "not a full address with its scheme, e.g. https://example.com/page"),
         ("on", "31/12/2026", "not a date, e.g. 2026-12-31"),
         ("at", "2027-01-05T09:15", "not a date and time with its offset, e.g. 2026-12-31T14:30:00+01:00"),
+        # a trailing newline ("$" matches before it): found by an attack, stored as sent in every door
+        ("email", "dana@example.com\n", "not an email address, e.g. name@example.com"),
+        ("on", "2026-12-31\n", "not a date, e.g. 2026-12-31"),
+        ("at", "2026-12-31T14:30:00Z\n", "not a date and time with its offset, e.g. 2026-12-31T14:30:00+01:00"),
     ],
 )
 def test_a_value_out_of_its_format_is_refused_naming_the_field(field, bad, expected):
