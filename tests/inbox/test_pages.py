@@ -213,3 +213,22 @@ def test_a_rows_checkbox_says_whether_bulk_approval_takes_it(client, manager, st
     html = client.get("/inbox/").content.decode()
     boxes = dict(re.findall(r'<input type="checkbox" name="ids" value="(\d+)"( data-bulk-approve)?', html))
     assert boxes == {str(email.pk): "", str(vip.pk): " data-bulk-approve"}
+
+
+def test_bulk_counts_an_id_given_twice_once_and_answers_json_callers(client, manager, start_session, on_commit):
+    """Found by an attack: ``ids=84&ids=84&ids=84`` said "Approved 3 items" for one decision, and a
+    JSON caller got a redirect to the list instead of a result."""
+    _, [vip] = start_session("vip-discount", {"customer_id": "c123"})
+    client.force_login(manager)
+    with on_commit():
+        response = client.post("/inbox/bulk/", {"action": "approve", "ids": [vip.pk] * 3}, follow=True)
+    assert [str(m) for m in response.context["messages"]] == [f"Approved 1 item: “{heading(vip).title}”."]
+    _, [other] = start_session("vip-discount", {"customer_id": "c123"})
+    with on_commit():
+        answered = client.post(
+            "/inbox/bulk/",
+            {"action": "approve", "ids": [other.pk, other.pk, vip.pk]},
+            headers={"accept": "application/json"},
+        )
+    assert answered.status_code == 200
+    assert answered.json() == {"done": [other.pk, vip.pk], "refused": []}  # vip's: the same decision again

@@ -223,16 +223,18 @@ def bulk(request: HttpRequest) -> HttpResponse:
     by someone else, decided meanwhile…) is listed and the rest still happen.
 
     Ids that are not whole numbers, no ids or an unknown action do nothing: the list again with
-    the reason for a browser, ``400 invalid_request`` JSON for a caller that accepts JSON.
+    the reason for a browser, ``400 invalid_request`` JSON for a caller that accepts JSON. An id
+    given twice counts once. A caller that accepts JSON gets ``200 {"done": [item ids],
+    "refused": [sentences]}`` instead of the list.
     """
     action = request.POST.get("action", "")
     raw_ids = request.POST.getlist("ids")
     if not all(_number(i) for i in raw_ids):
         return _bulk_refused(request, "Item ids are whole numbers; nothing was done.")
-    ids = [int(i) for i in raw_ids][:BULK_LIMIT]
+    ids = list(dict.fromkeys(int(i) for i in raw_ids))[:BULK_LIMIT]  # each item once, in the order given
     if action not in ("claim", "unclaim", "approve") or not ids:
         return _bulk_refused(request, "Select items and an action; nothing was done.")
-    done: list[str] = []
+    done: list[Item] = []
     refused, missing = [], 0
     for pk in ids:
         try:
@@ -252,13 +254,15 @@ def bulk(request: HttpRequest) -> HttpResponse:
                 continue
             else:
                 interrupt_decide(interrupt=item, user=request.user, action="approve", request=request, door="bulk")
-            done.append(_shown_name(item))
+            done.append(item)
         except REFUSALS as exc:
             refused.append(f"{_shown_name(item)}: {getattr(exc, 'message', str(exc))}")
     if missing:
         refused.append(f"{missing} selected request{'s' if missing != 1 else ''}: not found in your queues")
+    if wants_json(request):
+        return JsonResponse({"done": [item.pk for item in done], "refused": refused})
     verb = {"claim": "Claimed", "unclaim": "Released", "approve": "Approved"}[action]
-    messages.success(request, _done_message(verb, done))
+    messages.success(request, _done_message(verb, [_shown_name(item) for item in done]))
     if refused:
         messages.warning(request, "Not done: " + "; ".join(refused))
     return redirect(_back(request))
