@@ -3,14 +3,15 @@
 | URL | what |
 |---|---|
 | ``GET /preferences/`` | the person's time zone, locale and theme, as a form |
-| ``POST /preferences/`` | save them (400: the form again with the reason; nothing saved) |
+| ``POST /preferences/`` | save the fields posted, others left as they are (400: the form again with the reason) |
 | ``POST /preferences/time-zone/`` | ``time_zone``: the browser's zone, kept unless the person picked one; 204 |
 | ``POST /preferences/theme/`` | ``theme``: the toggle in the top bar; 204 for a script, else 302 back |
 
 All need a login and the CSRF token. A JSON caller (``Accept: application/json``) of the first two
 POSTs gets ``400 invalid_request`` for a value that is not a region zone, a locale of the list or a
 theme (``errors``: ``[{"path": [field], "message"}]`` for the form), and 204 once saved; the
-browser's zone report ignores an unknown zone (204: it is a hint).
+browser's zone report ignores an unknown zone (204: it is a hint). A body that is not a form is
+``415 unsupported_media_type``; nothing is saved on any refusal.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ def _back(request: HttpRequest, fallback: str) -> str:
     return fallback
 
 
+_FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
 def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
@@ -46,17 +50,25 @@ def preferences_page(request: HttpRequest) -> HttpResponse:
     current = shown(request)
     status, error = 200, ""
     if request.method == "POST":
+        if request.content_type not in _FORMS:
+            return error_response(
+                415, "unsupported_media_type", "Send the preferences as a form (application/x-www-form-urlencoded)."
+            )
         zone = request.POST.get("time_zone", "").strip()
         locale = request.POST.get("locale", "").strip()
         try:
-            save_preference(
+            save_preference(  # a field left out of the post is left as it is
                 request,
                 # "" ("as this browser"): kept as the browser last said, and its next report sets it
-                time_zone=zone or (current["time_zone"] if is_zone(current["time_zone"]) else ""),
+                time_zone=(zone or (current["time_zone"] if is_zone(current["time_zone"]) else ""))
+                if "time_zone" in request.POST
+                else None,
                 chosen=bool(zone),
-                locale=locale or (current["locale"] if is_locale(current["locale"]) else ""),
+                locale=(locale or (current["locale"] if is_locale(current["locale"]) else ""))
+                if "locale" in request.POST
+                else None,
                 locale_chosen=bool(locale),
-                theme=request.POST.get("theme", current["theme"]),
+                theme=request.POST.get("theme"),
             )
         except PreferenceError as exc:
             if _wants_json(request):

@@ -155,3 +155,22 @@ def test_a_json_caller_gets_the_json_error_shape(manager):
     saved = client.post("/preferences/", {"locale": "ja-JP", "theme": "auto"}, headers={"Accept": "application/json"})
     assert saved.status_code == 204
     assert Preference.objects.get(user=manager).locale == "ja-JP"
+
+
+def test_a_post_changes_only_the_fields_it_sends_and_a_json_body_is_refused(manager):
+    """Found by an attack: a JSON body saved nothing but answered 204 after wiping the zone and the
+    locale, and a post with the locale alone wiped the zone."""
+    client = _login()
+    assert client.post("/preferences/", {"locale": "en-US", "time_zone": "UTC", "theme": "dark"}).status_code == 302
+    refused = client.post(
+        "/preferences/",
+        {"locale": "de-DE", "time_zone": "Europe/Berlin"},
+        content_type="application/json",
+        headers={"Accept": "application/json"},
+    )
+    assert refused.status_code == 415 and refused.json()["error"]["code"] == "unsupported_media_type"
+    row = Preference.objects.get(user=manager)
+    assert (row.locale, row.time_zone, row.theme) == ("en-US", "UTC", "dark")
+    assert client.post("/preferences/", {"locale": "de-DE"}, headers={"Accept": "application/json"}).status_code == 204
+    row.refresh_from_db()
+    assert (row.locale, row.time_zone, row.theme) == ("de-DE", "UTC", "dark")  # the zone and theme kept
