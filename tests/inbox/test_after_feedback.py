@@ -46,6 +46,7 @@ def test_feedback_leads_to_the_waiting_page_which_links_the_next_draft(client, m
     assert "Feedback sent: a new draft is being written" in text
     assert f'<a href="/inbox/items/{second.pk}/" id="next-request">open it</a>' in text
     assert '<span id="feedback-sent">shorter</span>' in text
+    assert '<span id="feedback-by">you</span>' in text
     assert page.context["live"]["next_url"] == f"/inbox/items/{second.pk}/"
     data = client.get(f"/inbox/items/{first.pk}/next.json").json()
     assert data["next"]["id"] == second.pk
@@ -109,6 +110,8 @@ def test_before_any_decision_the_page_waits(client, manager, review):
     text = page.content.decode()
     assert 'data-state="waiting"' in text
     assert 'id="feedback-sent"' not in text
+    # found by an attack: it said "Feedback sent: a new draft is being written" before any feedback
+    assert "Feedback sent" not in text and "No feedback has been sent on this draft yet" in text
 
 
 REVIEW = {"title": "Reply to A-1001", "message": "Is this reply right?", "queue": "support", "kind": "text"}
@@ -151,3 +154,14 @@ def test_outside_the_users_queues_the_waiting_page_is_404(client, outsider, revi
     response = client.get(f"/inbox/items/{first.pk}/next.json", headers={"Accept": "application/json"})
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "item_unknown"
+
+
+def test_another_reviewers_feedback_is_named_as_theirs(client, manager, personas, review, on_commit):
+    """Found by an attack: the page told a second reviewer "Your feedback" for the manager's."""
+    _, first = review
+    client.force_login(manager)
+    with on_commit():
+        client.post(f"/inbox/items/{first.pk}/decide/", {"action": "revise", "feedback": "more"})
+    client.force_login(personas.admin)
+    text = client.get(f"/inbox/items/{first.pk}/after-feedback/").content.decode()
+    assert '<span id="feedback-by">manager</span>' in text and "Your feedback" not in text

@@ -78,11 +78,14 @@ def _decided_otherwise(item: Item) -> bool:
     return seen.status != ItemStatus.PENDING and not (seen.status == ItemStatus.RESOLVED and seen.decision == "revise")
 
 
-def _feedback(item: Item) -> str | None:
-    """The feedback ``item`` was answered with, or None (not answered yet: the page may be opened
-    before the feedback is sent, and waits)."""
+def _feedback(item: Item, user: Any) -> dict[str, str] | None:
+    """``{"text": the feedback item was answered with, "by": "you" or who sent it}``, or None (not
+    answered yet: the page may be opened before the feedback is sent, and waits)."""
     seen = with_answer(item)
-    return str(seen.response) if seen.decision == "revise" else None
+    if seen.decision != "revise":
+        return None
+    mine = seen.decided_by_id == getattr(user, "pk", None)
+    return {"text": str(seen.response), "by": "you" if mine else seen.decided_by_label or "someone"}
 
 
 @login_required
@@ -103,7 +106,7 @@ def after_feedback(request: HttpRequest, pk: int) -> HttpResponse:
         "inbox/after_feedback.html",
         {
             "item": item,
-            "feedback": _feedback(item),
+            "feedback": _feedback(item, request.user),
             "review": review,
             "next_item": upcoming,
             "state": waiting_state(item, upcoming, outcome),
