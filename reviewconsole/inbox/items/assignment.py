@@ -84,6 +84,8 @@ def fold(text: str) -> str:
     """``text`` as the search compares it: case-folded (``str.casefold``: "Straße" → "strasse"),
     accents and other combining marks dropped after NFKD ("İstanbul", "Café" → "istanbul", "cafe"),
     so a search typed either way finds it. The stored text and the query are folded alike."""
+    if text.isascii():  # the common case: casefold is lower, and there is nothing to decompose
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
