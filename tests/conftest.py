@@ -9,12 +9,19 @@ tests commit for real and need nothing more.
 from __future__ import annotations
 
 import json
+import signal
 import time
 import uuid
 
 import pytest
 from django.tasks.base import TaskResultStatus
 from django.tasks.signals import task_finished
+
+# A run started in the background by a shell without job control inherits SIGINT ignored, and so
+# would every console the tests start and stop with Ctrl-C (tests/browser/test_main_job.Console):
+# each would ignore it and wait out its stop deadline (300 s). The tests take Ctrl-C back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 DEMO_PASSWORD = "test-pass-1234"
 DEMO_SECRET = "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
