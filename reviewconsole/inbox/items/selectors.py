@@ -168,10 +168,18 @@ def _base(
         rows = rows.filter(search_text__contains=fold(filters.q))
     if filters.by_policy:
         rows = rows.filter(by_policy())
-    if filters.my_decisions:  # four eyes: the first approver decided it too
-        firsts = FirstApproval.objects.filter(user_id=user.pk).values("session_interrupt_id")
-        rows = rows.filter(Q(decided_by_id=user.pk) | Q(session_interrupt_id__in=firsts))
+    if filters.my_decisions:
+        rows = rows.filter(_decided_by(user))
     return rows
+
+
+def _decided_by(user: User) -> Q:
+    """What ``user`` decided: as the decider, or as the first approver under four eyes. Without a
+    first approval (the common case) the ``interrupt_decided_by_at`` index answers it in order; with
+    some, their requests join it and the user's decided rows are sorted."""
+    firsts = list(FirstApproval.objects.filter(user_id=user.pk).values_list("session_interrupt_id", flat=True))
+    mine = Q(decided_by_id=user.pk)
+    return mine | Q(session_interrupt_id__in=firsts) if firsts else mine
 
 
 def _segment_query(
