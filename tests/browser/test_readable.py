@@ -209,3 +209,19 @@ def test_the_selection_says_beforehand_what_approve_selected_acts_on(console, br
         "2 selected (Approve selected acts on 1 of them: the others are approved on their own page)"
     )
     context.close()
+
+
+def test_money_is_written_in_the_readers_locale_also_when_pushed_live(console, browser):
+    from playwright.sync_api import expect
+
+    nbsp = "\u00a0"
+    context, page = open_page(browser, console, "manager", locale="de-DE", **PHONE)  # Accept-Language: de-DE
+    first = webhook(console, "refund-approval", {"order_id": "DE-1", "amount": 1250.5, "reason": "Kaputt"})
+    page.goto(item_of(page, first)["url"])
+    expect(page.locator("#item-title")).to_have_text(f"Refund 1.250,50{nbsp}$ for order DE-1 — Kaputt")
+    page.goto("/inbox/")
+    expect(page.locator("#live-status")).to_have_text("live")
+    webhook(console, "refund-approval", {"order_id": "DE-2", "amount": 2500, "reason": "Late"})
+    expect(page.locator("#items")).to_contain_text(f"Refund 2.500,00{nbsp}$ for order DE-2")  # pushed live
+    _shot(page, "locale-de-DE-phone-light")
+    context.close()
