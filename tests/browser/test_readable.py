@@ -76,6 +76,7 @@ def test_confirmations_say_what_happened(console, browser):
     page.fill("#reason", "Not a VIP order")
     page.click("#reject")
     expect(page.locator(".messages")).to_contain_text("VIP discount declined: 20% for Ada Lovelace.")
+    _shot(page, "confirmation-desktop-light")  # here: the after-feedback page below navigates on its own
     email = item_of(page, webhook(console, "email-review", {"complaint": "Readable: the lid is cracked"}))
     page.goto(email["url"])
     page.fill("#feedback", "Shorter, please")
@@ -86,7 +87,6 @@ def test_confirmations_say_what_happened(console, browser):
     served = waiting.value.text()
     assert "Feedback sent: a new draft is being written" in served
     assert "Decision recorded" not in served
-    _shot(page, "confirmation-desktop-light")
     context.close()
 
 
