@@ -160,46 +160,43 @@ def _answered(data: dict[str, Any], decisions: dict[str, deque[Decision]]) -> li
     return found
 
 
+def _side_row(at: dt.datetime, author: str, node_path: str, what: str, kind: str) -> TimelineRow:
+    """A row beside the session's events (a comment, a first approval), ordered by its time."""
+    return TimelineRow(
+        seq=0,
+        at=at,
+        author=author,
+        decided_by="",
+        node_path=node_path,
+        branch="",
+        what=[what],
+        state_delta={},
+        route=None,
+        revisions=[],
+        comment_kind=kind,
+    )
+
+
 def _comment_rows(session: WorkflowSession) -> list[TimelineRow]:
-    rows = []
-    for comment in Comment.objects.filter(item__session=session).select_related("item").order_by("created_at", "id"):
-        rows.append(
-            TimelineRow(
-                seq=0,
-                at=comment.created_at,
-                author=comment.author_label,
-                decided_by="",
-                node_path=comment.item.node_path,
-                branch="",
-                what=[f"on {comment.item.interrupt_id}: {_clip(comment.text)}"],
-                state_delta={},
-                route=None,
-                revisions=[],
-                comment_kind=comment.get_kind_display(),
-            )
+    comments = Comment.objects.filter(item__session=session).select_related("item").order_by("created_at", "id")
+    return [
+        _side_row(
+            c.created_at,
+            c.author_label,
+            c.item.node_path,
+            f"on {c.item.interrupt_id}: {_clip(c.text)}",
+            c.get_kind_display(),
         )
-    return rows
+        for c in comments
+    ]
 
 
 def _first_approval_rows(session: WorkflowSession) -> list[TimelineRow]:
     rows = []
     for first in first_approvals(session.id):
         reason = f" (reason: {_clip(first.reason)})" if first.reason else ""
-        rows.append(
-            TimelineRow(
-                seq=0,
-                at=first.at,
-                author=first.by,
-                decided_by="",
-                node_path=first.node_path,
-                branch="",
-                what=[f"on {first.interrupt_id}: approved, the first of two approvals{reason}"],
-                state_delta={},
-                route=None,
-                revisions=[],
-                comment_kind="First approval",
-            )
-        )
+        what = f"on {first.interrupt_id}: approved, the first of two approvals{reason}"
+        rows.append(_side_row(first.at, first.by, first.node_path, what, "First approval"))
     return rows
 
 
