@@ -17,7 +17,7 @@ from typing import Any
 from engine import SessionStatus
 
 from .failure import failure_message
-from .models import WorkflowSession
+from .models import Answer, WorkflowSession
 
 __all__ = ["last_message", "session_outcome", "session_result"]
 
@@ -55,12 +55,28 @@ def session_result(session: WorkflowSession) -> str | None:
     return None if session.output is None else _text(session.output)
 
 
+def _resuming(session: WorkflowSession) -> bool:
+    """Waiting, with an answer stored that no run has applied yet: its run is queued."""
+    return (
+        session.status == SessionStatus.WAITING
+        and Answer.objects.filter(session_id=session.pk, applied_at__isnull=True).exists()
+    )
+
+
 def session_outcome(session: WorkflowSession) -> dict[str, Any]:
-    """``{"id", "status", "status_label", "ended", "result"}`` for pages and JSON."""
+    """``{"id", "status", "status_label", "ended", "resuming", "result"}`` for pages and JSON.
+
+    ``status`` is the stored value. Between a decision and the run that applies it the session is
+    still stored as ``waiting``: ``resuming`` is then True and ``status_label`` says "Resuming",
+    not "Waiting for input" (no one is asked anything; the session goes on by itself). A page
+    asks again while ``resuming`` or ``status`` is ``new`` or ``running``.
+    """
+    resuming = _resuming(session)
     return {
         "id": session.id,
         "status": session.status,
-        "status_label": session.get_status_display(),  # the value itself when it has no label
+        "status_label": "Resuming" if resuming else session.get_status_display(),  # the value when no label
         "ended": session.status in ENDED,
+        "resuming": resuming,
         "result": session_result(session),
     }

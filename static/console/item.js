@@ -51,19 +51,34 @@
     else document.getElementById("session-outcome").before(section);
   }
 
-  // Once decided: the session's status and, when it has ended, its result (status.json).
+  // Once decided: the session's status and, when it has ended, its result (status.json). While
+  // the session goes on by itself (resuming, running) the page asks again, less and less often;
+  // once it waits for input again (the next request) or ended, it stops asking.
   const outcome = document.getElementById("session-outcome");
+  const sessionStatus = document.getElementById("session-status");
+  let again = null;
+  let delay = 500;
+  function goesOn(session) {
+    return !session.ended && (session.resuming || session.status === "new" || session.status === "running");
+  }
   function showSession(session) {
     if (!outcome || !session) return;
-    document.getElementById("session-status").textContent = session.status_label.toLowerCase();
-    document.getElementById("session-status").dataset.status = session.status;
-    document.getElementById("session-note").textContent = session.ended
-      ? ""
-      : "It has not ended yet: reload this page to see how it ends.";
+    sessionStatus.textContent = session.status_label.toLowerCase();
+    sessionStatus.dataset.status = session.status;
+    sessionStatus.toggleAttribute("data-resuming", Boolean(session.resuming));
+    let note = "";
+    if (goesOn(session)) note = "It has not ended yet: this page shows how it ends.";
+    else if (!session.ended) note = "It waits for input again: reload this page to see how it ends.";
+    document.getElementById("session-note").textContent = note;
     const result = document.getElementById("session-result");
     result.textContent = session.result || "";
     result.hidden = !session.result;
     outcome.hidden = false;
+    window.clearTimeout(again);
+    if (goesOn(session)) {
+      again = window.setTimeout(fetchStatus, delay);
+      delay = Math.min(delay * 2, 5000);
+    }
   }
 
   async function fetchStatus() {
@@ -96,6 +111,10 @@
     onOther: (message) => changed(message.item),
     onReset: fetchStatus,
   });
+  const served = sessionStatus && sessionStatus.dataset.status;
+  if (outcome && !outcome.hidden && (sessionStatus.hasAttribute("data-resuming") || served === "new" || served === "running")) {
+    again = window.setTimeout(fetchStatus, delay); // served while the session goes on by itself
+  }
 
   // The reason box: shown once the reviewer chooses Reject (without this script it always shows,
   // and the server still refuses a rejection without the reason the kind requires). Where an

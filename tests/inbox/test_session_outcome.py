@@ -55,8 +55,28 @@ def test_a_session_still_going_says_so_and_shows_no_result(client, manager, star
     client.force_login(manager)
     section = _section(client.get(f"/inbox/items/{item.pk}/").content.decode())
     assert 'data-status="waiting">waiting for input<' in section
-    assert "It has not ended yet: reload this page to see how it ends." in section
+    assert "It waits for input again: reload this page to see how it ends." in section
     assert re.search(r'<div class="pre draft" id="session-result" hidden></div>', section)
+
+
+def test_between_the_decision_and_its_run_the_session_is_resuming_not_waiting_for_input(
+    client, manager, start_review, on_commit, settings
+):
+    _, item = start_review()
+    queued = {"BACKEND": "django.tasks.backends.dummy.DummyBackend", "QUEUES": ["default", "outbound"]}
+    settings.TASKS = {"default": queued}  # the run is queued, not run yet
+    _decide(on_commit, item, manager, "approve")
+    client.force_login(manager)
+    section = _section(client.get(f"/inbox/items/{item.pk}/").content.decode())
+    assert 'data-status="waiting" data-resuming>resuming<' in section
+    assert "It has not ended yet: this page shows how it ends." in section
+    outcome = client.get(f"/inbox/items/{item.pk}/status.json").json()["session"]
+    assert (outcome["status"], outcome["status_label"], outcome["resuming"], outcome["ended"]) == (
+        "waiting",
+        "Resuming",
+        True,
+        False,
+    )
 
 
 def test_a_pending_item_keeps_the_section_hidden(client, manager, start_review):
@@ -97,6 +117,7 @@ def test_status_json_carries_the_session_for_a_page_left_open(client, manager, s
         "status": "completed",
         "status_label": "Completed",
         "ended": True,
+        "resuming": False,
         "result": "Draft approved and sent successfully.",
     }
 
