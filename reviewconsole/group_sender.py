@@ -31,7 +31,8 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
-from django.db import close_old_connections
+
+from .thread_connections import recycle_connections
 
 __all__ = ["Message", "bind_loop", "drain", "has_readers", "send", "submit"]
 
@@ -157,9 +158,10 @@ def _work() -> None:
 
 
 def _recycle_connections() -> None:
-    """Drop this thread's stale database connections before a job, as a request would; a failure
-    here (the database unreachable) must not cost the job, which may not need the database."""
+    """Drop this thread's stale database connections before a job, as a request would (a healthy
+    SQLite one is kept: ``thread_connections.py``); a failure here (the database unreachable) must
+    not cost the job, which may not need the database."""
     try:
-        close_old_connections()
+        recycle_connections()
     except Exception:
         logger.warning("The sender thread could not check its database connection", exc_info=True)

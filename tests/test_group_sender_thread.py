@@ -1,6 +1,7 @@
 """The sender thread (``reviewconsole/group_sender.py``) keeps sending when it cannot check its
 database connection: a job that needs no database (AG-UI's progress) ran no more once a test
-before had left the thread a connection (scale-out suite, ``close_old_connections`` raised)."""
+before had left the thread a connection (scale-out suite: ``close_old_connections``, now
+``recycle_connections``, raised)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def test_a_job_runs_when_the_connection_check_fails(bound_loop, monkeypatch):
     def unreachable():
         raise RuntimeError("the database is unreachable")
 
-    monkeypatch.setattr(group_sender, "close_old_connections", unreachable)
+    monkeypatch.setattr(group_sender, "recycle_connections", unreachable)
     ran = threading.Event()
     group_sender.submit(ran.set)
     assert ran.wait(30), "the job was dropped"

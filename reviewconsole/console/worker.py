@@ -38,7 +38,6 @@ import logging
 import sys
 import threading
 
-from django.db import close_old_connections
 from django.db.utils import OperationalError
 from django.tasks import TaskResult
 from django.tasks.signals import task_enqueued
@@ -49,6 +48,7 @@ from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
 
 from ..outbound.tasks import QUEUE as OUTBOUND_QUEUE
+from ..thread_connections import close_thread_connections, recycle_connections
 from .task_recovery import TaskKeeper
 
 logger = logging.getLogger("reviewconsole.worker")
@@ -120,7 +120,7 @@ class ThreadWorker:
             excluded_queue_names=[],
         )
         while self.running:
-            close_old_connections()
+            recycle_connections()  # a healthy SQLite connection is kept across tasks (thread_connections.py)
             try:
                 task_result = self._claim(worker_id, queue)
             except Exception:  # keep the worker alive through a broken connection; the next turn reconnects
@@ -136,7 +136,7 @@ class ThreadWorker:
                     logger.exception("Task %s: could not record its outcome", task_result.id)
                 continue
             self._wakes[queue].wait(self.interval)
-        close_old_connections()
+        close_thread_connections()
 
     def start(self) -> None:
         self.running = True
