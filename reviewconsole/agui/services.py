@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from django.db import IntegrityError, connections, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 import engine
@@ -26,6 +26,7 @@ from ..inbox.items.decision_checks import audit_refusal, check_before_decision
 from ..inbox.items.policy_gate import client_gate
 from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
+from ..thread_connections import recycle_connections
 from ..workflow_sessions.arrivals import arrival_queue_message
 from ..workflow_sessions.models import Answer as StoredAnswer
 from ..workflow_sessions.models import Event, WorkflowSession
@@ -159,12 +160,14 @@ def run_enqueue(session_id: str, metadata: dict[str, Any]) -> None:
     """Queue the session's run (``enqueue_run``) with ``metadata`` for its nodes (``ctx.metadata``).
 
     Called on a thread of the default executor, not the request's, so its database connections
-    are closed afterwards (back to the pool, if any) instead of staying open in that thread.
+    are recycled afterwards as a long-lived thread's (``thread_connections.recycle_connections``):
+    back to the pool, if any, instead of staying open in that thread; a healthy SQLite one is
+    kept, not reopened on the next enqueue.
     """
     try:
         enqueue_run(session_id, metadata=metadata)
     finally:
-        connections.close_all()
+        recycle_connections()
 
 
 def thread_update(thread: AguiThread, *, last_seq: int | None = None, message_id: str | None = None) -> None:
