@@ -5,8 +5,9 @@ default), closes it at the end of each request: ``close_old_connections``. A lon
 calls :func:`recycle_connections` before each turn instead (a task, a live message), as a request
 would, with one exception: a healthy SQLite connection is kept for the thread's life. Opening one
 costs about 0.8 ms (``sqlite3.connect``, the ``init_command`` pragmas and the functions Django
-registers on each), and a session's run, its relay and its live message each opened one: about
-5 ms of a webhook's 30 ms to the reviewer's socket (``bench/README.md``, issue 13). A SQLite
+registers on each), and a session's run, its relay and its live message each opened one: keeping
+them took a webhook's p50 to the reviewer's socket from 33.8 to 26.5 ms (``bench/README.md``,
+issue 13). A SQLite
 connection holds no server resource and, outside a transaction, no lock.
 
 PostgreSQL connections are left to Django's rules (``CONN_MAX_AGE``, ``CONN_HEALTH_CHECKS``) and to
