@@ -222,6 +222,33 @@ def test_the_theme_toggle_is_kept_per_person_and_the_admin_follows(console, brow
     anonymous.close()
 
 
+def test_a_theme_chosen_just_before_the_page_is_left_is_not_lost(console, browser):
+    """The toggle's save raced a reload: the page came back with the older saved theme (CI, busy
+    cores). Here the save is refused outright, so the page cannot win the race by luck."""
+    from playwright.sync_api import expect
+
+    context, page = open_page(browser, console, "reviewer", color_scheme="light", **DESKTOP)
+    assert _background(page) == LIGHT_BG
+    page.route("**/preferences/theme/", lambda route: route.abort())  # the save never arrives
+    page.click("#theme-toggle")
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    page.reload()
+    assert page.evaluate("document.documentElement.dataset.themeSaved") != "dark"  # the server has the old one
+    assert _background(page) == DARK_BG  # and the page shows the choice
+    page.unroute("**/preferences/theme/")
+    with page.expect_response("**/preferences/theme/") as saving:
+        page.reload()  # saved again from here
+    assert saving.value.ok
+    context.close()
+
+    context, page = open_page(browser, console, "reviewer", color_scheme="light", **DESKTOP)  # another browser
+    page.wait_for_function("() => document.documentElement.dataset.themeSaved === 'dark'")
+    assert _background(page) == DARK_BG
+    with page.expect_response("**/preferences/theme/"):
+        page.click("#theme-toggle")  # back to light for the tests after this one
+    context.close()
+
+
 def test_the_browsers_time_zone_is_used_from_the_first_page(console, browser):
     from playwright.sync_api import expect
 
