@@ -17,7 +17,8 @@ from typing import Any
 from engine import SessionStatus
 
 from .failure import failure_message
-from .models import Answer, WorkflowSession
+from .models import WorkflowSession
+from .store_sql import has_unapplied_answers
 
 __all__ = ["last_message", "session_outcome", "session_result"]
 
@@ -57,10 +58,7 @@ def session_result(session: WorkflowSession) -> str | None:
 
 def _resuming(session: WorkflowSession) -> bool:
     """Waiting, with an answer stored that no run has applied yet: its run is queued."""
-    return (
-        session.status == SessionStatus.WAITING
-        and Answer.objects.filter(session_id=session.pk, applied_at__isnull=True).exists()
-    )
+    return session.status == SessionStatus.WAITING and has_unapplied_answers(session.pk)
 
 
 def session_outcome(session: WorkflowSession) -> dict[str, Any]:

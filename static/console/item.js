@@ -111,9 +111,9 @@
     onOther: (message) => changed(message.item),
     onReset: fetchStatus,
   });
-  const served = sessionStatus && sessionStatus.dataset.status;
-  if (outcome && !outcome.hidden && (sessionStatus.hasAttribute("data-resuming") || served === "new" || served === "running")) {
-    again = window.setTimeout(fetchStatus, delay); // served while the session goes on by itself
+  if (outcome && !outcome.hidden) {
+    const served = { status: sessionStatus.dataset.status, resuming: sessionStatus.hasAttribute("data-resuming") };
+    if (goesOn(served)) again = window.setTimeout(fetchStatus, delay); // served while the session goes on by itself
   }
 
   // The reason box: shown once the reviewer chooses Reject (without this script it always shows,
