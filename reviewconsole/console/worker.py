@@ -12,9 +12,12 @@ so an upgrade that changes them fails loudly.
 Instead of sleeping a fixed interval a thread waits to be woken by ``task_enqueued``, so a task
 enqueued in this process starts at once; it still polls every ``interval`` seconds for tasks
 enqueued by other processes (and deferred ones that came due). One enqueue wakes one thread of
-the task's queue, not every thread, and a thread looks for a ready task with a plain read before
-it takes the claim's write transaction: on SQLite that write lock is the whole database's, and an
-idle thread taking it for nothing makes a run's commit or a reviewer's decision wait. Outbound
+the task's queue, not every thread, and hands it the task's id: the thread claims that task with
+a read by primary key and one conditional ``UPDATE`` (:meth:`ThreadWorker._claim_enqueued`),
+about 1 ms sooner than the queue's claim below (``bench/README.md``). Otherwise a thread looks for
+a ready task with a plain read before it takes the claim's write transaction: on SQLite that
+write lock is the whole database's, and an idle thread taking it for nothing makes a run's commit
+or a reviewer's decision wait. Outbound
 deliveries (``outbound.tasks.QUEUE``) are claimed by threads of their own (``outbound``), so a
 receiver that never answers holds one of those, never a thread a session's run waits for. The
 process keeps a heartbeat and sweeps for tasks left ``RUNNING`` by dead workers
@@ -37,12 +40,14 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+from collections import deque
 
 from django.db.utils import OperationalError
 from django.tasks import TaskResult
 from django.tasks.signals import task_enqueued
 from django.utils import timezone
 from django.utils.crypto import get_random_string
+from django_tasks_db.compat import TaskResultStatus
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 from django_tasks_db.utils import exclusive_transaction, is_locked_database_exception
@@ -54,6 +59,8 @@ from .task_recovery import TaskKeeper
 logger = logging.getLogger("reviewconsole.worker")
 
 __all__ = ["SWITCH_INTERVAL", "ThreadWorker"]
+
+READY, RUNNING = TaskResultStatus.READY, TaskResultStatus.RUNNING
 
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread may hold the GIL while another waits for it, while the worker runs (see the
@@ -90,9 +97,14 @@ class ThreadWorker:
             return
         wake = self._wakes.get(task_result.task.queue_name)
         if wake is not None:
-            wake.notify()
+            wake.notify(task_result.id if task_result.backend == "default" else None)
 
-    def _claim(self, worker_id: str, queue: str) -> DBTaskResult | None:
+    def _claim(self, worker_id: str, queue: str, hint: str | None = None) -> DBTaskResult | None:
+        """The task this thread is to run now, claimed (``RUNNING``, ``worker_id`` appended to its
+        ``worker_ids``), or None when none is ready. ``hint``: the id of the task whose enqueue
+        woke the thread, tried first (:meth:`_claim_enqueued`), then any ready one."""
+        if hint is not None and (task_result := self._claim_enqueued(worker_id, queue, hint)) is not None:
+            return task_result
         tasks = DBTaskResult.objects.ready().filter(backend_name="default", queue_name=queue)
         if not tasks.exists():  # a plain read: no write lock taken when there is nothing to claim
             return None
@@ -108,6 +120,28 @@ class ThreadWorker:
                     return None
                 raise
 
+    def _claim_enqueued(self, worker_id: str, queue: str, task_id: str) -> DBTaskResult | None:
+        """Claim the task ``task_id`` if it is still ready: a read by primary key, then one
+        ``UPDATE … WHERE id = … AND status = 'READY'`` (its own transaction; no ``BEGIN
+        EXCLUSIVE``, no scan of the queue). The update's condition decides between racing
+        claimers, threads or processes: the one whose update changed the row runs it. None when
+        it is gone, taken, not committed yet or the database is locked (the caller then looks
+        for any ready task)."""
+        ready = DBTaskResult.objects.filter(pk=task_id, backend_name="default", queue_name=queue, status=READY)
+        try:
+            task_result = ready.first()
+            if task_result is None:
+                return None
+            started_at, worker_ids = timezone.now(), [*task_result.worker_ids, worker_id]
+            if not ready.update(status=RUNNING, started_at=started_at, worker_ids=worker_ids):
+                return None
+        except OperationalError as exc:
+            if is_locked_database_exception(exc):
+                return None
+            raise
+        task_result.status, task_result.started_at, task_result.worker_ids = RUNNING, started_at, worker_ids
+        return task_result
+
     def _loop(self, worker_id: str, queue: str) -> None:
         runner = Worker(
             queue_names=[queue],
@@ -122,7 +156,7 @@ class ThreadWorker:
         while self.running:
             recycle_connections()  # a healthy SQLite connection is kept across tasks (thread_connections.py)
             try:
-                task_result = self._claim(worker_id, queue)
+                task_result = self._claim(worker_id, queue, self._wakes[queue].hint())
             except Exception:  # keep the worker alive through a broken connection; the next turn reconnects
                 logger.exception("Could not claim a task")
                 task_result = None
@@ -169,17 +203,27 @@ class ThreadWorker:
 class _Wake:
     """Wake-ups for the ``threads`` threads of one queue: :meth:`notify` wakes one waiting thread,
     or, when none waits, lets the next :meth:`wait` return at once (at most ``threads`` such
-    tokens: a busy thread looks for the next task when its own is done anyway)."""
+    tokens: a busy thread looks for the next task when its own is done anyway). A wake-up may
+    carry the enqueued task's id, which the thread tries first (:meth:`hint`); at most
+    ``threads`` ids are kept, the oldest dropped (any ready task is found by the queue's read)."""
 
     def __init__(self, *, threads: int) -> None:
         self._condition = threading.Condition()
         self._tokens = 0
         self._limit = max(1, threads)
+        self._hints: deque[str] = deque(maxlen=self._limit)
 
-    def notify(self) -> None:
+    def notify(self, hint: str | None = None) -> None:
         with self._condition:
             self._tokens = min(self._tokens + 1, self._limit)
+            if hint is not None:
+                self._hints.append(hint)
             self._condition.notify()
+
+    def hint(self) -> str | None:
+        """The id of the oldest enqueued task not handed to a thread yet, or None."""
+        with self._condition:
+            return self._hints.popleft() if self._hints else None
 
     def notify_all(self) -> None:
         with self._condition:

@@ -56,6 +56,60 @@ def test_a_ready_task_is_claimed():
     assert (row.status, row.worker_ids) == ("RUNNING", ["console-test/0"])
 
 
+def test_a_thread_woken_by_an_enqueue_claims_that_task_by_its_id_in_two_statements():
+    other = _task(RUN_SESSION, save=True)  # ready too, but not the one whose enqueue woke the thread
+    row = _task(RUN_SESSION, save=True)
+    with CaptureQueriesContext(connection) as queries:
+        claimed = ThreadWorker()._claim("console-test/0", "default", hint=str(row.pk))
+    assert claimed is not None and claimed.pk == row.pk
+    assert (claimed.status, claimed.worker_ids) == ("RUNNING", ["console-test/0"])
+    sql = [q["sql"].split()[0] for q in queries]
+    assert sql == ["SELECT", "UPDATE"], [q["sql"] for q in queries]  # no BEGIN EXCLUSIVE, no scan of the queue
+    row.refresh_from_db()
+    other.refresh_from_db()
+    assert (row.status, row.worker_ids, row.started_at) == ("RUNNING", ["console-test/0"], claimed.started_at)
+    assert other.status == "READY"
+
+
+def test_of_two_threads_woken_for_one_task_only_one_claims_it():
+    row = _task(RUN_SESSION, save=True)
+    worker = ThreadWorker(count=2)
+    first = worker._claim_enqueued("console-test/0", "default", str(row.pk))
+    second = worker._claim_enqueued("console-test/1", "default", str(row.pk))
+    assert first is not None and second is None
+    row.refresh_from_db()
+    assert row.worker_ids == ["console-test/0"]
+
+
+def test_a_hint_for_a_task_taken_meanwhile_falls_back_to_any_ready_task():
+    taken = _task(RUN_SESSION, save=True)
+    DBTaskResult.objects.filter(pk=taken.pk).update(status="RUNNING", worker_ids=["elsewhere/0"])
+    ready = _task(RUN_SESSION, save=True)
+    claimed = ThreadWorker()._claim("console-test/0", "default", hint=str(taken.pk))
+    assert claimed is not None and claimed.pk == ready.pk
+    taken.refresh_from_db()
+    assert taken.worker_ids == ["elsewhere/0"]  # left to whoever took it
+
+
+def test_a_hint_for_another_queue_is_not_claimed_by_this_one():
+    row = _task(DELIVER, queue=OUTBOUND_QUEUE, save=True)
+    assert ThreadWorker()._claim_enqueued("console-test/0", "default", str(row.pk)) is None
+    row.refresh_from_db()
+    assert row.status == "READY"
+
+
+def test_an_enqueue_hands_its_task_id_to_the_thread_it_wakes():
+    worker = ThreadWorker(count=1)
+    first, second = _task(RUN_SESSION), _task(RUN_SESSION)
+    worker._on_enqueue(task_result=first.task_result)
+    assert worker._wakes["default"].hint() == str(first.pk)
+    assert worker._wakes["default"].hint() is None
+    worker._on_enqueue(task_result=first.task_result)
+    worker._on_enqueue(task_result=second.task_result)  # one thread: only the newest id is kept
+    assert worker._wakes["default"].hint() == str(second.pk)
+    assert worker._wakes["default"].hint() is None
+
+
 def test_an_enqueue_wakes_its_own_queue_only():
     worker = ThreadWorker(count=2, outbound=1)
     worker._on_enqueue(task_result=_task(DELIVER, queue=OUTBOUND_QUEUE).task_result)
