@@ -42,7 +42,7 @@ async def live(
 ) -> AsyncIterator[BaseEvent]:
     """The run's progress messages mapped to AG-UI events, until the session is settled; then
     ``out`` gets how it stands (``services.run_outcome``: the thread's stored events after its
-    ``last_seq``, now noted as sent, the record, the pending interrupts).
+    ``last_seq`` that are not in ``sent``, all now noted as sent, the record, the pending interrupts).
 
     ``sent`` (event ids the client has) grows by each complete event mapped; an event in it is
     skipped (its deltas too).
@@ -56,7 +56,7 @@ async def live(
     while True:
         message = await progress.receive(wait)
         if message is None:
-            if (found := await run_outcome(thread)) is None:
+            if (found := await run_outcome(thread, frozenset(sent))) is None:
                 raise Refusal("session_busy")
             out.append(found)
             return
@@ -66,7 +66,7 @@ async def live(
         for event in mapper.drain():
             yield event
         # not settled: another run took the session (it applies what we stored); its end comes too
-        if ended and (found := await run_outcome(thread)) is not None:
+        if ended and (found := await run_outcome(thread, frozenset(sent))) is not None:
             out.append(found)
             return
 

@@ -44,7 +44,6 @@ from engine import (
     AnswerInvalidError,
     AnswerMissingError,
     ArgsChangedError,
-    Decision,
     EngineError,
     InterruptNotReadyError,
     InterruptRecord,
@@ -55,7 +54,7 @@ from engine import (
 from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.items.policy_gate import record_refused
 from ..inbox.items.receipts import refusal_record
-from ..workflow_sessions.services import answer_waiting, interrupt_answer, interrupt_get, session_cancel
+from ..workflow_sessions.services import answer_waiting, interrupt_get, session_cancel
 from . import services
 from .errors import Refusal, answer_invalid
 from .interrupts import answer_value
@@ -133,16 +132,10 @@ async def apply_resume(
         return CANCELLED
     if not answers:
         return UNCHANGED
-    read = await sync_to_async(services.read_answers)(
-        session_id, answers, override_claims=override_claims, decided_by=decided_by
-    )
-    answers = {wire: read[wire].payload if wire in read else value for wire, value in answers.items()}
-    decisions = {
-        wire: Decision(kind=answer.decision, reason=answer.reason, edit_diff=answer.edit_diff)
-        for wire, answer in read.items()
-    }
     try:
-        await interrupt_answer(session_id, answers, decided_by=decided_by, decisions=decisions, committed=committed)
+        await sync_to_async(services.answers_store)(
+            session_id, answers, decided_by=decided_by, override_claims=override_claims, committed=committed
+        )
     except AnswerMissingError:
         raise Refusal("answer_missing") from None
     except ArgsChangedError as exc:

@@ -60,7 +60,13 @@ from engine import (
 
 from .. import json_input
 from ..api.models import ApiClient
-from ..workflow_sessions.services import pending_interrupts, session_message, session_record, session_restore
+from ..workflow_sessions.services import (
+    new_session_id,
+    runs_wait_in_queue,
+    session_message,
+    session_record,
+    session_restore,
+)
 from ..workflows import WorkflowSpec
 from . import services
 from .arrivals import arrives, supersede, while_waiting
@@ -133,9 +139,10 @@ async def _run(client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> Asy
     if thread is None:
         if checkpoint_id is not None or run.resume:
             raise Refusal("checkpoint_unknown" if checkpoint_id is not None else "interrupt_unknown")
-        thread = await _start_thread(client, spec, run, message)
-        async with Progress(thread.session_id) as progress:
-            async for event in _stream(thread, run, progress, metadata):
+        session_id = new_session_id()
+        async with Progress(session_id) as progress:  # joined before the session exists, so before its run
+            thread, start = await _start_thread(client, spec, run, message, session_id, metadata)
+            async for event in _stream(thread, run, progress, metadata, start):
                 yield event
         return
     try:  # the definition the session started (and paused) under is still deployed
@@ -187,17 +194,32 @@ async def _stream(
 
 
 async def _start_thread(
-    client: ApiClient, spec: WorkflowSpec, run: RunAgentInput, message: tuple[str, Any] | None
-) -> AguiThread:
+    client: ApiClient,
+    spec: WorkflowSpec,
+    run: RunAgentInput,
+    message: tuple[str, Any] | None,
+    session_id: str,
+    metadata: dict[str, Any],
+) -> tuple[AguiThread, Start]:
+    """The new thread, and what its stream starts from: its session started, read and, when
+    queuing is only a stored row (``runs_wait_in_queue``), its run queued, in one hop."""
     if message is None:
         raise Refusal("input_missing")
     message_id, data = message
+    here = runs_wait_in_queue()
     try:  # session_start validates the input; a refused one leaves nothing stored
-        return await sync_to_async(services.thread_start)(
-            client=client, workflow=spec.name, thread_id=run.thread_id, data=data, message_id=message_id
+        thread, caught, state = await sync_to_async(services.thread_start)(
+            client=client,
+            workflow=spec.name,
+            thread_id=run.thread_id,
+            data=data,
+            message_id=message_id,
+            session_id=session_id,
+            queue_run=metadata if here else None,
         )
     except WorkflowDataError:
         raise Refusal("input_invalid") from None
+    return thread, (caught, state, here)
 
 
 async def _wait_for_lease(progress: Progress, session_id: str) -> None:
@@ -265,7 +287,7 @@ async def _continue_thread(
                 raise Refusal("session_closed") from None
             except CheckpointDecidedError as exc:
                 raise Refusal("checkpoint_decided", _decided_message(exc)) from None
-    caught, state = await sync_to_async(services.stream_start)(session_id, thread.last_seq)
+    caught, state, pending, due = await sync_to_async(services.stream_continue)(session_id, thread.last_seq)
     queued: list[bool] = []
     loop = asyncio.get_running_loop()
 
@@ -273,9 +295,7 @@ async def _continue_thread(
         queued.append(True)
         loop.call_soon_threadsafe(_enqueue, session_id, metadata)
 
-    pending = await pending_interrupts(session_id)
     if run.resume:
-        due = await sync_to_async(services.due_times)(session_id, pending)
         await apply_resume(
             session_id,
             run.resume,

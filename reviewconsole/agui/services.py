@@ -8,6 +8,7 @@ A thread is a workflow session (AG-UI ``threadId``): :func:`thread_get` finds th
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,7 @@ from ..workflow_sessions.models import Answer as StoredAnswer
 from ..workflow_sessions.models import Event, WorkflowSession
 from ..workflow_sessions.services import (
     enqueue_run,
+    interrupt_answer_sync,
     pending_interrupts_sync,
     session_cancel,
     session_record_sync,
@@ -42,6 +44,7 @@ from .models import AguiThread
 
 __all__ = [
     "Outcome",
+    "answers_store",
     "arrival_refused",
     "due_times",
     "lease_free",
@@ -49,6 +52,7 @@ __all__ = [
     "run_outcome",
     "settled_events",
     "stored_events",
+    "stream_continue",
     "stream_start",
     "thread_get",
     "thread_queue",
@@ -63,13 +67,26 @@ def thread_get(*, client: ApiClient, workflow: str, thread_id: str) -> AguiThrea
     return AguiThread.objects.filter(client=client, workflow=workflow, thread_id=thread_id).first()
 
 
-def thread_start(*, client: ApiClient, workflow: str, thread_id: str, data: Any, message_id: str) -> AguiThread:
-    """Create a new thread's session (``session_start``, its run not queued: see :func:`run_enqueue`),
-    bind the thread to it and store ``data`` as its first message.
+def thread_start(
+    *,
+    client: ApiClient,
+    workflow: str,
+    thread_id: str,
+    data: Any,
+    message_id: str,
+    session_id: str | None = None,
+    queue_run: dict[str, Any] | None = None,
+) -> tuple[AguiThread, list[engine.Event], dict[str, Any]]:
+    """Create a new thread's session (``session_start``, its run not queued), bind the thread to
+    it and store ``data`` as its first message; returns the thread with what its stream starts
+    from (:func:`stream_start`: the stored events, the state), read once this committed.
 
     One transaction: when a concurrent first request of the same thread got there first, the
     thread's unique key refuses this one and everything rolls back, so the loser leaves no
-    session behind. ``data`` is already validated against the workflow's input.
+    session behind. ``data`` is already validated against the workflow's input. ``session_id``:
+    the session's id, made beforehand (``new_session_id``: the stream joins its progress group
+    first). With ``queue_run`` (the run's metadata) the run is queued after the read, in this same
+    call (``enqueue_run``; only when ``runs_wait_in_queue``, else see :func:`run_enqueue`).
 
     Raises:
         Refusal: ``session_busy`` when the same thread was started by a concurrent request;
@@ -83,12 +100,17 @@ def thread_start(*, client: ApiClient, workflow: str, thread_id: str, data: Any,
                 user_id=f"agui:{client.name}",
                 metadata={"source": "agui", "thread_id": thread_id},
                 enqueue=False,
+                session_id=session_id,
             )
-            return AguiThread.objects.create(
+            thread = AguiThread.objects.create(
                 client=client, workflow=workflow, thread_id=thread_id, session=session, last_message_id=message_id
             )
     except IntegrityError:  # two first requests of one thread raced: the other one owns it
         raise Refusal("session_busy") from None
+    events, state = stream_start(thread.session_id, thread.last_seq)
+    if queue_run is not None:
+        enqueue_run(thread.session_id, metadata=queue_run)
+    return thread, events, state
 
 
 def thread_supersede(*, thread: AguiThread, client: ApiClient, data: Any, message_id: str) -> AguiThread:
@@ -182,15 +204,18 @@ def thread_update(thread: AguiThread, *, last_seq: int | None = None, message_id
     AguiThread.objects.filter(pk=thread.pk).update(**fields)
 
 
-def stored_events(session_id: str, after: int) -> tuple[list[engine.Event], int]:
+def stored_events(session_id: str, after: int, known: Collection[str] = ()) -> tuple[list[engine.Event], int]:
     """The session's stored events with seq over ``after``, in order, and the newest seq among
-    them (``after`` when there are none)."""
-    rows = Event.objects.filter(session_id=session_id, seq__gt=after).order_by("seq").values_list("seq", "data")
-    events, last = [], after
-    for seq, data in rows:
-        events.append(engine.Event.from_json(data))
-        last = seq
-    return events, last
+    them (``after`` when there are none). Events whose id is in ``known`` (the stream sent them
+    already) are left out: only the others' JSON is read and parsed."""
+    rows = Event.objects.filter(session_id=session_id, seq__gt=after).order_by("seq")
+    if not known:
+        found = list(rows.values_list("seq", "data"))
+        return [engine.Event.from_json(data) for _, data in found], found[-1][0] if found else after
+    ids = list(rows.values_list("seq", "event_id"))
+    wanted = [seq for seq, event_id in ids if event_id not in known]
+    data = rows.filter(seq__in=wanted).values_list("data", flat=True) if wanted else []
+    return [engine.Event.from_json(item) for item in data], ids[-1][0] if ids else after
 
 
 def _lease_free(owner: str, expires: dt.datetime | None) -> bool:
@@ -203,7 +228,7 @@ def lease_free(session_id: str) -> bool:
     return _lease_free(owner, expires)
 
 
-def settled_events(session_id: str, after: int) -> tuple[list[engine.Event], int] | None:
+def settled_events(session_id: str, after: int, known: Collection[str] = ()) -> tuple[list[engine.Event], int] | None:
     """:func:`stored_events` once no run holds the session and none is due (no live lease, not
     ``running``, not waiting with a stored answer no run has applied yet); else None."""
     owner, expires, status = WorkflowSession.objects.values_list("lease_owner", "lease_expires", "status").get(
@@ -214,7 +239,7 @@ def settled_events(session_id: str, after: int) -> tuple[list[engine.Event], int
     unapplied = StoredAnswer.objects.filter(session_id=session_id, applied_at__isnull=True)
     if status == SessionStatus.WAITING and unapplied.exists():
         return None
-    return stored_events(session_id, after)
+    return stored_events(session_id, after, known)
 
 
 def read_answers(
@@ -270,16 +295,49 @@ def due_times(session_id: str, records: list[InterruptRecord]) -> dict[str, dt.d
     else ``created + metadata["due_in_seconds"]``; interrupts without a due time are left out."""
     rows = Item.objects.filter(
         session_id=session_id, status=ItemStatus.PENDING, interrupt_id__in=[r.id for r in records]
-    )
+    ).values_list("interrupt_id", "due_at", "metadata", "created_at")  # not the payload nor the search text
     due: dict[str, dt.datetime] = {}
-    for row in rows:
-        when = getattr(row, "due_at", None)
-        seconds = (row.metadata or {}).get("due_in_seconds")
-        if when is None and isinstance(seconds, int | float) and row.created_at is not None:
-            when = row.created_at + dt.timedelta(seconds=float(seconds))
+    for interrupt_id, when, metadata, created_at in rows:
+        seconds = (metadata or {}).get("due_in_seconds")
+        if when is None and isinstance(seconds, int | float) and created_at is not None:
+            when = created_at + dt.timedelta(seconds=float(seconds))
         if when is not None:
-            due[row.interrupt_id] = when
+            due[interrupt_id] = when
     return due
+
+
+def stream_continue(
+    session_id: str, after: int
+) -> tuple[list[engine.Event], dict[str, Any], list[InterruptRecord], dict[str, dt.datetime]]:
+    """:func:`stream_start`'s read for a known thread, with the session's pending interrupts and
+    their due times (:func:`due_times`), in one call (one hop from the stream)."""
+    events, state = stream_start(session_id, after)
+    pending = pending_interrupts_sync(session_id)
+    return events, state, pending, due_times(session_id, pending) if pending else {}
+
+
+def answers_store(
+    session_id: str,
+    answers: dict[str, Any],
+    *,
+    decided_by: str,
+    override_claims: bool = False,
+    committed: Callable[[], None] | None = None,
+) -> None:
+    """Read each answer (:func:`read_answers`), then store them with the decisions they stand for
+    (``interrupt_answer_sync``, ``committed`` as there), in one call (one hop from the stream).
+
+    Raises:
+        Refusal: whatever :func:`read_answers` refuses; nothing was stored.
+        Everything ``interrupt_answer_sync`` raises.
+    """
+    read = read_answers(session_id, answers, override_claims=override_claims, decided_by=decided_by)
+    payloads = {wire: read[wire].payload if wire in read else value for wire, value in answers.items()}
+    decisions = {
+        wire: engine.Decision(kind=answer.decision, reason=answer.reason, edit_diff=answer.edit_diff)
+        for wire, answer in read.items()
+    }
+    interrupt_answer_sync(session_id, payloads, decided_by=decided_by, decisions=decisions, committed=committed)
 
 
 def stream_start(session_id: str, after: int) -> tuple[list[engine.Event], dict[str, Any]]:
@@ -293,18 +351,19 @@ def stream_start(session_id: str, after: int) -> tuple[list[engine.Event], dict[
 class Outcome:
     """How a settled session stands at the end of a stream (:func:`run_outcome`)."""
 
-    events: list[engine.Event]  # stored after the thread's last_seq, in order
+    events: list[engine.Event]  # stored after the thread's last_seq, in order, less those the stream sent
     record: SessionRecord
     pending: list[InterruptRecord]  # empty unless waiting
     due: dict[str, dt.datetime]  # due times of ``pending`` (:func:`due_times`)
 
 
-def run_outcome(thread: AguiThread) -> Outcome | None:
+def run_outcome(thread: AguiThread, sent: Collection[str] = ()) -> Outcome | None:
     """Once the session is settled (:func:`settled_events`): the events stored after the thread's
-    ``last_seq``, the session's record, its pending interrupts and their due times, with the new
-    ``last_seq`` noted on the thread (:func:`thread_update`), in one call (one hop from the stream);
-    None while a run holds the session or one is due."""
-    found = settled_events(thread.session_id, thread.last_seq)
+    ``last_seq`` but not in ``sent`` (ids of events the stream sent), the session's record, its
+    pending interrupts and their due times, with the new ``last_seq`` noted on the thread
+    (:func:`thread_update`), in one call (one hop from the stream); None while a run holds the
+    session or one is due."""
+    found = settled_events(thread.session_id, thread.last_seq, sent)
     if found is None:
         return None
     events, last_seq = found

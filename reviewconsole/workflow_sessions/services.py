@@ -45,8 +45,10 @@ __all__ = [
     "interrupt_answer",
     "interrupt_answer_sync",
     "interrupt_get",
+    "new_session_id",
     "pending_interrupts",
     "pending_interrupts_sync",
+    "runs_wait_in_queue",
     "session_cancel",
     "session_message",
     "session_record",
@@ -55,6 +57,21 @@ __all__ = [
     "session_retry",
     "session_start",
 ]
+
+
+def new_session_id() -> str:
+    """A new session id of the shape the store gives (32 hex digits), for a door that names the
+    session before it starts it (:func:`session_start`'s ``session_id``)."""
+    return str(WorkflowSession._meta.pk.get_default())  # type: ignore[union-attr]
+
+
+def runs_wait_in_queue() -> bool:
+    """True when :func:`enqueue_run` only stores the run's task for a worker to claim (the
+    database backend, django-tasks-db): quick, so a door may queue it on the thread it streams
+    from. False when the task backend runs a task as it is enqueued (Django's
+    ``ImmediateBackend``, the test suite's): a door that must not wait for the run then queues it
+    from a thread of its own."""
+    return bool(run_session.get_backend().supports_defer)
 
 
 def enqueue_run(session_id: str, *, metadata: dict[str, Any] | None = None) -> None:
@@ -85,6 +102,7 @@ def session_start(
     metadata: dict[str, Any] | None = None,
     enqueue: bool = True,
     correlation_key: str = "",
+    session_id: str | None = None,
 ) -> WorkflowSession:
     """Create a session of ``workflow`` with ``data`` as its first message and queue its run.
 
@@ -92,7 +110,9 @@ def session_start(
     ``correlation_key`` (up to 200 characters) is kept on the session: a door that applies the
     workflow's ``on_arrival`` policy starts through :func:`.arrivals.session_arrive` instead.
     ``enqueue=False`` leaves the run to the caller (:func:`enqueue_run` once this commits), for a
-    door that listens to the run's progress before it starts (AG-UI).
+    door that listens to the run's progress before it starts (AG-UI). ``session_id``: the new
+    session's id, made beforehand by :func:`new_session_id` (AG-UI joins the session's progress
+    group before the session exists); ``engine.ConcurrencyError`` when it is taken.
 
     Raises:
         UnknownWorkflowError: no such workflow.
@@ -101,7 +121,7 @@ def session_start(
     """
     runner = runner_for(workflow)
     check_input(runner, data)
-    record = async_to_sync(runner.create_session)(user_id=user_id, metadata=metadata)
+    record = async_to_sync(runner.create_session)(user_id=user_id, metadata=metadata, session_id=session_id)
     async_to_sync(runner.start)(record.id, data)
     WorkflowSession.objects.filter(pk=record.id).update(title=_title(data), correlation_key=correlation_key[:200])
     if enqueue:
@@ -234,8 +254,8 @@ async def interrupt_answer(
         Everything :func:`answers_submit` raises.
     """
     if committed is not None:
-        return await sync_to_async(_answer_then)(
-            session, answers, committed, decided_by=decided_by, decisions=decisions, guard=guard
+        return await sync_to_async(interrupt_answer_sync)(
+            session, answers, decided_by=decided_by, decisions=decisions, guard=guard, committed=committed
         )
     row = await _session(session)
     runner = runner_for_session(row)  # the version it paused under (H14)
@@ -244,10 +264,10 @@ async def interrupt_answer(
 
 @transaction.atomic
 def _answer_then(
-    session: WorkflowSession | str, answers: dict[Any, Any], committed: Callable[[], None], **kwargs: Any
+    session: WorkflowSession, answers: dict[Any, Any], committed: Callable[[], None], **kwargs: Any
 ) -> list[InterruptRecord]:
     transaction.on_commit(committed, robust=True)  # registered before the store's relay: runs first
-    return interrupt_answer_sync(session, answers, **kwargs)
+    return async_to_sync(interrupt_answer)(session, answers, **kwargs)
 
 
 def interrupt_answer_sync(
@@ -257,9 +277,17 @@ def interrupt_answer_sync(
     decided_by: str | None,
     decisions: Mapping[str, Decision] | None = None,
     guard: AnswerGuard | None = None,
+    committed: Callable[[], None] | None = None,
 ) -> list[InterruptRecord]:
-    """:func:`interrupt_answer` from sync code (joins the caller's transaction: the store runs on its thread)."""
-    return async_to_sync(interrupt_answer)(session, answers, decided_by=decided_by, decisions=decisions, guard=guard)
+    """:func:`interrupt_answer` from sync code (joins the caller's transaction: the store runs on its
+    thread); ``committed`` as there. A session given by id is read here, on this thread, rather
+    than by the coroutine (one hop between threads less)."""
+    if isinstance(session, str):
+        session = WorkflowSession.objects.only("id", "workflow", "workflow_version").get(pk=session)
+    kwargs: dict[str, Any] = {"decided_by": decided_by, "decisions": decisions, "guard": guard}
+    if committed is not None:
+        return _answer_then(session, answers, committed, **kwargs)
+    return async_to_sync(interrupt_answer)(session, answers, **kwargs)
 
 
 async def _runner_of(session_id: str) -> Runner:

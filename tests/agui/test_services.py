@@ -45,3 +45,68 @@ async def test_concurrent_first_requests_of_one_thread_make_one_session(agui, sc
     assert sum(run.last["type"] == "RUN_FINISHED" for run in runs) >= 1
     assert all(run.last.get("code") in (None, "session_busy", "interrupts_pending") for run in runs)
     assert await sync_to_async(sessions)() == (1, 0)
+
+
+async def test_the_outcome_leaves_out_events_the_stream_sent_and_notes_every_one_as_sent(agui, scripted):
+    from reviewconsole.agui import services
+    from reviewconsole.agui.models import AguiThread
+
+    scripted("email-review", ["Draft one."])
+    run = await agui("email-review", body("t-known", "first"))
+    assert run.last["outcome"]["type"] == "interrupt"
+
+    def outcome_after_rewinding_the_thread():
+        thread = AguiThread.objects.get(thread_id="t-known")
+        events, last = services.stored_events(thread.session_id, 0)
+        assert len(events) >= 2 and last == thread.last_seq > 0
+        thread.last_seq = 0
+        outcome = services.run_outcome(thread, {events[0].id})
+        return events, last, outcome, AguiThread.objects.get(pk=thread.pk).last_seq
+
+    events, last, outcome, noted = await sync_to_async(outcome_after_rewinding_the_thread)()
+    assert [event.id for event in outcome.events] == [event.id for event in events[1:]]
+    assert noted == last
+    assert [record.id for record in outcome.pending] == [i["id"] for i in run.last["outcome"]["interrupts"]]
+
+
+@pytest.fixture
+def db_tasks(settings):
+    """django-tasks-db's backend, as ``serve`` runs it, with no worker: a queued run stays queued."""
+    from tests.outbound.test_retries import DB_TASKS, _reset_task_backends
+
+    settings.TASKS = DB_TASKS
+    _reset_task_backends()
+    yield
+    _reset_task_backends()
+
+
+def test_a_new_thread_is_started_under_its_given_id_read_and_queued_in_one_call(token, db_tasks):
+    from django_tasks_db.models import DBTaskResult
+
+    from reviewconsole.agui import services
+    from reviewconsole.api.models import ApiClient
+    from reviewconsole.workflow_sessions.services import new_session_id, runs_wait_in_queue
+
+    assert runs_wait_in_queue()  # the database backend only stores the task
+    session_id = new_session_id()
+    metadata = {"agui": {"thread_id": "t-one-call"}}
+    thread, events, state = services.thread_start(
+        client=ApiClient.objects.get(name="agui-tests"),
+        workflow="email-review",
+        thread_id="t-one-call",
+        data="My battery drains fast",
+        message_id="m-1",
+        session_id=session_id,
+        queue_run=metadata,
+    )
+    assert thread.session_id == session_id and len(session_id) == 32 and int(session_id, 16) >= 0
+    assert [event.id for event in events] == [event.id for event in services.stored_events(session_id, 0)[0]]
+    assert isinstance(state, dict)
+    [task] = DBTaskResult.objects.filter(task_path__endswith="run_session")
+    assert (task.status, task.args_kwargs["args"]) == ("READY", [session_id, metadata])
+
+
+def test_with_tasks_run_as_they_are_queued_a_door_queues_runs_off_its_thread():
+    from reviewconsole.workflow_sessions.services import runs_wait_in_queue
+
+    assert not runs_wait_in_queue()  # the test settings' ImmediateBackend would run it in the call

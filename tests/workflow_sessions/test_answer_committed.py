@@ -8,7 +8,8 @@ from asgiref.sync import async_to_sync
 
 from engine import UnknownInterruptError
 from reviewconsole.workflow_sessions import outbox
-from reviewconsole.workflow_sessions.services import interrupt_answer
+from reviewconsole.workflow_sessions.models import WorkflowSession
+from reviewconsole.workflow_sessions.services import interrupt_answer, interrupt_answer_sync
 
 
 @pytest.fixture
@@ -44,3 +45,22 @@ def test_committed_is_not_called_for_a_refused_answer(start_review, on_commit, h
             session, {"no-such-id": "approve"}, decided_by="agui:test", committed=lambda: heard.append("committed")
         )
     assert heard == []
+
+
+def test_the_sync_form_takes_a_session_id_and_committed_too(start_review, on_commit, heard):
+    session, item = start_review()
+    heard.clear()
+    with on_commit():
+        interrupt_answer_sync(
+            session.pk,
+            {item.interrupt_id: {"result": "approve"}},
+            decided_by="agui:test",
+            committed=lambda: heard.append("committed"),
+        )
+        assert heard == []
+    assert heard[0] == "committed" and "InterruptAnswered" in heard[1:]
+
+
+def test_the_sync_form_refuses_an_unknown_session_id(db):
+    with pytest.raises(WorkflowSession.DoesNotExist):
+        interrupt_answer_sync("0" * 32, {None: "approve"}, decided_by="agui:test", committed=lambda: None)
