@@ -14,7 +14,7 @@ enqueued in this process starts at once; it still polls every ``interval`` secon
 enqueued by other processes (and deferred ones that came due). One enqueue wakes one thread of
 the task's queue, not every thread, and hands it the task's id: the thread claims that task with
 a read by primary key and one conditional ``UPDATE`` (:meth:`ThreadWorker._claim_enqueued`),
-about 1 ms sooner than the queue's claim below (``bench/README.md``). Otherwise a thread looks for
+0.7–0.9 ms sooner than the queue's claim below (``bench/README.md``). Otherwise a thread looks for
 a ready task with a plain read before it takes the claim's write transaction: on SQLite that
 write lock is the whole database's, and an idle thread taking it for nothing makes a run's commit
 or a reviewer's decision wait. Outbound
