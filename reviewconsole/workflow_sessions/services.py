@@ -62,7 +62,7 @@ __all__ = [
 def new_session_id() -> str:
     """A new session id of the shape the store gives (32 hex digits), for a door that names the
     session before it starts it (:func:`session_start`'s ``session_id``)."""
-    return str(WorkflowSession._meta.pk.get_default())  # type: ignore[union-attr]
+    return str(WorkflowSession._meta.pk.get_default())
 
 
 def runs_wait_in_queue() -> bool:
