@@ -50,6 +50,7 @@ from django.utils import timezone
 from engine import (
     CheckpointDecidedError,
     Event,
+    InterruptsPendingError,
     SessionBusyError,
     SessionClosedError,
     SessionStatus,
@@ -62,6 +63,7 @@ from .. import json_input
 from ..api.models import ApiClient
 from ..workflow_sessions.services import (
     new_session_id,
+    pending_interrupts,
     runs_wait_in_queue,
     session_message,
     session_record,
@@ -318,6 +320,12 @@ async def _continue_thread(
             raise Refusal("session_busy") from None
         except SessionClosedError:  # cancelled: nothing runs again
             raise Refusal("session_closed") from None
+        except InterruptsPendingError:  # the run paused on an interrupt since ``pending`` was read
+            pending = await pending_interrupts(session_id)
+            if not pending:  # and it was answered meanwhile: the session is about to run again
+                raise Refusal("session_busy") from None
+            if await while_waiting(client, thread, message, pending, on_arrival):  # else it raised
+                return caught, state, False
     if message is not None:
         await sync_to_async(services.thread_update)(thread, message_id=message[0])
     return caught, state, bool(queued)

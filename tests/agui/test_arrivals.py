@@ -93,3 +93,23 @@ async def test_supersede_moves_the_thread_to_a_new_session_and_supersedes_the_it
     assert answered.last["type"] == "RUN_FINISHED"
     assert (await Item.objects.aget(pk=old_item.pk)).status == "cancelled"
     assert (await Item.objects.aget(session_id=thread.session_id)).decision == "approve"
+
+
+async def test_a_message_that_races_the_run_to_its_interrupt_is_refused_as_pending(agui, scripted, monkeypatch):
+    """Concurrent first requests of one thread: a loser read the session before the winner's run
+    paused, then stored its message after; that was a RUN_ERROR ``internal_error``."""
+    from reviewconsole.agui import services
+
+    scripted("vip-discount", VIP_TURNS)
+    session_id, interrupt = await _waiting(agui, "t-arr-race")
+    read = services.stream_continue
+
+    def read_before_the_pause(session_id, after):
+        events, state, _, _ = read(session_id, after)
+        return events, state, [], {}
+
+    monkeypatch.setattr(services, "stream_continue", read_before_the_pause)
+    refused = well_formed(await agui("vip-discount", body("t-arr-race", '{"customer_id": "c123"}')))
+    assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "interrupts_pending"
+    assert session_id in refused.last["message"] and interrupt["id"] in refused.last["message"]
+    assert not await Arrival.objects.aexists()
