@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from ag_ui.core import (
@@ -86,21 +86,89 @@ logger = logging.getLogger("reviewconsole.agui")
 UNSTORABLE = "The input holds a NUL character or a number out of range, which cannot be stored."
 
 _enqueues: set[asyncio.Task[Any]] = set()  # an enqueue outlives a disconnected client; keep it referenced
+_tasks: set[asyncio.Task[Any]] = set()  # runs' producers, and their stops, outlive a disconnected client
 
 
 async def stream_run(*, client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> AsyncIterator[str]:
-    """The SSE frames (``data: <json>\\n\\n``) of one run; never raises."""
+    """The SSE frames (``data: <json>\\n\\n``) of one run; never raises.
+
+    Until what the client sent is stored and its run queued (``stored``), the run's events are
+    made by a task of their own (:func:`_produce`), so a client that leaves then (Django cancels
+    or closes this generator, e.g. right after RUN_STARTED) stops nothing: the task goes on until
+    ``stored`` (:func:`_close_when_produced`). From there on this generator pulls the events
+    itself, as the client takes them: nothing is noted as sent (the thread's ``last_seq``) before
+    the client was sent what comes before it."""
     encoder = EventEncoder()
-    yield encoder.encode(RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id, protocol_version="1.0"))
+    events = _run(client, spec, run, stored := asyncio.Event())
+    out: asyncio.Queue[BaseEvent | Exception | None] = asyncio.Queue()
+    producer = asyncio.get_running_loop().create_task(_produce(events, out, stored))
+    _keep(producer)
+    pulling = False
     try:
-        async for event in _run(client, spec, run):
-            yield encoder.encode(event)
-    except Refusal as refusal:
-        logger.info("AG-UI run %s of thread %s refused: %s", run.run_id, run.thread_id, refusal.code)
-        yield encoder.encode(RunErrorEvent(message=refusal.message, code=refusal.code))
-    except Exception:
-        logger.exception("AG-UI run %s of thread %s failed", run.run_id, run.thread_id)
-        yield encoder.encode(RunErrorEvent(message=Refusal("internal_error").message, code="internal_error"))
+        yield encoder.encode(RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id, protocol_version="1.0"))
+        while (item := await out.get()) is not None:
+            if isinstance(item, Exception):
+                yield _refused(encoder, run, item)
+                return
+            yield encoder.encode(item)
+        if await producer == HANDED_OVER:
+            pulling = True
+            async for event in events:
+                yield encoder.encode(event)
+    except Exception as exc:
+        yield _refused(encoder, run, exc)
+    finally:
+        if not pulling:
+            _close_when_produced(producer, events)
+
+
+HANDED_OVER = "handed over"
+"""What :func:`_produce` returns when it stopped at ``stored`` with events left to pull."""
+
+
+async def _produce(
+    events: AsyncIterator[BaseEvent], out: asyncio.Queue[BaseEvent | Exception | None], stored: asyncio.Event
+) -> str:
+    """Put ``events`` on ``out`` until the first one after ``stored`` is set (then
+    :data:`HANDED_OVER`: the rest is the stream's to pull), or until they end, or what ended them
+    (a :class:`Refusal` or another exception); then None."""
+    try:
+        async for event in events:
+            out.put_nowait(event)
+            if stored.is_set():
+                return HANDED_OVER
+    except Exception as exc:
+        out.put_nowait(exc)
+    finally:
+        out.put_nowait(None)
+    return "ended"
+
+
+def _refused(encoder: EventEncoder, run: RunAgentInput, exc: Exception) -> str:
+    """The RUN_ERROR frame for what ended a run: a :class:`Refusal`'s code, else ``internal_error``."""
+    if isinstance(exc, Refusal):
+        logger.info("AG-UI run %s of thread %s refused: %s", run.run_id, run.thread_id, exc.code)
+        return encoder.encode(RunErrorEvent(message=exc.message, code=exc.code))
+    logger.error("AG-UI run %s of thread %s failed", run.run_id, run.thread_id, exc_info=exc)
+    return encoder.encode(RunErrorEvent(message=Refusal("internal_error").message, code="internal_error"))
+
+
+def _close_when_produced(producer: asyncio.Task[str], events: AsyncGenerator[BaseEvent, None]) -> None:
+    """The client left before the stream pulled the events itself: once ``producer`` is done (it
+    goes on until what the client sent is stored and the run queued), close ``events`` if it
+    stopped there, so the progress subscription is left at once."""
+
+    async def close() -> None:
+        if await producer == HANDED_OVER:
+            await events.aclose()
+
+    _keep(asyncio.get_running_loop().create_task(close()))
+
+
+def _keep(task: asyncio.Task[Any]) -> None:
+    """Keep ``task`` referenced until it is done (it outlives a client that left)."""
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
 
 
 def _last_user_message(run: RunAgentInput) -> tuple[str, Any] | None:
@@ -127,7 +195,9 @@ def _metadata(run: RunAgentInput, props: dict[str, Any]) -> dict[str, Any]:
     return {"forwarded_props": props, "agui": {"thread_id": run.thread_id, "run_id": run.run_id, "context": context}}
 
 
-async def _run(client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> AsyncIterator[BaseEvent]:
+async def _run(
+    client: ApiClient, spec: WorkflowSpec, run: RunAgentInput, stored: asyncio.Event
+) -> AsyncGenerator[BaseEvent, None]:
     try:  # before anything reads or writes the database with it
         json_input.check_storable(run.model_dump())
     except json_input.UnstorableValueError:
@@ -144,7 +214,7 @@ async def _run(client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> Asy
         session_id = new_session_id()
         async with Progress(session_id) as progress:  # joined before the session exists, so before its run
             thread, start = await _start_thread(client, spec, run, message, session_id, metadata)
-            async for event in _stream(thread, run, progress, metadata, start):
+            async for event in _stream(thread, run, progress, metadata, stored, start):
                 yield event
         return
     try:  # the definition the session started (and paused) under is still deployed
@@ -154,13 +224,13 @@ async def _run(client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> Asy
     if spec.on_arrival == "supersede" and await arrives(thread, run, message, checkpoint_id):
         thread = await supersede(client, thread, message)
         async with Progress(thread.session_id) as progress:
-            async for event in _stream(thread, run, progress, metadata):
+            async for event in _stream(thread, run, progress, metadata, stored):
                 yield event
         return
     async with Progress(thread.session_id) as progress:  # joined before anything is queued
         await _wait_for_lease(progress, thread.session_id)
         start = await _continue_thread(client, thread, run, message, checkpoint_id, metadata, spec.on_arrival)
-        async for event in _stream(thread, run, progress, metadata, start):
+        async for event in _stream(thread, run, progress, metadata, stored, start):
             yield event
 
 
@@ -170,15 +240,22 @@ whether the run is queued already."""
 
 
 async def _stream(
-    thread: AguiThread, run: RunAgentInput, progress: Progress, metadata: dict[str, Any], start: Start | None = None
+    thread: AguiThread,
+    run: RunAgentInput,
+    progress: Progress,
+    metadata: dict[str, Any],
+    stored: asyncio.Event,
+    start: Start | None = None,
 ) -> AsyncIterator[BaseEvent]:
-    """Catch up, queue the run, stream it, catch up on what no message brought, say the outcome."""
+    """Catch up, queue the run (``stored`` is set then: what the client sent is stored and the
+    run queued), stream it, catch up on what no message brought, say the outcome."""
     session_id = thread.session_id
     if start is None:
         start = (*await sync_to_async(services.stream_start)(session_id, thread.last_seq), False)
     caught, state, queued = start
     if not queued:
         _enqueue(session_id, metadata)  # the run starts while the client is sent what it missed
+    stored.set()
     for event in EventMapper(track_state=False).replay(caught):
         yield event
     sent = {event.id for event in caught}  # ids of the stored events the client has now
