@@ -72,6 +72,7 @@ from ..workflow_sessions.services import (
 from ..workflows import WorkflowSpec
 from . import services
 from .arrivals import arrives, supersede, while_waiting
+from .detached import Detached
 from .errors import Refusal
 from .live import lease_wait, live, outcome_events
 from .mapping import EventMapper
@@ -86,89 +87,26 @@ logger = logging.getLogger("reviewconsole.agui")
 UNSTORABLE = "The input holds a NUL character or a number out of range, which cannot be stored."
 
 _enqueues: set[asyncio.Task[Any]] = set()  # an enqueue outlives a disconnected client; keep it referenced
-_tasks: set[asyncio.Task[Any]] = set()  # runs' producers, and their stops, outlive a disconnected client
 
 
 async def stream_run(*, client: ApiClient, spec: WorkflowSpec, run: RunAgentInput) -> AsyncIterator[str]:
-    """The SSE frames (``data: <json>\\n\\n``) of one run; never raises.
-
-    Until what the client sent is stored and its run queued (``stored``), the run's events are
-    made by a task of their own (:func:`_produce`), so a client that leaves then (Django cancels
-    or closes this generator, e.g. right after RUN_STARTED) stops nothing: the task goes on until
-    ``stored`` (:func:`_close_when_produced`). From there on this generator pulls the events
-    itself, as the client takes them: nothing is noted as sent (the thread's ``last_seq``) before
-    the client was sent what comes before it."""
+    """The SSE frames (``data: <json>\\n\\n``) of one run; never raises. A client that leaves
+    stops nothing but its stream (:class:`~.detached.Detached`: what it sent is stored anyway)."""
     encoder = EventEncoder()
-    events = _run(client, spec, run, stored := asyncio.Event())
-    out: asyncio.Queue[BaseEvent | Exception | None] = asyncio.Queue()
-    producer = asyncio.get_running_loop().create_task(_produce(events, out, stored))
-    _keep(producer)
-    pulling = False
+    stored = asyncio.Event()  # set by ``_stream`` once what the client sent is stored and the run queued
+    events = Detached(_run(client, spec, run, stored), stored)
     try:
         yield encoder.encode(RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id, protocol_version="1.0"))
-        while (item := await out.get()) is not None:
-            if isinstance(item, Exception):
-                yield _refused(encoder, run, item)
-                return
-            yield encoder.encode(item)
-        if await producer == HANDED_OVER:
-            pulling = True
-            async for event in events:
-                yield encoder.encode(event)
-    except Exception as exc:
-        yield _refused(encoder, run, exc)
-    finally:
-        if not pulling:
-            _close_when_produced(producer, events)
-
-
-HANDED_OVER = "handed over"
-"""What :func:`_produce` returns when it stopped at ``stored`` with events left to pull."""
-
-
-async def _produce(
-    events: AsyncIterator[BaseEvent], out: asyncio.Queue[BaseEvent | Exception | None], stored: asyncio.Event
-) -> str:
-    """Put ``events`` on ``out`` until the first one after ``stored`` is set (then
-    :data:`HANDED_OVER`: the rest is the stream's to pull), or until they end, or what ended them
-    (a :class:`Refusal` or another exception); then None."""
-    try:
         async for event in events:
-            out.put_nowait(event)
-            if stored.is_set():
-                return HANDED_OVER
-    except Exception as exc:
-        out.put_nowait(exc)
+            yield encoder.encode(event)
+    except Refusal as refusal:
+        logger.info("AG-UI run %s of thread %s refused: %s", run.run_id, run.thread_id, refusal.code)
+        yield encoder.encode(RunErrorEvent(message=refusal.message, code=refusal.code))
+    except Exception:
+        logger.exception("AG-UI run %s of thread %s failed", run.run_id, run.thread_id)
+        yield encoder.encode(RunErrorEvent(message=Refusal("internal_error").message, code="internal_error"))
     finally:
-        out.put_nowait(None)
-    return "ended"
-
-
-def _refused(encoder: EventEncoder, run: RunAgentInput, exc: Exception) -> str:
-    """The RUN_ERROR frame for what ended a run: a :class:`Refusal`'s code, else ``internal_error``."""
-    if isinstance(exc, Refusal):
-        logger.info("AG-UI run %s of thread %s refused: %s", run.run_id, run.thread_id, exc.code)
-        return encoder.encode(RunErrorEvent(message=exc.message, code=exc.code))
-    logger.error("AG-UI run %s of thread %s failed", run.run_id, run.thread_id, exc_info=exc)
-    return encoder.encode(RunErrorEvent(message=Refusal("internal_error").message, code="internal_error"))
-
-
-def _close_when_produced(producer: asyncio.Task[str], events: AsyncGenerator[BaseEvent, None]) -> None:
-    """The client left before the stream pulled the events itself: once ``producer`` is done (it
-    goes on until what the client sent is stored and the run queued), close ``events`` if it
-    stopped there, so the progress subscription is left at once."""
-
-    async def close() -> None:
-        if await producer == HANDED_OVER:
-            await events.aclose()
-
-    _keep(asyncio.get_running_loop().create_task(close()))
-
-
-def _keep(task: asyncio.Task[Any]) -> None:
-    """Keep ``task`` referenced until it is done (it outlives a client that left)."""
-    _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
+        events.release()
 
 
 def _last_user_message(run: RunAgentInput) -> tuple[str, Any] | None:

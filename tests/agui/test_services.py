@@ -115,7 +115,7 @@ def test_with_tasks_run_as_they_are_queued_a_door_queues_runs_off_its_thread():
 async def test_a_client_that_leaves_right_after_run_started_loses_nothing(token, scripted):
     from ag_ui.core import RunAgentInput
 
-    from reviewconsole.agui import runs
+    from reviewconsole.agui import detached, runs
     from reviewconsole.agui.models import AguiThread
     from reviewconsole.api.models import ApiClient
     from reviewconsole.workflow_sessions.services import pending_interrupts
@@ -127,7 +127,7 @@ async def test_a_client_that_leaves_right_after_run_started_loses_nothing(token,
     assert '"RUN_STARTED"' in await anext(frames)
     await frames.aclose()  # the client is gone before anything was stored
 
-    await asyncio.gather(*runs._tasks, return_exceptions=True)  # its message stored, its run queued, then stopped
+    await asyncio.gather(*detached._tasks, return_exceptions=True)  # its message stored, its run queued, then stopped
     await asyncio.gather(*runs._enqueues)  # the run (the test backend runs it as it is queued)
     thread = await AguiThread.objects.aget(thread_id="t-left")
     assert [record.kind for record in await pending_interrupts(thread.session_id)] != []
