@@ -14,7 +14,11 @@ enqueued in this process starts at once; it still polls every ``interval`` secon
 enqueued by other processes (and deferred ones that came due). One enqueue wakes one thread of
 the task's queue, not every thread, and hands it the task's id: the thread claims that task with
 a read by primary key and one conditional ``UPDATE`` (:meth:`ThreadWorker._claim_enqueued`),
-0.7–0.9 ms sooner than the queue's claim below (``bench/README.md``). Otherwise a thread looks for
+0.7–0.9 ms sooner than the queue's claim below (``bench/README.md``). A task enqueued inside a
+transaction (a session's run, with what it is for: ``enqueue_run``) wakes a thread when that
+commits; if a thread of its queue is idle, the task is claimed for this process in that same
+transaction and handed over as it commits, so the thread starts it without a query
+(:meth:`ThreadWorker._claim_for_handover`). Otherwise a thread looks for
 a ready task with a plain read before it takes the claim's write transaction: on SQLite that
 write lock is the whole database's, and an idle thread taking it for nothing makes a run's commit
 or a reviewer's decision wait. Outbound
@@ -42,6 +46,8 @@ import sys
 import threading
 from collections import deque
 
+from asgiref.sync import AsyncSingleThreadContext
+from django.db import router, transaction
 from django.db.utils import OperationalError
 from django.tasks import TaskResult
 from django.tasks.signals import task_enqueued
@@ -76,6 +82,7 @@ class ThreadWorker:
         self.queue = queue
         self.running = False
         self.worker_id = f"console-{get_random_string(12)}"
+        self._handover_id = f"{self.worker_id}/handover"
         self._wakes: dict[str, _Wake] = {}
         self._threads: list[threading.Thread] = []
         # (queue, worker id suffix, thread name) per thread; the suffix keeps "<process id>/<n>".
@@ -89,15 +96,50 @@ class ThreadWorker:
 
     def _on_enqueue(self, task_result: TaskResult | None = None, **kwargs: object) -> None:
         """``task_enqueued``: wake one thread of the task's queue, unless it is deferred (the
-        poll takes it when due) or for a queue this worker does not run."""
+        poll takes it when due) or for a queue this worker does not run.
+
+        A task enqueued inside a transaction (its row is written with what it is for:
+        ``enqueue_run``) wakes a thread once that commits (``on_commit``, in the order the
+        transaction asked for things); a rolled-back one wakes nobody. When a thread of the
+        queue is idle, the task is claimed in that same transaction (:meth:`_claim_for_handover`)
+        and handed to a thread of this process as it commits: the thread runs it without a claim
+        of its own (the claim's write would wait for whatever commits next, e.g. the outbox
+        relay of the same commit)."""
         if task_result is None:
             return
         run_after = task_result.task.run_after
         if run_after is not None and run_after > timezone.now():
             return
         wake = self._wakes.get(task_result.task.queue_name)
-        if wake is not None:
-            wake.notify(task_result.id if task_result.backend == "default" else None)
+        if wake is None:
+            return
+        hint = task_result.id if task_result.backend == "default" else None
+        using = router.db_for_write(DBTaskResult)
+        if not transaction.get_connection(using).in_atomic_block:
+            wake.notify(hint)
+        elif hint is not None and wake.idle and (claimed := self._claim_for_handover(hint)) is not None:
+            transaction.on_commit(lambda: wake.hand_over(claimed), using=using, robust=True)
+        else:
+            transaction.on_commit(lambda: wake.notify(hint), using=using, robust=True)
+
+    def _claim_for_handover(self, task_id: str) -> DBTaskResult | None:
+        """The ready task ``task_id``, claimed for this process (``RUNNING`` under ``<process
+        id>/handover``) in the current transaction; None when it is not ready. The row is read
+        here, before the commit, so the thread it is handed to runs it without a query.
+
+        Nothing is lost when nothing runs it: a rollback takes the claim back with the task, and
+        a process that dies first leaves it ``RUNNING`` under its own id, which the sweep of
+        stale tasks (``task_recovery``) handles like any other; :meth:`stop` puts back to
+        ``READY`` the tasks handed over but not run."""
+        ready = DBTaskResult.objects.filter(pk=task_id, backend_name="default", status=READY)
+        task_result = ready.first()
+        if task_result is None:
+            return None
+        started_at, worker_ids = timezone.now(), [self._handover_id]
+        if not ready.update(status=RUNNING, started_at=started_at, worker_ids=worker_ids):
+            return None
+        task_result.status, task_result.started_at, task_result.worker_ids = RUNNING, started_at, worker_ids
+        return task_result
 
     def _claim(self, worker_id: str, queue: str, hint: str | None = None) -> DBTaskResult | None:
         """The task this thread is to run now, claimed (``RUNNING``, ``worker_id`` appended to its
@@ -153,13 +195,22 @@ class ThreadWorker:
             worker_id=worker_id,
             excluded_queue_names=[],
         )
+        with AsyncSingleThreadContext():  # every run's event loop on one thread kept for it, not a new one each
+            self._turns(runner, worker_id, queue)
+        close_thread_connections()
+
+    def _turns(self, runner: Worker, worker_id: str, queue: str) -> None:
+        """Claim (or take what is handed over) and run tasks until :meth:`stop`."""
         while self.running:
             recycle_connections()  # a healthy SQLite connection is kept across tasks (thread_connections.py)
-            try:
-                task_result = self._claim(worker_id, queue, self._wakes[queue].hint())
-            except Exception:  # keep the worker alive through a broken connection; the next turn reconnects
-                logger.exception("Could not claim a task")
-                task_result = None
+            wake = self._wakes[queue]
+            task_result = wake.handed()  # claimed for us in its enqueue's transaction; else claim one
+            if task_result is None:
+                try:
+                    task_result = self._claim(worker_id, queue, wake.hint())
+                except Exception:  # keep the worker alive through a broken connection; the next turn reconnects
+                    logger.exception("Could not claim a task")
+                    task_result = None
             if task_result is not None:
                 try:
                     runner.run_task(task_result)
@@ -169,8 +220,7 @@ class ThreadWorker:
                     # up by recovery once its lease expires.
                     logger.exception("Task %s: could not record its outcome", task_result.id)
                 continue
-            self._wakes[queue].wait(self.interval)
-        close_thread_connections()
+            wake.wait(self.interval)
 
     def start(self) -> None:
         self.running = True
@@ -194,6 +244,11 @@ class ThreadWorker:
         for thread in self._threads:
             thread.join(timeout)
         task_enqueued.disconnect(self._on_enqueue)
+        unrun = [task.pk for wake in self._wakes.values() for task in wake.take_handed()]
+        if unrun:  # handed over but never run: back to the queue for whoever runs next
+            DBTaskResult.objects.filter(pk__in=unrun, status=RUNNING).update(
+                status=READY, started_at=None, worker_ids=[]
+            )
         self._keeper.stop()
         if self._switch_interval is not None:
             sys.setswitchinterval(self._switch_interval)
@@ -212,6 +267,9 @@ class _Wake:
         self._tokens = 0
         self._limit = max(1, threads)
         self._hints: deque[str] = deque(maxlen=self._limit)
+        self._handed: deque[DBTaskResult] = deque()  # claimed for this process: every one is run, none dropped
+        self.idle = 0
+        """Threads waiting in :meth:`wait` right now (read without the lock: a hint, not a promise)."""
 
     def notify(self, hint: str | None = None) -> None:
         with self._condition:
@@ -219,6 +277,24 @@ class _Wake:
             if hint is not None:
                 self._hints.append(hint)
             self._condition.notify()
+
+    def hand_over(self, task_result: DBTaskResult) -> None:
+        """Wake a thread to run ``task_result``, already claimed for this process (kept until run)."""
+        with self._condition:
+            self._handed.append(task_result)
+            self._tokens = min(self._tokens + 1, self._limit)
+            self._condition.notify()
+
+    def handed(self) -> DBTaskResult | None:
+        """The oldest task handed over and not taken by a thread yet, or None."""
+        with self._condition:
+            return self._handed.popleft() if self._handed else None
+
+    def take_handed(self) -> list[DBTaskResult]:
+        """Every task handed over and not taken yet (the worker is stopping)."""
+        with self._condition:
+            taken, self._handed = list(self._handed), deque()
+            return taken
 
     def hint(self) -> str | None:
         """The id of the oldest enqueued task not handed to a thread yet, or None."""
@@ -234,7 +310,11 @@ class _Wake:
         """Until woken or ``timeout`` seconds passed; True when woken."""
         with self._condition:
             if not self._tokens:
-                self._condition.wait(timeout)
+                self.idle += 1
+                try:
+                    self._condition.wait(timeout)
+                finally:
+                    self.idle -= 1
             if not self._tokens:
                 return False
             self._tokens -= 1

@@ -98,6 +98,7 @@ def test_a_hint_for_another_queue_is_not_claimed_by_this_one():
     assert row.status == "READY"
 
 
+@pytest.mark.django_db(transaction=True)  # an enqueue outside a transaction wakes at once
 def test_an_enqueue_hands_its_task_id_to_the_thread_it_wakes():
     worker = ThreadWorker(count=1)
     first, second = _task(RUN_SESSION), _task(RUN_SESSION)
@@ -110,6 +111,7 @@ def test_an_enqueue_hands_its_task_id_to_the_thread_it_wakes():
     assert worker._wakes["default"].hint() is None
 
 
+@pytest.mark.django_db(transaction=True)  # an enqueue outside a transaction wakes at once
 def test_an_enqueue_wakes_its_own_queue_only():
     worker = ThreadWorker(count=2, outbound=1)
     worker._on_enqueue(task_result=_task(DELIVER, queue=OUTBOUND_QUEUE).task_result)
@@ -128,6 +130,7 @@ def db_tasks(settings):
     _reset_task_backends()
 
 
+@pytest.mark.django_db(transaction=True)  # an enqueue outside a transaction wakes at once
 def test_a_deferred_task_wakes_nobody(db_tasks):
     worker = ThreadWorker(count=2)
     later = timezone.now() + dt.timedelta(hours=1)
@@ -164,6 +167,7 @@ def test_one_notify_wakes_one_waiting_thread():
         thread.join(WAIT)
 
 
+@pytest.mark.django_db(transaction=True)  # else its heartbeat waits for the test's transaction
 def test_the_gil_is_handed_over_sooner_while_the_worker_runs(db_tasks):
     before = sys.getswitchinterval()
     worker = ThreadWorker(count=1, outbound=0, interval=0.05)
@@ -173,3 +177,111 @@ def test_the_gil_is_handed_over_sooner_while_the_worker_runs(db_tasks):
     finally:
         worker.stop()
     assert sys.getswitchinterval() == before
+
+
+# -- an enqueue inside a transaction ------------------------------------------------------------
+
+
+def _enqueue_in_transaction(worker: ThreadWorker, *, rollback: bool = False) -> str:
+    """Enqueue ``expire_interrupt(0)`` inside a transaction with ``worker`` listening; its id."""
+    from django.db import transaction
+    from django.tasks.signals import task_enqueued
+
+    from reviewconsole.inbox.tasks import expire_interrupt
+
+    task_enqueued.connect(worker._on_enqueue, weak=False)
+    try:
+        with transaction.atomic():
+            task_id = expire_interrupt.enqueue(0).id
+            assert worker._wakes["default"].wait(0) is False  # nobody is woken before the commit
+            assert worker._wakes["default"].handed() is None
+            if rollback:
+                transaction.set_rollback(True)
+    finally:
+        task_enqueued.disconnect(worker._on_enqueue)
+    return task_id
+
+
+def test_a_task_enqueued_in_a_transaction_with_an_idle_thread_is_claimed_in_it_and_handed_over_on_commit(
+    db_tasks, django_capture_on_commit_callbacks
+):
+    worker = ThreadWorker(count=1)
+    worker._wakes["default"].idle = 1  # a thread waits
+    with django_capture_on_commit_callbacks(execute=True):
+        task_id = _enqueue_in_transaction(worker)
+    row = DBTaskResult.objects.get(pk=task_id)
+    assert (row.status, row.worker_ids) == ("RUNNING", [f"{worker.worker_id}/handover"])
+    handed = worker._wakes["default"].handed()  # the claimed row itself: its thread runs it without a query
+    assert handed is not None and str(handed.pk) == task_id
+    assert (handed.status, handed.worker_ids, handed.started_at) == (row.status, row.worker_ids, row.started_at)
+    assert worker._wakes["default"].wait(0) is True
+
+
+def test_a_task_enqueued_in_a_transaction_with_no_idle_thread_stays_ready_and_wakes_a_thread_on_commit(
+    db_tasks, django_capture_on_commit_callbacks
+):
+    worker = ThreadWorker(count=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        task_id = _enqueue_in_transaction(worker)
+    assert DBTaskResult.objects.get(pk=task_id).status == "READY"
+    assert worker._wakes["default"].handed() is None
+    assert worker._wakes["default"].hint() == task_id
+
+
+def test_a_rolled_back_enqueue_leaves_no_task_and_wakes_nobody(db_tasks, django_capture_on_commit_callbacks):
+    worker = ThreadWorker(count=1)
+    worker._wakes["default"].idle = 1
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        task_id = _enqueue_in_transaction(worker, rollback=True)
+    assert callbacks == []
+    assert not DBTaskResult.objects.filter(pk=task_id).exists()
+    assert worker._wakes["default"].wait(0) is False
+    assert worker._wakes["default"].handed() is None
+
+
+def test_tasks_handed_over_but_not_run_go_back_to_the_queue_when_the_worker_stops(
+    db_tasks, django_capture_on_commit_callbacks
+):
+    worker = ThreadWorker(count=1, outbound=0)
+    worker._wakes["default"].idle = 1
+    with django_capture_on_commit_callbacks(execute=True):
+        task_id = _enqueue_in_transaction(worker)
+    worker.stop()  # never started: nothing took the task handed over
+    row = DBTaskResult.objects.get(pk=task_id)
+    assert (row.status, row.worker_ids, row.started_at) == ("READY", [], None)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_runs_a_task_handed_over_by_a_committed_transaction(db_tasks):
+    from django.tasks.signals import task_finished
+
+    finished: list[str] = []
+    done = threading.Condition()
+
+    def record(task_result=None, **kwargs):
+        with done:
+            finished.append(task_result.id)
+            done.notify_all()
+
+    task_finished.connect(record, weak=False)
+    worker = ThreadWorker(count=1, outbound=0, interval=WAIT)  # no poll within the wait: only a wake-up runs it
+    worker.start()
+    try:
+        wake = worker._wakes["default"]
+        deadline = time.monotonic() + WAIT
+        while wake.idle < 1 and time.monotonic() < deadline:
+            time.sleep(0.001)  # the thread waits for work (a guard with a deadline, not a timed wait)
+        assert wake.idle == 1
+        from django.db import transaction
+
+        from reviewconsole.inbox.tasks import expire_interrupt
+
+        with transaction.atomic():
+            task_id = expire_interrupt.enqueue(0).id
+        with done:
+            assert done.wait_for(lambda: task_id in finished, WAIT)
+    finally:
+        worker.stop()
+        task_finished.disconnect(record)
+    row = DBTaskResult.objects.get(pk=task_id)
+    assert (row.status, row.worker_ids) == ("SUCCESSFUL", [f"{worker.worker_id}/handover"])
