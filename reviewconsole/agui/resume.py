@@ -35,6 +35,7 @@ import contextlib
 import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ag_ui.core import ResumeEntry
 from asgiref.sync import sync_to_async
@@ -55,7 +56,7 @@ from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.items.policy_gate import record_refused
 from ..inbox.items.receipts import refusal_record
 from ..workflow_sessions.services import answer_waiting, interrupt_get, session_cancel
-from . import services
+from .answers import answers_store, newer_interrupt
 from .errors import Refusal, answer_invalid
 from .interrupts import answer_value
 
@@ -78,11 +79,13 @@ async def apply_resume(
     now: dt.datetime,
     override_claims: bool = False,
     committed: Callable[[], None] | None = None,
+    queue_run: dict[str, Any] | None = None,
 ) -> str:
     """Check and apply ``entries``; returns :data:`SUBMITTED`, :data:`CANCELLED` or :data:`UNCHANGED`.
 
     ``committed`` is called once the answers are stored, before the inbox hears of them
-    (``interrupt_answer``'s ``committed``: the stream queues the run there).
+    (``interrupt_answer``'s ``committed``); ``queue_run`` (the run's metadata) queues the run in
+    the answers' transaction (``answers.answers_store``). The stream uses one or the other.
 
     Raises:
         Refusal: ``input_invalid`` (two entries for one interrupt id), ``interrupt_superseded``, ``resume_incomplete``,
@@ -98,7 +101,7 @@ async def apply_resume(
         by_id[entry.interrupt_id] = entry
     open_ = {record.id: record for record in pending}
     for wire in by_id:
-        newer = None if wire in open_ else await sync_to_async(services.newer_interrupt)(session_id, wire)
+        newer = None if wire in open_ else await sync_to_async(newer_interrupt)(session_id, wire)
         if newer is not None and newer not in by_id:
             raise Refusal("interrupt_superseded", f"superseded: a newer request exists ({newer[:200]}).")
     if any(wire not in by_id for wire in open_):
@@ -133,8 +136,13 @@ async def apply_resume(
     if not answers:
         return UNCHANGED
     try:
-        await sync_to_async(services.answers_store)(
-            session_id, answers, decided_by=decided_by, override_claims=override_claims, committed=committed
+        await sync_to_async(answers_store)(
+            session_id,
+            answers,
+            decided_by=decided_by,
+            override_claims=override_claims,
+            committed=committed,
+            queue_run=queue_run,
         )
     except AnswerMissingError:
         raise Refusal("answer_missing") from None

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import datetime as dt
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
@@ -50,6 +51,7 @@ from django.utils import timezone
 from engine import (
     CheckpointDecidedError,
     Event,
+    InterruptRecord,
     InterruptsPendingError,
     SessionBusyError,
     SessionClosedError,
@@ -145,20 +147,22 @@ async def _run(
     checkpoint_id = raw.get("checkpointId")
     message = _last_user_message(run)
     metadata = _metadata(run, props)
-    thread = await sync_to_async(services.thread_get)(client=client, workflow=spec.name, thread_id=run.thread_id)
+    if message is not None and checkpoint_id is None and not run.resume:
+        # Maybe a new thread: its session's id is made and its progress joined first (before the
+        # session exists, so before its run), then the thread is read or started in one call.
+        session_id = new_session_id()
+        async with Progress(session_id) as progress:
+            thread, start = await _open_thread(client, spec, run, message, session_id, metadata)
+            if start is not None:
+                async for event in _stream(thread, run, progress, metadata, stored, start):
+                    yield event
+                return
+    else:
+        thread, _ = await _open_thread(client, spec, run)
     if thread is None:
         if checkpoint_id is not None or run.resume:
             raise Refusal("checkpoint_unknown" if checkpoint_id is not None else "interrupt_unknown")
-        session_id = new_session_id()
-        async with Progress(session_id) as progress:  # joined before the session exists, so before its run
-            thread, start = await _start_thread(client, spec, run, message, session_id, metadata)
-            async for event in _stream(thread, run, progress, metadata, stored, start):
-                yield event
-        return
-    try:  # the definition the session started (and paused) under is still deployed
-        await session_record(thread.session_id, runnable=True)
-    except VersionMismatchError:
-        raise Refusal("version_retired") from None
+        raise Refusal("input_missing")
     if spec.on_arrival == "supersede" and await arrives(thread, run, message, checkpoint_id):
         thread = await supersede(client, thread, message)
         async with Progress(thread.session_id) as progress:
@@ -166,8 +170,8 @@ async def _run(
                 yield event
         return
     async with Progress(thread.session_id) as progress:  # joined before anything is queued
-        await _wait_for_lease(progress, thread.session_id)
-        start = await _continue_thread(client, thread, run, message, checkpoint_id, metadata, spec.on_arrival)
+        found = await _wait_for_lease(progress, thread)
+        start = await _continue_thread(client, thread, run, message, checkpoint_id, metadata, spec.on_arrival, found)
         async for event in _stream(thread, run, progress, metadata, stored, start):
             yield event
 
@@ -210,51 +214,61 @@ async def _stream(
         yield event
 
 
-async def _start_thread(
+async def _open_thread(
     client: ApiClient,
     spec: WorkflowSpec,
     run: RunAgentInput,
-    message: tuple[str, Any] | None,
-    session_id: str,
-    metadata: dict[str, Any],
-) -> tuple[AguiThread, Start]:
-    """The new thread, and what its stream starts from: its session started, read and, when
-    queuing is only a stored row (``runs_wait_in_queue``), its run queued, in one hop."""
-    if message is None:
-        raise Refusal("input_missing")
-    message_id, data = message
+    message: tuple[str, Any] | None = None,
+    session_id: str | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> tuple[AguiThread | None, Start | None]:
+    """The known thread (its definition still deployed) and None; or, given ``message``, the new
+    thread started and what its stream starts from, its run queued when queuing is only a stored
+    row (``runs_wait_in_queue``); or (None, None). One hop (``services.thread_open``)."""
+    start = None
     here = runs_wait_in_queue()
+    if message is not None:
+        message_id, data = message
+        start = {
+            "data": data,
+            "message_id": message_id,
+            "session_id": session_id,
+            "queue_run": metadata if here else None,
+        }
     try:  # session_start validates the input; a refused one leaves nothing stored
-        thread, caught, state = await sync_to_async(services.thread_start)(
-            client=client,
-            workflow=spec.name,
-            thread_id=run.thread_id,
-            data=data,
-            message_id=message_id,
-            session_id=session_id,
-            queue_run=metadata if here else None,
+        thread, begun = await sync_to_async(services.thread_open)(
+            client=client, workflow=spec.name, thread_id=run.thread_id, start=start
         )
     except WorkflowDataError:
         raise Refusal("input_invalid") from None
-    return thread, (caught, state, here)
+    except VersionMismatchError:  # the definition the session started (and paused) under is gone
+        raise Refusal("version_retired") from None
+    return thread, None if begun is None else (*begun, here)
 
 
-async def _wait_for_lease(progress: Progress, session_id: str) -> None:
-    """Wait while another run holds the session: until its ``run_end`` message finds the lease
-    free, or ``REVIEWCONSOLE["AGUI_LEASE_WAIT"]`` seconds and one more look at the lease.
+Found = tuple[list[Event], dict[str, Any], list[InterruptRecord], dict[str, dt.datetime]]
+"""``services.stream_continue``: the stored events the client missed, the state, the pending
+interrupts and their due times."""
+
+
+async def _wait_for_lease(progress: Progress, thread: AguiThread) -> Found:
+    """What a known thread's stream starts from (``services.stream_continue``), once no other run
+    holds the session: at once, or when its ``run_end`` message finds the lease free, or after
+    ``REVIEWCONSOLE["AGUI_LEASE_WAIT"]`` seconds and one more look.
 
     Raises:
         Refusal: ``session_busy`` when the lease is still held after the wait.
     """
-    if await sync_to_async(services.lease_free)(session_id):
-        return
+    read = sync_to_async(services.stream_continue)
+    if (found := await read(thread.session_id, thread.last_seq)) is not None:
+        return found
     loop = asyncio.get_running_loop()
     deadline = loop.time() + lease_wait()
     while True:  # the other run's progress is skipped: the store has what it stored
         message = await progress.receive(deadline - loop.time())
         if message is None or any(item.get("kind") == "run_end" for item in message.get("items", [])):
-            if await sync_to_async(services.lease_free)(session_id):
-                return
+            if (found := await read(thread.session_id, thread.last_seq)) is not None:
+                return found
             if message is None:
                 raise Refusal("session_busy")
 
@@ -282,6 +296,7 @@ async def _continue_thread(
     checkpoint_id: Any,
     metadata: dict[str, Any],
     on_arrival: str = "reject",
+    found: Found | None = None,
 ) -> Start:
     """Rewind, then read what the client missed, then store the answers or the next message.
 
@@ -291,7 +306,8 @@ async def _continue_thread(
     run ends with the interrupts still pending (``supersede`` is handled before: ``arrivals.supersede``).
 
     Answers queue the run as soon as they commit (before the inbox hears of them), so it is
-    queued already when this returns (``Start``'s flag)."""
+    queued already when this returns (``Start``'s flag). ``found``: what the stream starts from,
+    read once the lease was free (:func:`_wait_for_lease`); read again after a rewind."""
     session_id = thread.session_id
     if checkpoint_id is not None:
         record = await session_record(session_id)
@@ -304,13 +320,18 @@ async def _continue_thread(
                 raise Refusal("session_closed") from None
             except CheckpointDecidedError as exc:
                 raise Refusal("checkpoint_decided", _decided_message(exc)) from None
-    caught, state, pending, due = await sync_to_async(services.stream_continue)(session_id, thread.last_seq)
+            found = None
+    if found is None and (found := await sync_to_async(services.stream_continue)(session_id, thread.last_seq)) is None:
+        raise Refusal("session_busy")  # a run took the session since the lease was free
+    caught, state, pending, due = found
     queued: list[bool] = []
     loop = asyncio.get_running_loop()
+    here = runs_wait_in_queue()  # queued in the answers' transaction; else once they commit
 
     def committed() -> None:  # on the database thread, before the answer's outbox relay
         queued.append(True)
-        loop.call_soon_threadsafe(_enqueue, session_id, metadata)
+        if not here:
+            loop.call_soon_threadsafe(_enqueue, session_id, metadata)
 
     if run.resume:
         await apply_resume(
@@ -322,6 +343,7 @@ async def _continue_thread(
             now=timezone.now(),
             override_claims=client.may_override_claims,
             committed=committed,
+            queue_run=metadata if here else None,
         )
     elif pending:
         if await while_waiting(client, thread, message, pending, on_arrival):  # else it raised

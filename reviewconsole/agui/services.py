@@ -8,12 +8,13 @@ A thread is a workflow session (AG-UI ``threadId``): :func:`thread_get` finds th
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 import engine
@@ -21,19 +22,15 @@ from engine import InterruptRecord, SessionRecord, SessionStatus
 
 from ..api.models import ApiClient
 from ..audit.services import audit_record
-from ..inbox.errors import DecisionError, DecisionRefusedError
-from ..inbox.items.answers import Answer, read_answer
-from ..inbox.items.decision_checks import audit_refusal, check_before_decision
-from ..inbox.items.policy_gate import client_gate
-from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
 from ..thread_connections import recycle_connections
 from ..workflow_sessions.arrivals import arrival_queue_message
 from ..workflow_sessions.models import Answer as StoredAnswer
 from ..workflow_sessions.models import Event, WorkflowSession
 from ..workflow_sessions.services import (
+    check_runnable,
     enqueue_run,
-    interrupt_answer_sync,
+    new_session_id,
     pending_interrupts_sync,
     session_cancel,
     session_record_sync,
@@ -44,7 +41,6 @@ from .models import AguiThread
 
 __all__ = [
     "Outcome",
-    "answers_store",
     "arrival_refused",
     "due_times",
     "lease_free",
@@ -55,6 +51,7 @@ __all__ = [
     "stream_continue",
     "stream_start",
     "thread_get",
+    "thread_open",
     "thread_queue",
     "thread_start",
     "thread_supersede",
@@ -63,8 +60,34 @@ __all__ = [
 
 
 def thread_get(*, client: ApiClient, workflow: str, thread_id: str) -> AguiThread | None:
-    """The thread's row, or None for a thread this client never used on this workflow."""
-    return AguiThread.objects.filter(client=client, workflow=workflow, thread_id=thread_id).first()
+    """The thread's row, or None for a thread this client never used on this workflow; its
+    session's workflow and version come along (``session_workflow``, ``session_version``)."""
+    threads = AguiThread.objects.filter(client=client, workflow=workflow, thread_id=thread_id)
+    session = {"session_workflow": F("session__workflow"), "session_version": F("session__workflow_version")}
+    return threads.annotate(**session).first()
+
+
+def thread_open(
+    *, client: ApiClient, workflow: str, thread_id: str, start: dict[str, Any] | None = None
+) -> tuple[AguiThread | None, tuple[list[engine.Event], dict[str, Any]] | None]:
+    """A known thread, checked to be runnable: ``(thread, None)``; else, with ``start`` (the
+    keyword arguments of :func:`thread_start` but the first three), the new thread started:
+    ``(thread, (events, state))`` as :func:`thread_start` returns them; else ``(None, None)``.
+    One call (one hop from the stream) where there were two.
+
+    Raises:
+        engine.VersionMismatchError: the definition the thread's session started (and paused)
+            under is no longer deployed, so it cannot run again.
+        Everything :func:`thread_start` raises.
+    """
+    thread = thread_get(client=client, workflow=workflow, thread_id=thread_id)
+    if thread is not None:
+        check_runnable(thread.session_workflow, thread.session_version)  # type: ignore[attr-defined]
+        return thread, None
+    if start is None:
+        return None, None
+    thread, events, state = thread_start(client=client, workflow=workflow, thread_id=thread_id, **start)
+    return thread, (events, state)
 
 
 def thread_start(
@@ -79,21 +102,26 @@ def thread_start(
 ) -> tuple[AguiThread, list[engine.Event], dict[str, Any]]:
     """Create a new thread's session (``session_start``, its run not queued), bind the thread to
     it and store ``data`` as its first message; returns the thread with what its stream starts
-    from (:func:`stream_start`: the stored events, the state), read once this committed.
+    from (the stored events, the state; as :func:`stream_start` reads them).
 
     One transaction: when a concurrent first request of the same thread got there first, the
     thread's unique key refuses this one and everything rolls back, so the loser leaves no
     session behind. ``data`` is already validated against the workflow's input. ``session_id``:
     the session's id, made beforehand (``new_session_id``: the stream joins its progress group
-    first). With ``queue_run`` (the run's metadata) the run is queued after the read, in this same
-    call (``enqueue_run``; only when ``runs_wait_in_queue``, else see :func:`run_enqueue`).
+    first). With ``queue_run`` (the run's metadata) the run is queued in the same transaction
+    (``enqueue_run``; only when ``runs_wait_in_queue``, else see :func:`run_enqueue`), first, so
+    the worker is woken as it commits, before the outbox relay; what the stream starts from is
+    read before that commit, so the run's events all come to the stream as progress.
 
     Raises:
         Refusal: ``session_busy`` when the same thread was started by a concurrent request;
             nothing was stored.
     """
+    session_id = session_id or new_session_id()
     try:
         with transaction.atomic():
+            if queue_run is not None:
+                enqueue_run(session_id, metadata=queue_run)
             session = session_start(
                 workflow=workflow,
                 data=data,
@@ -105,12 +133,10 @@ def thread_start(
             thread = AguiThread.objects.create(
                 client=client, workflow=workflow, thread_id=thread_id, session=session, last_message_id=message_id
             )
+            events, _ = stored_events(thread.session_id, thread.last_seq)
     except IntegrityError:  # two first requests of one thread raced: the other one owns it
         raise Refusal("session_busy") from None
-    events, state = stream_start(thread.session_id, thread.last_seq)
-    if queue_run is not None:
-        enqueue_run(thread.session_id, metadata=queue_run)
-    return thread, events, state
+    return thread, events, dict(session.state)  # as session_start read it back, after the start
 
 
 def thread_supersede(*, thread: AguiThread, client: ApiClient, data: Any, message_id: str) -> AguiThread:
@@ -242,54 +268,6 @@ def settled_events(session_id: str, after: int, known: Collection[str] = ()) -> 
     return stored_events(session_id, after, known)
 
 
-def read_answers(
-    session_id: str, answers: dict[str, Any], *, override_claims: bool = False, decided_by: str = ""
-) -> dict[str, Answer]:
-    """Read each answer once (``inbox.answers.read_answer``): the decision it stands for and the
-    normalised payload to store, by interrupt id (answers to no pending item are left out: the
-    engine refuses them). Refuses an answer to an interrupt a reviewer has claimed (unless
-    ``override_claims``), one its request kind does not support or cannot read, an empty
-    free-text one or one over its maximum length, an approval an approval policy's four eyes
-    leave to two people in the inbox, and one a check of the workflow refuses
-    (``before_decision``: audited as ``interrupt.decide_refused`` by ``decided_by``).
-
-    Raises:
-        Refusal: ``interrupt_claimed``, ``action_not_supported``, ``answer_invalid``,
-            ``answer_too_long``, ``answer_missing``, ``four_eyes_required`` or ``decision_refused``
-            (the workflow's message); nothing was stored.
-    """
-    rows = Item.objects.filter(session_id=session_id, status=ItemStatus.PENDING, interrupt_id__in=list(answers))
-    read: dict[str, Answer] = {}
-    for row in rows.select_related("session", "claimed_by"):
-        if row.claim_holder() and not override_claims:
-            raise Refusal("interrupt_claimed", claimed_conflict(row).message)
-        try:
-            read[row.interrupt_id] = answer = read_answer(row, answers[row.interrupt_id])
-            if client_gate(item=row, decision=answer.decision) == "four_eyes":  # who decides comes first
-                raise Refusal("four_eyes_required")
-            check_before_decision(
-                row,
-                decision=answer.decision,
-                reason=answer.reason,
-                response=answer.payload,
-                decided_by=decided_by,
-                door="agui",
-            )
-        except DecisionRefusedError as exc:
-            audit_refusal(exc, actor=decided_by or None)
-            raise Refusal(exc.code, exc.message) from None
-        except DecisionError as exc:
-            raise Refusal(exc.code, exc.message) from None
-    return read
-
-
-def newer_interrupt(session_id: str, interrupt_id: str) -> str | None:
-    """The id of the newer request that replaced ``interrupt_id`` in the session (``inbox.refusals.newer_request``)."""
-    row = Item.objects.filter(session_id=session_id, interrupt_id=interrupt_id).first()
-    newer = newer_request(row) if row is not None else None
-    return newer.interrupt_id if newer is not None else None
-
-
 def due_times(session_id: str, records: list[InterruptRecord]) -> dict[str, dt.datetime]:
     """When each pending interrupt is due: the inbox item's ``due_at`` when the inbox sets one,
     else ``created + metadata["due_in_seconds"]``; interrupts without a due time are left out."""
@@ -308,36 +286,15 @@ def due_times(session_id: str, records: list[InterruptRecord]) -> dict[str, dt.d
 
 def stream_continue(
     session_id: str, after: int
-) -> tuple[list[engine.Event], dict[str, Any], list[InterruptRecord], dict[str, dt.datetime]]:
+) -> tuple[list[engine.Event], dict[str, Any], list[InterruptRecord], dict[str, dt.datetime]] | None:
     """:func:`stream_start`'s read for a known thread, with the session's pending interrupts and
-    their due times (:func:`due_times`), in one call (one hop from the stream)."""
+    their due times (:func:`due_times`), once no live run holds the session (:func:`lease_free`;
+    None while one does), in one call (one hop from the stream)."""
+    if not lease_free(session_id):
+        return None
     events, state = stream_start(session_id, after)
     pending = pending_interrupts_sync(session_id)
     return events, state, pending, due_times(session_id, pending) if pending else {}
-
-
-def answers_store(
-    session_id: str,
-    answers: dict[str, Any],
-    *,
-    decided_by: str,
-    override_claims: bool = False,
-    committed: Callable[[], None] | None = None,
-) -> None:
-    """Read each answer (:func:`read_answers`), then store them with the decisions they stand for
-    (``interrupt_answer_sync``, ``committed`` as there), in one call (one hop from the stream).
-
-    Raises:
-        Refusal: whatever :func:`read_answers` refuses; nothing was stored.
-        Everything ``interrupt_answer_sync`` raises.
-    """
-    read = read_answers(session_id, answers, override_claims=override_claims, decided_by=decided_by)
-    payloads = {wire: read[wire].payload if wire in read else value for wire, value in answers.items()}
-    decisions = {
-        wire: engine.Decision(kind=answer.decision, reason=answer.reason, edit_diff=answer.edit_diff)
-        for wire, answer in read.items()
-    }
-    interrupt_answer_sync(session_id, payloads, decided_by=decided_by, decisions=decisions, committed=committed)
 
 
 def stream_start(session_id: str, after: int) -> tuple[list[engine.Event], dict[str, Any]]:

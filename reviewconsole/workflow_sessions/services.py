@@ -41,6 +41,7 @@ from .tasks import run_session
 __all__ = [
     "answer_waiting",
     "answers_submit",
+    "check_runnable",
     "enqueue_run",
     "interrupt_answer",
     "interrupt_answer_sync",
@@ -75,14 +76,26 @@ def runs_wait_in_queue() -> bool:
 
 
 def enqueue_run(session_id: str, *, metadata: dict[str, Any] | None = None) -> None:
-    """Queue a run of the session (:func:`~.tasks.run_session`) once the current transaction
-    commits (at once outside one); ``metadata`` (JSON) reaches its nodes as ``ctx.metadata``.
+    """Queue a run of the session (:func:`~.tasks.run_session`); ``metadata`` (JSON) reaches its
+    nodes as ``ctx.metadata``.
 
-    ``robust``: should the enqueue fail (the database went away right after the commit), the
-    caller still gets its answer, since what it asked for was stored; recovery runs the session.
+    When queuing only stores the task (:func:`runs_wait_in_queue`), its row is written in the
+    current transaction: it commits with what the run is for (a start, an answer) or rolls back
+    with it, so a crash after the commit cannot lose the run, and the commit needs no second
+    write. The console's worker is woken once it commits (``console.worker``). A backend that
+    runs a task as it is enqueued gets it once the transaction commits (at once outside one),
+    ``robust``: should that fail, the caller still gets its answer, since what it asked for was
+    stored; recovery runs the session.
+
+    Raises:
+        django.db.Error: the task's row could not be written (the caller's transaction fails
+            with it: nothing is stored).
     """
     args = (session_id,) if metadata is None else (session_id, metadata)
-    transaction.on_commit(lambda: run_session.enqueue(*args), robust=True)
+    if runs_wait_in_queue():
+        run_session.enqueue(*args)
+    else:
+        transaction.on_commit(lambda: run_session.enqueue(*args), robust=True)
 
 
 def _title(data: Any) -> str:
@@ -308,8 +321,19 @@ async def session_record(session_id: str, *, runnable: bool = False) -> SessionR
     """
     record = await _store.get_session(session_id)
     if runnable:
-        runner_for(record.app_name, record.workflow_version)
+        check_runnable(record.app_name, record.workflow_version)
     return record
+
+
+def check_runnable(workflow: str, version: str) -> None:
+    """Check that the definition a session of ``workflow`` started (and paused) under, ``version``,
+    is still deployed, so the session can run again (H14).
+
+    Raises:
+        UnknownWorkflowError: ``workflow`` is no longer registered.
+        engine.VersionMismatchError: ``version`` is neither its current version nor a kept one.
+    """
+    runner_for(workflow, version)
 
 
 def session_record_sync(session_id: str) -> SessionRecord:

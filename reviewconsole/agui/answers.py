@@ -1,0 +1,101 @@
+"""A client's answers, read by the inbox's rules and stored (the AG-UI door's ``resume``; sync ORM
+work: :mod:`.resume` calls these via ``sync_to_async``, one hop each)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.db import transaction
+
+import engine
+
+from ..inbox.errors import DecisionError, DecisionRefusedError
+from ..inbox.items.answers import Answer, read_answer
+from ..inbox.items.decision_checks import audit_refusal, check_before_decision
+from ..inbox.items.policy_gate import client_gate
+from ..inbox.items.refusals import claimed_conflict, newer_request
+from ..inbox.models import Item, ItemStatus
+from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync
+from .errors import Refusal
+
+__all__ = ["answers_store", "newer_interrupt", "read_answers"]
+
+
+def read_answers(
+    session_id: str, answers: dict[str, Any], *, override_claims: bool = False, decided_by: str = ""
+) -> dict[str, Answer]:
+    """Read each answer once (``inbox.answers.read_answer``): the decision it stands for and the
+    normalised payload to store, by interrupt id (answers to no pending item are left out: the
+    engine refuses them). Refuses an answer to an interrupt a reviewer has claimed (unless
+    ``override_claims``), one its request kind does not support or cannot read, an empty
+    free-text one or one over its maximum length, an approval an approval policy's four eyes
+    leave to two people in the inbox, and one a check of the workflow refuses
+    (``before_decision``: audited as ``interrupt.decide_refused`` by ``decided_by``).
+
+    Raises:
+        Refusal: ``interrupt_claimed``, ``action_not_supported``, ``answer_invalid``,
+            ``answer_too_long``, ``answer_missing``, ``four_eyes_required`` or ``decision_refused``
+            (the workflow's message); nothing was stored.
+    """
+    rows = Item.objects.filter(session_id=session_id, status=ItemStatus.PENDING, interrupt_id__in=list(answers))
+    read: dict[str, Answer] = {}
+    for row in rows.select_related("claimed_by"):  # its session is read only where a check needs it
+        if row.claim_holder() and not override_claims:
+            raise Refusal("interrupt_claimed", claimed_conflict(row).message)
+        try:
+            read[row.interrupt_id] = answer = read_answer(row, answers[row.interrupt_id])
+            if client_gate(item=row, decision=answer.decision) == "four_eyes":  # who decides comes first
+                raise Refusal("four_eyes_required")
+            check_before_decision(
+                row,
+                decision=answer.decision,
+                reason=answer.reason,
+                response=answer.payload,
+                decided_by=decided_by,
+                door="agui",
+            )
+        except DecisionRefusedError as exc:
+            audit_refusal(exc, actor=decided_by or None)
+            raise Refusal(exc.code, exc.message) from None
+        except DecisionError as exc:
+            raise Refusal(exc.code, exc.message) from None
+    return read
+
+
+def newer_interrupt(session_id: str, interrupt_id: str) -> str | None:
+    """The id of the newer request that replaced ``interrupt_id`` in the session (``inbox.refusals.newer_request``)."""
+    row = Item.objects.filter(session_id=session_id, interrupt_id=interrupt_id).first()
+    newer = newer_request(row) if row is not None else None
+    return newer.interrupt_id if newer is not None else None
+
+
+def answers_store(
+    session_id: str,
+    answers: dict[str, Any],
+    *,
+    decided_by: str,
+    override_claims: bool = False,
+    committed: Callable[[], None] | None = None,
+    queue_run: dict[str, Any] | None = None,
+) -> None:
+    """Read each answer (:func:`read_answers`), then store them with the decisions they stand for
+    (``interrupt_answer_sync``, ``committed`` as there), in one call (one hop from the stream).
+    With ``queue_run`` (the run's metadata) the run is queued in the answers' transaction, first
+    (``enqueue_run``, when ``runs_wait_in_queue``): the worker is woken as they commit, before
+    the outbox relay tells the inbox; refused answers queue nothing.
+
+    Raises:
+        Refusal: whatever :func:`read_answers` refuses; nothing was stored.
+        Everything ``interrupt_answer_sync`` raises.
+    """
+    read = read_answers(session_id, answers, override_claims=override_claims, decided_by=decided_by)
+    payloads = {wire: read[wire].payload if wire in read else value for wire, value in answers.items()}
+    decisions = {
+        wire: engine.Decision(kind=answer.decision, reason=answer.reason, edit_diff=answer.edit_diff)
+        for wire, answer in read.items()
+    }
+    with transaction.atomic():
+        if queue_run is not None:
+            enqueue_run(session_id, metadata=queue_run)
+        interrupt_answer_sync(session_id, payloads, decided_by=decided_by, decisions=decisions, committed=committed)
