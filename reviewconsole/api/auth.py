@@ -17,6 +17,8 @@ from .models import ApiClient, hash_token
 __all__ = ["ClientBearer", "client_for_request", "refusal_message"]
 
 MAX_TOKEN_CHARS = 200
+LAST_USED_EVERY = 60.0
+"""Seconds: an API client's ``last_used_at`` is kept to this precision (:func:`client_for_request`)."""
 
 
 def _bearer(request: HttpRequest) -> tuple[str, str]:
@@ -26,13 +28,21 @@ def _bearer(request: HttpRequest) -> tuple[str, str]:
 
 
 def client_for_request(request: HttpRequest) -> ApiClient | None:
-    """The active client whose token the request carries, or None (missing, unknown or revoked)."""
+    """The active client whose token the request carries, or None (missing, unknown or revoked).
+
+    Its ``last_used_at`` is written when it is older than :data:`LAST_USED_EVERY` seconds (or
+    unset): to the minute, which is what the admin shows it for, without a write on every call
+    (on SQLite each write waits for the database's one write lock, taken by every run's commit).
+    """
     scheme, token = _bearer(request)
     if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_CHARS:
         return None
     client = ApiClient.objects.filter(token_hash=hash_token(token), revoked_at__isnull=True).first()
     if client is not None:
-        ApiClient.objects.filter(pk=client.pk).update(last_used_at=timezone.now())
+        now = timezone.now()
+        if client.last_used_at is None or (now - client.last_used_at).total_seconds() >= LAST_USED_EVERY:
+            ApiClient.objects.filter(pk=client.pk).update(last_used_at=now)
+            client.last_used_at = now
     return client
 
 

@@ -97,3 +97,30 @@ def test_an_admin_replaces_a_clients_webhook_secret_and_sees_the_new_one_once(cl
     )
     assert both.status_code == 302  # one at a time: refused, nothing replaced
     assert ApiClient.objects.get(pk=demo_client.pk).webhook_secret == demo_client.webhook_secret
+
+
+def test_a_clients_last_use_is_written_once_a_minute_not_on_every_call(db, rf):
+    import datetime as dt
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from reviewconsole.api.auth import LAST_USED_EVERY, client_for_request
+
+    token = ApiClient.new_token()
+    crm = ApiClient(name="crm", workflows=["*"])
+    crm.set_token(token)
+    crm.save()
+    request = rf.post("/agui/email-review/", headers=auth(token))
+    assert client_for_request(request).pk == crm.pk
+    first = ApiClient.objects.get(pk=crm.pk).last_used_at
+    assert first is not None  # never used before: written
+    with CaptureQueriesContext(connection) as queries:
+        assert client_for_request(request).pk == crm.pk
+    assert [q["sql"].split()[0] for q in queries] == ["SELECT"]  # within the minute: no write
+    assert ApiClient.objects.get(pk=crm.pk).last_used_at == first
+    earlier = timezone.now() - dt.timedelta(seconds=LAST_USED_EVERY + 1)
+    ApiClient.objects.filter(pk=crm.pk).update(last_used_at=earlier)
+    assert client_for_request(request).pk == crm.pk
+    assert ApiClient.objects.get(pk=crm.pk).last_used_at > earlier  # over a minute old: written again
