@@ -1,5 +1,5 @@
 """A client's answers, read by the inbox's rules and stored (the AG-UI door's ``resume``; sync ORM
-work: :mod:`.resume` calls these via ``sync_to_async``, one hop each)."""
+work: :mod:`.resume` calls these on a thread, ``hops.hop``, one hop each)."""
 
 from __future__ import annotations
 

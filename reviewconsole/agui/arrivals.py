@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from ag_ui.core import RunAgentInput
-from asgiref.sync import sync_to_async
 
 from engine import InterruptRecord, SessionBusyError, SessionClosedError, WorkflowDataError
 
@@ -16,6 +15,7 @@ from ..api.models import ApiClient
 from ..workflow_sessions.services import pending_interrupts
 from . import services
 from .errors import Refusal
+from .hops import hop
 from .models import AguiThread
 
 __all__ = ["arrives", "supersede", "while_waiting"]
@@ -33,7 +33,7 @@ async def supersede(client: ApiClient, thread: AguiThread, message: tuple[str, A
     """The thread's waiting session cancelled (its items superseded), the message a new session's input."""
     assert message is not None  # arrives() said so
     try:
-        return await sync_to_async(services.thread_supersede)(
+        return await hop(services.thread_supersede)(
             thread=thread, client=client, data=message[1], message_id=message[0]
         )
     except WorkflowDataError:
@@ -63,13 +63,11 @@ async def while_waiting(
     if message is not None and message[0] != thread.last_message_id:
         if on_arrival == "queue":
             try:
-                await sync_to_async(services.thread_queue)(
-                    thread=thread, client=client, data=message[1], message_id=message[0]
-                )
+                await hop(services.thread_queue)(thread=thread, client=client, data=message[1], message_id=message[0])
             except WorkflowDataError as exc:
                 raise Refusal("input_invalid", exc.message) from None
             return True
-        await sync_to_async(services.arrival_refused)(thread=thread, client=client, pending=pending)
+        await hop(services.arrival_refused)(thread=thread, client=client, pending=pending)
     raise Refusal(
         "interrupts_pending",
         f"The thread's session {thread.session_id} is waiting on interrupt {pending[0].id[:200]}; resume it first.",

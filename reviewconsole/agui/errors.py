@@ -44,6 +44,7 @@ or tracebacks; the details go to the server log.
 | ``session_busy`` | another run held the session longer than the bounded wait |
 | ``version_retired`` | the thread's session runs on a workflow version no longer deployed |
 | ``run_failed`` | the workflow failed (a node raised) |
+| ``unavailable`` | the console is stopping (SIGTERM): nothing more of the request was stored; retry |
 | ``internal_error`` | anything else |
 """
 
@@ -78,6 +79,7 @@ MESSAGES = {
     "session_busy": "The session is busy; try again.",
     "version_retired": "This thread's workflow version is no longer deployed.",
     "run_failed": "The workflow run failed.",
+    "unavailable": "The console is stopping; retry in a moment.",
     "internal_error": "The run could not be completed.",
 }
 

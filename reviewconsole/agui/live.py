@@ -16,13 +16,13 @@ from ag_ui.core import (
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
 )
-from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from engine import Event, SessionStatus
 
 from . import services
 from .errors import Refusal
+from .hops import hop
 from .interrupts import to_agui
 from .mapping import EventMapper
 from .models import AguiThread
@@ -51,7 +51,7 @@ async def live(
         Refusal: ``session_busy`` when no message came for ``AGUI_LEASE_WAIT`` seconds and the
             session is not settled.
     """
-    run_outcome = sync_to_async(services.run_outcome)
+    run_outcome = hop(services.run_outcome)
     wait = lease_wait()
     while True:
         message = await progress.receive(wait)

@@ -38,7 +38,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ag_ui.core import ResumeEntry
-from asgiref.sync import sync_to_async
 
 from engine import (
     AlreadyDecidedError,
@@ -58,6 +57,7 @@ from ..inbox.items.receipts import refusal_record
 from ..workflow_sessions.services import answer_waiting, interrupt_get, session_cancel
 from .answers import answers_store, newer_interrupt
 from .errors import Refusal, answer_invalid
+from .hops import hop
 from .interrupts import answer_value
 
 __all__ = ["CANCELLED", "SUBMITTED", "UNCHANGED", "apply_resume"]
@@ -101,7 +101,7 @@ async def apply_resume(
         by_id[entry.interrupt_id] = entry
     open_ = {record.id: record for record in pending}
     for wire in by_id:
-        newer = None if wire in open_ else await sync_to_async(newer_interrupt)(session_id, wire)
+        newer = None if wire in open_ else await hop(newer_interrupt)(session_id, wire)
         if newer is not None and newer not in by_id:
             raise Refusal("interrupt_superseded", f"superseded: a newer request exists ({newer[:200]}).")
     if any(wire not in by_id for wire in open_):
@@ -125,18 +125,16 @@ async def apply_resume(
             raise Refusal("answer_invalid")
         answers[wire] = answer_value(record, entry.payload)
     if cancel:
-        pending_items = await sync_to_async(pending_item_ids)(session_id)
+        pending_items = await hop(pending_item_ids)(session_id)
         with contextlib.suppress(SessionClosedError):  # cancelled (or finished) meanwhile: the outcome says which
             await session_cancel(session_id, reason="Cancelled by the AG-UI client.")
             # The inbox says who cancelled its items and why, rather than "superseded".
-            await sync_to_async(session_items_cancelled)(
-                pending_items, by=decided_by, reason="Cancelled by the AG-UI client."
-            )
+            await hop(session_items_cancelled)(pending_items, by=decided_by, reason="Cancelled by the AG-UI client.")
         return CANCELLED
     if not answers:
         return UNCHANGED
     try:
-        await sync_to_async(answers_store)(
+        await hop(answers_store)(
             session_id,
             answers,
             decided_by=decided_by,
@@ -169,5 +167,5 @@ async def _record(exc: EngineError, session_id: str, interrupt_id: str, decided_
     """Audit a resume refused for the call it names (``inbox.items.receipts.refusal_record``; one a
     policy decided, ``inbox.items.policy_gate.record_refused``)."""
     if isinstance(exc, AlreadyDecidedError):
-        await sync_to_async(record_refused)(session_id, interrupt_id, actor=decided_by)
-    await sync_to_async(refusal_record)(exc, session_id=session_id, interrupt_id=interrupt_id, actor=decided_by)
+        await hop(record_refused)(session_id, interrupt_id, actor=decided_by)
+    await hop(refusal_record)(exc, session_id=session_id, interrupt_id=interrupt_id, actor=decided_by)

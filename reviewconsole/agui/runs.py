@@ -45,7 +45,6 @@ from ag_ui.core import (
     RunStartedEvent,
 )
 from ag_ui.encoder import EventEncoder
-from asgiref.sync import sync_to_async
 from django.utils import timezone
 
 from engine import (
@@ -76,6 +75,7 @@ from . import services
 from .arrivals import arrives, supersede, while_waiting
 from .detached import Detached
 from .errors import Refusal
+from .hops import hop
 from .live import lease_wait, live, outcome_events
 from .mapping import EventMapper
 from .models import AguiThread
@@ -193,7 +193,7 @@ async def _stream(
     run queued), stream it, catch up on what no message brought, say the outcome."""
     session_id = thread.session_id
     if start is None:
-        start = (*await sync_to_async(services.stream_start)(session_id, thread.last_seq), False)
+        start = (*await hop(services.stream_start)(session_id, thread.last_seq), False)
     caught, state, queued = start
     if not queued:
         _enqueue(session_id, metadata)  # the run starts while the client is sent what it missed
@@ -236,7 +236,7 @@ async def _open_thread(
             "queue_run": metadata if here else None,
         }
     try:  # session_start validates the input; a refused one leaves nothing stored
-        thread, begun = await sync_to_async(services.thread_open)(
+        thread, begun = await hop(services.thread_open)(
             client=client, workflow=spec.name, thread_id=run.thread_id, start=start
         )
     except WorkflowDataError:
@@ -259,7 +259,7 @@ async def _wait_for_lease(progress: Progress, thread: AguiThread) -> Found:
     Raises:
         Refusal: ``session_busy`` when the lease is still held after the wait.
     """
-    read = sync_to_async(services.stream_continue)
+    read = hop(services.stream_continue)
     if (found := await read(thread.session_id, thread.last_seq)) is not None:
         return found
     loop = asyncio.get_running_loop()
@@ -321,7 +321,7 @@ async def _continue_thread(
             except CheckpointDecidedError as exc:
                 raise Refusal("checkpoint_decided", _decided_message(exc)) from None
             found = None
-    if found is None and (found := await sync_to_async(services.stream_continue)(session_id, thread.last_seq)) is None:
+    if found is None and (found := await hop(services.stream_continue)(session_id, thread.last_seq)) is None:
         raise Refusal("session_busy")  # a run took the session since the lease was free
     caught, state, pending, due = found
     queued: list[bool] = []
@@ -364,14 +364,14 @@ async def _continue_thread(
             if await while_waiting(client, thread, message, pending, on_arrival):  # else it raised
                 return caught, state, False
     if message is not None:
-        await sync_to_async(services.thread_update)(thread, message_id=message[0])
+        await hop(services.thread_update)(thread, message_id=message[0])
     return caught, state, bool(queued)
 
 
 def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:
     """Queue the session's run off the request's thread and context, without waiting for it (a
     backend that runs tasks at once, as the test suite's does, runs it there while we stream)."""
-    work = sync_to_async(services.run_enqueue, thread_sensitive=False)(session_id, metadata)
+    work = hop(services.run_enqueue, thread_sensitive=False)(session_id, metadata)
     task = asyncio.get_running_loop().create_task(work, context=contextvars.Context())
     _enqueues.add(task)
     task.add_done_callback(_enqueues.discard)

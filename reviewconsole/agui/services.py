@@ -1,4 +1,4 @@
-"""Threads and sessions for the AG-UI door (sync ORM work; the stream calls these via ``sync_to_async``).
+"""Threads and sessions for the AG-UI door (sync ORM work; the stream calls these on a thread: ``hops.hop``).
 
 A thread is a workflow session (AG-UI ``threadId``): :func:`thread_get` finds the session of
 ``(client, workflow, threadId)``; :func:`thread_start` makes one for a new thread

@@ -39,7 +39,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First: counts the requests being served, which `serve` lets finish before it stops.
-    "reviewconsole.console.in_flight.InFlightMiddleware",
+    "reviewconsole.in_flight.InFlightMiddleware",
     # A JSON door's 405 (require_POST, django-ninja) in the one JSON error format, with its Allow.
     "reviewconsole.error_pages.MethodNotAllowedMiddleware",
     "django.middleware.security.SecurityMiddleware",

@@ -131,3 +131,16 @@ async def test_a_client_that_leaves_right_after_run_started_loses_nothing(token,
     await asyncio.gather(*runs._enqueues)  # the run (the test backend runs it as it is queued)
     thread = await AguiThread.objects.aget(thread_id="t-left")
     assert [record.kind for record in await pending_interrupts(thread.session_id)] != []
+
+
+async def test_a_request_while_serve_stops_is_refused_as_unavailable_and_stores_nothing(agui, scripted, monkeypatch):
+    from reviewconsole import in_flight
+
+    scripted("email-review", ["Draft one."])
+    monkeypatch.setattr(in_flight, "_stopping", True)  # as after SIGTERM: in_flight.drain()
+
+    refused = await agui("email-review", body("t-stopping", "first"))
+
+    assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "unavailable"
+    assert await sync_to_async(sessions)() == (0, 0)
+    assert in_flight.in_flight() == 0

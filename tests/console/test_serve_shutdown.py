@@ -1,11 +1,14 @@
-"""SIGTERM to ``manage.py serve`` while API requests start sessions: it lets them finish and exits
-0, without a traceback.
+"""SIGTERM to ``manage.py serve`` while API requests or AG-UI streams start sessions: it lets them
+finish and exits 0, without a traceback.
 
 Before, Daphne stopped its event loop under a request thread waiting in ``async_to_sync``
 (``session_start`` runs the engine's coroutines on that loop): the thread waited for ever with
 its SQLite transaction open, the task workers logged "database is locked" and the process never
 exited (or printed "CurrentThreadExecutor already quit"). Now ``serve`` waits for the requests
-being served before the reactor shuts down (``reviewconsole/console/in_flight.py``).
+being served before the reactor shuts down (``reviewconsole/in_flight.py``). An AG-UI stream
+starts its session after its response object was built, so it was not counted as a request: the
+same hang, found by a helper attacking the door (4 of 4 SIGTERMs into a burst of first
+requests); its calls are counted too now, and refused once ``serve`` is stopping.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import threading
 import urllib.error
 import urllib.request
 
+import httpx
 import pytest
 
 from tests.console.embedded import EmbeddedConsole
@@ -26,6 +30,7 @@ from tests.scaleout.stack_parts import wait_for
 TOKEN = "rc_" + "s" * 43
 EXIT_DEADLINE = 45.0  # seconds serve may take to stop (it waits at most 10 s for requests)
 SENDERS = 4
+AGUI_SENDERS = 16  # streams at once: their sessions' starts queue on the thread pool, as in a burst
 
 
 def _start_sessions(url: str, stop: threading.Event, answers: list[int]) -> None:
@@ -41,6 +46,32 @@ def _start_sessions(url: str, stop: threading.Event, answers: list[int]) -> None
                 answers.append(response.status)
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             return  # the server is going away
+
+
+def _start_agui_threads(url: str, stop: threading.Event, ends: list[str]) -> None:
+    n = 0
+    while not stop.is_set():
+        n += 1
+        body = {
+            "threadId": f"t-{threading.get_ident()}-{n}",
+            "runId": f"r-{n}",
+            "state": {},
+            "messages": [{"id": f"m-{n}", "role": "user", "content": "The oven door is broken"}],
+            "tools": [],
+            "context": [],
+            "forwardedProps": {},
+        }
+        last = ""
+        try:
+            with httpx.stream(
+                "POST", f"{url}/agui/email-review/", json=body, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30
+            ) as response:
+                for line in response.iter_lines():
+                    if line.startswith("data: "):
+                        last = json.loads(line.removeprefix("data: "))["type"]
+        except httpx.HTTPError:
+            return  # the server is going away
+        ends.append(last)
 
 
 @pytest.fixture
@@ -80,3 +111,31 @@ def test_sigterm_while_requests_start_sessions_exits_0_without_a_traceback(conso
     assert "Traceback" not in log and "database is locked" not in log, log[-3000:]
     assert log.rstrip().endswith("Stopped.")
     assert answers and set(answers) == {202}
+
+
+def test_sigterm_while_agui_streams_start_sessions_exits_0_without_a_traceback(console):
+    console.start(migrate=False)
+    wait_for(lambda: socket.create_connection(("127.0.0.1", console.port), timeout=1).close() or True, 30, "port")
+    stop, ends = threading.Event(), []
+    senders = [
+        threading.Thread(target=_start_agui_threads, args=(console.url, stop, ends)) for _ in range(AGUI_SENDERS)
+    ]
+    for sender in senders:
+        sender.start()
+    try:
+        wait_for(lambda: _sessions(console) >= AGUI_SENDERS, 60, "sessions started through AG-UI")
+        before = len(console.log.read_text())
+        console.process.send_signal(signal.SIGTERM)
+        try:
+            code = console.process.wait(timeout=EXIT_DEADLINE)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"serve did not exit after SIGTERM:\n{console.log.read_text()[-3000:]}")
+    finally:
+        stop.set()
+        for sender in senders:
+            sender.join(timeout=60)
+    log = console.log.read_text()[before:]
+    assert code == 0, log[-3000:]
+    assert "Traceback" not in log and "database is locked" not in log, log[-3000:]
+    assert log.rstrip().endswith("Stopped.")
+    assert ends and set(ends) <= {"RUN_FINISHED", "RUN_ERROR", ""}, ends  # each stream ended, or was cut off

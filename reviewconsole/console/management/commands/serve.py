@@ -24,13 +24,13 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DatabaseError
 
 from reviewconsole.asgi import application
-from reviewconsole.console.in_flight import wait_idle
 from reviewconsole.console.reload import ChildFailedError, die_with_parent, serve_with_reload
 from reviewconsole.console.static_files import StaticFilesHandler
 from reviewconsole.console.worker import ThreadWorker
 from reviewconsole.group_sender import bind_loop
 from reviewconsole.hints import send_webhook_command
 from reviewconsole.hooks.models import WebhookEndpoint
+from reviewconsole.in_flight import drain
 from reviewconsole.workflow_sessions.recovery import RecoveryLoop
 
 
@@ -108,8 +108,8 @@ class Command(BaseCommand):
             from twisted.internet import reactor, threads
 
             # SIGTERM / Ctrl-C: before the reactor shuts down (its loop still running), let the
-            # requests being served finish (reviewconsole/console/in_flight.py).
-            reactor.addSystemEventTrigger("before", "shutdown", threads.deferToThread, wait_idle)  # type: ignore[attr-defined]
+            # requests being served, and the AG-UI streams' calls, finish (reviewconsole/in_flight.py).
+            reactor.addSystemEventTrigger("before", "shutdown", threads.deferToThread, drain)  # type: ignore[attr-defined]
             bind_loop(asyncio.get_event_loop())
             worker.start()
             recovery.start()
