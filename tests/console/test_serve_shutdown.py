@@ -87,15 +87,18 @@ def _sessions(console: EmbeddedConsole) -> int:
     return console.sql("SELECT COUNT(*) AS n FROM workflow_sessions_workflowsession")[0]["n"]
 
 
-def test_sigterm_while_requests_start_sessions_exits_0_without_a_traceback(console):
+def _sigterm_during(console: EmbeddedConsole, send, senders: int, started: int, door: str) -> list:
+    """Start ``senders`` threads running ``send(url, stop, results)``; once ``started`` sessions
+    exist, SIGTERM ``serve``. Asserts it exits 0 within the deadline, its log after the signal free
+    of tracebacks and lock errors; returns ``results``."""
     console.start(migrate=False)
     wait_for(lambda: socket.create_connection(("127.0.0.1", console.port), timeout=1).close() or True, 30, "port")
-    stop, answers = threading.Event(), []
-    senders = [threading.Thread(target=_start_sessions, args=(console.url, stop, answers)) for _ in range(SENDERS)]
-    for sender in senders:
-        sender.start()
+    stop, results = threading.Event(), []
+    threads = [threading.Thread(target=send, args=(console.url, stop, results)) for _ in range(senders)]
+    for thread in threads:
+        thread.start()
     try:
-        wait_for(lambda: _sessions(console) >= 10, 60, "sessions started through the API")
+        wait_for(lambda: _sessions(console) >= started, 60, f"sessions started through {door}")
         before = len(console.log.read_text())  # the storm's own lock waits are not the shutdown's
         console.process.send_signal(signal.SIGTERM)
         try:
@@ -104,38 +107,20 @@ def test_sigterm_while_requests_start_sessions_exits_0_without_a_traceback(conso
             pytest.fail(f"serve did not exit after SIGTERM:\n{console.log.read_text()[-3000:]}")
     finally:
         stop.set()
-        for sender in senders:
-            sender.join(timeout=60)
+        for thread in threads:
+            thread.join(timeout=60)
     log = console.log.read_text()[before:]
     assert code == 0, log[-3000:]
     assert "Traceback" not in log and "database is locked" not in log, log[-3000:]
     assert log.rstrip().endswith("Stopped.")
+    return results
+
+
+def test_sigterm_while_requests_start_sessions_exits_0_without_a_traceback(console):
+    answers = _sigterm_during(console, _start_sessions, SENDERS, 10, "the API")
     assert answers and set(answers) == {202}
 
 
 def test_sigterm_while_agui_streams_start_sessions_exits_0_without_a_traceback(console):
-    console.start(migrate=False)
-    wait_for(lambda: socket.create_connection(("127.0.0.1", console.port), timeout=1).close() or True, 30, "port")
-    stop, ends = threading.Event(), []
-    senders = [
-        threading.Thread(target=_start_agui_threads, args=(console.url, stop, ends)) for _ in range(AGUI_SENDERS)
-    ]
-    for sender in senders:
-        sender.start()
-    try:
-        wait_for(lambda: _sessions(console) >= AGUI_SENDERS, 60, "sessions started through AG-UI")
-        before = len(console.log.read_text())
-        console.process.send_signal(signal.SIGTERM)
-        try:
-            code = console.process.wait(timeout=EXIT_DEADLINE)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"serve did not exit after SIGTERM:\n{console.log.read_text()[-3000:]}")
-    finally:
-        stop.set()
-        for sender in senders:
-            sender.join(timeout=60)
-    log = console.log.read_text()[before:]
-    assert code == 0, log[-3000:]
-    assert "Traceback" not in log and "database is locked" not in log, log[-3000:]
-    assert log.rstrip().endswith("Stopped.")
+    ends = _sigterm_during(console, _start_agui_threads, AGUI_SENDERS, AGUI_SENDERS, "AG-UI")
     assert ends and set(ends) <= {"RUN_FINISHED", "RUN_ERROR", ""}, ends  # each stream ended, or was cut off
