@@ -3,7 +3,6 @@ work: :mod:`.resume` calls these on a thread, ``hops.hop``, one hop each)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -76,11 +75,10 @@ def answers_store(
     *,
     decided_by: str,
     override_claims: bool = False,
-    committed: Callable[[], None] | None = None,
     queue_run: dict[str, Any] | None = None,
 ) -> None:
     """Read each answer (:func:`read_answers`), then store them with the decisions they stand for
-    (``interrupt_answer_sync``, ``committed`` as there), in one call (one hop from the stream).
+    (``interrupt_answer_sync``), in one call (one hop from the stream).
     With ``queue_run`` (the run's metadata) the run is queued in the answers' transaction, first
     (``enqueue_run``, when ``runs_wait_in_queue``): the worker is woken as they commit, before
     the outbox relay tells the inbox; refused answers queue nothing.
@@ -98,4 +96,4 @@ def answers_store(
     with transaction.atomic():
         if queue_run is not None:
             enqueue_run(session_id, metadata=queue_run)
-        interrupt_answer_sync(session_id, payloads, decided_by=decided_by, decisions=decisions, committed=committed)
+        interrupt_answer_sync(session_id, payloads, decided_by=decided_by, decisions=decisions)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ag_ui.core import ResumeEntry
@@ -78,14 +78,12 @@ async def apply_resume(
     decided_by: str,
     now: dt.datetime,
     override_claims: bool = False,
-    committed: Callable[[], None] | None = None,
     queue_run: dict[str, Any] | None = None,
 ) -> str:
     """Check and apply ``entries``; returns :data:`SUBMITTED`, :data:`CANCELLED` or :data:`UNCHANGED`.
 
-    ``committed`` is called once the answers are stored, before the inbox hears of them
-    (``interrupt_answer``'s ``committed``); ``queue_run`` (the run's metadata) queues the run in
-    the answers' transaction (``answers.answers_store``). The stream uses one or the other.
+    ``queue_run`` (the run's metadata) queues the run in the answers' transaction
+    (``answers.answers_store``): queued exactly when this returns :data:`SUBMITTED`.
 
     Raises:
         Refusal: ``input_invalid`` (two entries for one interrupt id), ``interrupt_superseded``, ``resume_incomplete``,
@@ -139,7 +137,6 @@ async def apply_resume(
             answers,
             decided_by=decided_by,
             override_claims=override_claims,
-            committed=committed,
             queue_run=queue_run,
         )
     except AnswerMissingError:

@@ -80,7 +80,7 @@ from .live import lease_wait, live, outcome_events
 from .mapping import EventMapper
 from .models import AguiThread
 from .progress import Progress
-from .resume import apply_resume
+from .resume import SUBMITTED, apply_resume
 
 __all__ = ["stream_run"]
 
@@ -324,17 +324,10 @@ async def _continue_thread(
     if found is None and (found := await hop(services.stream_continue)(session_id, thread.last_seq)) is None:
         raise Refusal("session_busy")  # a run took the session since the lease was free
     caught, state, pending, due = found
-    queued: list[bool] = []
-    loop = asyncio.get_running_loop()
-    here = runs_wait_in_queue()  # queued in the answers' transaction; else once they commit
-
-    def committed() -> None:  # on the database thread, before the answer's outbox relay
-        queued.append(True)
-        if not here:
-            loop.call_soon_threadsafe(_enqueue, session_id, metadata)
-
+    queued = False
+    here = runs_wait_in_queue()  # queued in the answers' transaction; else by the stream
     if run.resume:
-        await apply_resume(
+        applied = await apply_resume(
             session_id,
             run.resume,
             pending=pending,
@@ -342,9 +335,9 @@ async def _continue_thread(
             decided_by=_decider(client),
             now=timezone.now(),
             override_claims=client.may_override_claims,
-            committed=committed,
             queue_run=metadata if here else None,
         )
+        queued = here and applied == SUBMITTED
     elif pending:
         if await while_waiting(client, thread, message, pending, on_arrival):  # else it raised
             return caught, state, False
@@ -365,7 +358,7 @@ async def _continue_thread(
                 return caught, state, False
     if message is not None:
         await hop(services.thread_update)(thread, message_id=message[0])
-    return caught, state, bool(queued)
+    return caught, state, queued
 
 
 def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:

@@ -60,11 +60,10 @@ __all__ = [
 
 
 def thread_get(*, client: ApiClient, workflow: str, thread_id: str) -> AguiThread | None:
-    """The thread's row, or None for a thread this client never used on this workflow; its
-    session's workflow and version come along (``session_workflow``, ``session_version``)."""
+    """The thread's row, or None for a thread this client never used on this workflow; the
+    version its session started under comes along (``session_version``)."""
     threads = AguiThread.objects.filter(client=client, workflow=workflow, thread_id=thread_id)
-    session = {"session_workflow": F("session__workflow"), "session_version": F("session__workflow_version")}
-    return threads.annotate(**session).first()
+    return threads.annotate(session_version=F("session__workflow_version")).first()
 
 
 def thread_open(
@@ -82,7 +81,7 @@ def thread_open(
     """
     thread = thread_get(client=client, workflow=workflow, thread_id=thread_id)
     if thread is not None:
-        check_runnable(thread.session_workflow, thread.session_version)  # type: ignore[attr-defined]
+        check_runnable(workflow, thread.session_version)  # type: ignore[attr-defined]  # a thread's sessions are of its workflow
         return thread, None
     if start is None:
         return None, None

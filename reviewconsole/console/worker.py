@@ -48,6 +48,7 @@ from collections import deque
 
 from asgiref.sync import AsyncSingleThreadContext
 from django.db import router, transaction
+from django.db.models import QuerySet
 from django.db.utils import OperationalError
 from django.tasks import TaskResult
 from django.tasks.signals import task_enqueued
@@ -130,16 +131,9 @@ class ThreadWorker:
         Nothing is lost when nothing runs it: a rollback takes the claim back with the task, and
         a process that dies first leaves it ``RUNNING`` under its own id, which the sweep of
         stale tasks (``task_recovery``) handles like any other; :meth:`stop` puts back to
-        ``READY`` the tasks handed over but not run."""
-        ready = DBTaskResult.objects.filter(pk=task_id, backend_name="default", status=READY)
-        task_result = ready.first()
-        if task_result is None:
-            return None
-        started_at, worker_ids = timezone.now(), [self._handover_id]
-        if not ready.update(status=RUNNING, started_at=started_at, worker_ids=worker_ids):
-            return None
-        task_result.status, task_result.started_at, task_result.worker_ids = RUNNING, started_at, worker_ids
-        return task_result
+        ``READY`` the tasks handed over but not run. A database error fails the transaction (it
+        is not swallowed, as :meth:`_claim_enqueued` does outside one)."""
+        return _claim_ready(DBTaskResult.objects.filter(pk=task_id, backend_name="default"), self._handover_id)
 
     def _claim(self, worker_id: str, queue: str, hint: str | None = None) -> DBTaskResult | None:
         """The task this thread is to run now, claimed (``RUNNING``, ``worker_id`` appended to its
@@ -169,20 +163,13 @@ class ThreadWorker:
         claimers, threads or processes: the one whose update changed the row runs it. None when
         it is gone, taken, not committed yet or the database is locked (the caller then looks
         for any ready task)."""
-        ready = DBTaskResult.objects.filter(pk=task_id, backend_name="default", queue_name=queue, status=READY)
+        task = DBTaskResult.objects.filter(pk=task_id, backend_name="default", queue_name=queue)
         try:
-            task_result = ready.first()
-            if task_result is None:
-                return None
-            started_at, worker_ids = timezone.now(), [*task_result.worker_ids, worker_id]
-            if not ready.update(status=RUNNING, started_at=started_at, worker_ids=worker_ids):
-                return None
+            return _claim_ready(task, worker_id)
         except OperationalError as exc:
             if is_locked_database_exception(exc):
                 return None
             raise
-        task_result.status, task_result.started_at, task_result.worker_ids = RUNNING, started_at, worker_ids
-        return task_result
 
     def _loop(self, worker_id: str, queue: str) -> None:
         runner = Worker(
@@ -253,6 +240,21 @@ class ThreadWorker:
         if self._switch_interval is not None:
             sys.setswitchinterval(self._switch_interval)
             self._switch_interval = None
+
+
+def _claim_ready(task: QuerySet[DBTaskResult], worker_id: str) -> DBTaskResult | None:
+    """The one task ``task`` selects, claimed for ``worker_id`` if it is still ready (``RUNNING``,
+    ``worker_id`` appended to its ``worker_ids``): a read, then one ``UPDATE … WHERE … AND status =
+    'READY'``, whose condition decides between racing claimers; None when it is not ready."""
+    ready = task.filter(status=READY)
+    task_result = ready.first()
+    if task_result is None:
+        return None
+    started_at, worker_ids = timezone.now(), [*task_result.worker_ids, worker_id]
+    if not ready.update(status=RUNNING, started_at=started_at, worker_ids=worker_ids):
+        return None
+    task_result.status, task_result.started_at, task_result.worker_ids = RUNNING, started_at, worker_ids
+    return task_result
 
 
 class _Wake:

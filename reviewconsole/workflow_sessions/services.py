@@ -8,7 +8,7 @@ calls the engine's ``Runner`` for a door (the run itself is the ``run_session`` 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
@@ -248,7 +248,6 @@ async def interrupt_answer(
     decided_by: str | None,
     decisions: Mapping[str, Decision] | None = None,
     guard: AnswerGuard | None = None,
-    committed: Callable[[], None] | None = None,
 ) -> list[InterruptRecord]:
     """Store answers to ``session``'s pending interrupts (by wire id; ``None``: the only one) on
     the runner of the version it paused under; returns the interrupts answered. The caller
@@ -256,31 +255,16 @@ async def interrupt_answer(
 
     ``decisions``: what each answer stands for (kind, reason, edit diff, the deciding user);
     ``guard``: the door's own rule (the inbox's claim and due time), checked in the answer's
-    transaction before its conditional UPDATE; ``committed``: called (on the database thread) once
-    the answer's transaction commits, before the outbox relay tells the consumers, so a door that
-    queues the run there has it start while the inbox catches up (AG-UI); not called when nothing
-    was stored.
+    transaction before its conditional UPDATE.
 
     Raises:
         WorkflowSession.DoesNotExist: no such session (given by id).
         UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
         Everything :func:`answers_submit` raises.
     """
-    if committed is not None:
-        return await sync_to_async(interrupt_answer_sync)(
-            session, answers, decided_by=decided_by, decisions=decisions, guard=guard, committed=committed
-        )
     row = await _session(session)
     runner = runner_for_session(row)  # the version it paused under (H14)
     return await answers_submit(runner, row.id, answers, decided_by=decided_by, decisions=decisions, guard=guard)
-
-
-@transaction.atomic
-def _answer_then(
-    session: WorkflowSession, answers: dict[Any, Any], committed: Callable[[], None], **kwargs: Any
-) -> list[InterruptRecord]:
-    transaction.on_commit(committed, robust=True)  # registered before the store's relay: runs first
-    return async_to_sync(interrupt_answer)(session, answers, **kwargs)
 
 
 def interrupt_answer_sync(
@@ -290,17 +274,13 @@ def interrupt_answer_sync(
     decided_by: str | None,
     decisions: Mapping[str, Decision] | None = None,
     guard: AnswerGuard | None = None,
-    committed: Callable[[], None] | None = None,
 ) -> list[InterruptRecord]:
     """:func:`interrupt_answer` from sync code (joins the caller's transaction: the store runs on its
-    thread); ``committed`` as there. A session given by id is read here, on this thread, rather
-    than by the coroutine (one hop between threads less)."""
+    thread). A session given by id is read here, on this thread, rather than by the coroutine (one
+    hop between threads less)."""
     if isinstance(session, str):
         session = WorkflowSession.objects.only("id", "workflow", "workflow_version").get(pk=session)
-    kwargs: dict[str, Any] = {"decided_by": decided_by, "decisions": decisions, "guard": guard}
-    if committed is not None:
-        return _answer_then(session, answers, committed, **kwargs)
-    return async_to_sync(interrupt_answer)(session, answers, **kwargs)
+    return async_to_sync(interrupt_answer)(session, answers, decided_by=decided_by, decisions=decisions, guard=guard)
 
 
 async def _runner_of(session_id: str) -> Runner:
