@@ -1,7 +1,8 @@
 """Work being served right now, so that ``serve`` stops only once it has finished.
 
-Django serves a sync view on a thread of its own; a view that calls the engine
-(``async_to_sync``, e.g. ``session_start``) runs that coroutine on Daphne's event loop. When
+Django serves a sync view on a thread of its own; a view that calls a coroutine through
+``async_to_sync`` (e.g. ``session_cancel``; a start and answers run on the view's own thread,
+``workflow_sessions.engine_calls``) runs it on Daphne's event loop. When
 SIGTERM stops the reactor, Daphne cancels the request's ASGI task but not its thread: with the
 loop stopped, the thread waited for ever inside ``async_to_sync`` holding its transaction (SQLite:
 the write lock, so the task workers failed with "database is locked"), and the process never
@@ -14,8 +15,8 @@ Two things are counted:
 - a request, from the moment the middleware chain is entered until its response is built
   (:class:`InFlightMiddleware`);
 - a call a streaming response makes on a thread after that (:func:`counted`: the AG-UI stream's
-  database work, which starts sessions and stores answers through ``async_to_sync`` long after its
-  response object was built). Once ``serve`` has begun to stop, such a call is refused with
+  database work, which starts sessions and stores answers long after its response object was
+  built). Once ``serve`` has begun to stop, such a call is refused with
   :class:`ShuttingDown` before it does anything, so none starts that the stopped loop could strand.
 """
 

@@ -2,8 +2,9 @@
 
 A call runs on a thread (``sync_to_async``) and is counted as work being served
 (``reviewconsole.in_flight.counted``): the response object was built long before, so the request
-itself is no longer counted, yet a call such as ``services.thread_open`` runs the engine through
-``async_to_sync`` on Daphne's loop while holding a transaction. ``serve`` lets counted calls
+itself is no longer counted, yet a call such as ``services.thread_open`` holds a transaction, and
+one that supersedes a thread's session cancels it through ``async_to_sync`` on Daphne's loop.
+``serve`` lets counted calls
 finish before the loop stops; once it is stopping, a new call is refused as ``unavailable``
 before it does anything.
 """

@@ -12,7 +12,6 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -32,7 +31,7 @@ from ..workflow_sessions.services import (
     enqueue_run,
     new_session_id,
     pending_interrupts_sync,
-    session_cancel,
+    session_cancel_sync,
     session_record_sync,
     session_start,
 )
@@ -149,7 +148,7 @@ def thread_supersede(*, thread: AguiThread, client: ApiClient, data: Any, messag
     """
     old = thread.session_id
     with transaction.atomic():
-        async_to_sync(session_cancel)(old, reason="Superseded: a new message arrived on the thread.")
+        session_cancel_sync(old, reason="Superseded: a new message arrived on the thread.")
         session = session_start(
             workflow=thread.workflow,
             data=data,

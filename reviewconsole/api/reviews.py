@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
@@ -24,7 +23,7 @@ from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.models import CANCELLED, Item
 from ..inbox.pages.drafts import edit_diff
 from ..workflow_sessions.models import Interrupt, InterruptStatus, WorkflowSession
-from ..workflow_sessions.services import session_cancel, session_start
+from ..workflow_sessions.services import session_cancel_sync, session_start
 from ..workflows import review as review_workflow
 from .errors import ApiError
 from .models import ApiClient, Review
@@ -179,7 +178,7 @@ def review_ask(*, client: ApiClient, body: dict[str, Any], request: HttpRequest,
         )
         review.save(force_insert=True)
         if older is not None and older_pending:
-            async_to_sync(session_cancel)(older.session_id, reason=f"Superseded by {review.pk}.")
+            session_cancel_sync(older.session_id, reason=f"Superseded by {review.pk}.")
         audit_record(
             action="review.ask",
             actor=_actor(client),
@@ -207,7 +206,7 @@ def review_cancel(*, client: ApiClient, review_id: str, reason: str, request: Ht
         if refusal is not None:
             raise refusal
         pending = pending_item_ids(review.session_id)
-        async_to_sync(session_cancel)(review.session_id, reason=reason or f"Cancelled by {_actor(client)}.")
+        session_cancel_sync(review.session_id, reason=reason or f"Cancelled by {_actor(client)}.")
         session_items_cancelled(pending, by=_actor(client), reason=reason)  # "cancelled by client:<name>"
         now = timezone.now()
         Review.objects.filter(pk=review.pk).update(

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from django.http import HttpRequest
 
 from engine import AlreadyDecidedError, AnswerInvalidError, ArgsChangedError, Decision, InterruptKind
@@ -26,7 +25,7 @@ from ..inbox.items.refusals import claimed_conflict, newer_request, refusal_for
 from ..inbox.models import Item, ItemStatus
 from ..workflow_sessions.arrivals import ArrivalResult, session_arrive
 from ..workflow_sessions.models import Interrupt, WorkflowSession
-from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel
+from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel_sync
 from ..workflows import UnknownWorkflowError, get
 from .errors import ApiError
 from .models import ApiClient
@@ -313,7 +312,7 @@ def api_session_cancel(*, client: ApiClient, session: WorkflowSession, reason: s
     """
     before = session.status
     pending = pending_item_ids(session.id)
-    record = async_to_sync(session_cancel)(session, reason=reason or f"Cancelled by {_actor(client)}.")
+    record = session_cancel_sync(session, reason=reason or f"Cancelled by {_actor(client)}.")
     session_items_cancelled(pending, by=_actor(client), reason=reason)  # "cancelled by client:<name>"
     audit_record(
         action="session.cancel",

@@ -41,7 +41,6 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from django.db import connection, transaction
 from django.db.models import Q
 from django.http import HttpRequest
@@ -51,6 +50,7 @@ from engine import EngineError, SessionBusyError, SessionStatus
 
 from ..audit.services import audit_record
 from ..workflows import UnknownWorkflowError, get
+from .engine_calls import call
 from .input_check import check_input
 from .models import Answer, Arrival, ArrivalStatus, ArrivalTarget, Interrupt, InterruptStatus, WorkflowSession
 from .runners import runner_for
@@ -178,7 +178,7 @@ def session_arrive(
             # A decision is stored but not yet applied: cancelling now would discard it.
             raise SessionBusyError("A decision on the open session is being applied; send the input again shortly.")
         for row in open_:
-            async_to_sync(session_cancel)(row, reason="Superseded: newer input arrived for the same key.")
+            call(session_cancel(row, reason="Superseded: newer input arrived for the same key."))
         shown = {**(metadata or {}), "supersedes_session": waiting.id}
         session = session_start(workflow=workflow, data=data, user_id=user_id, metadata=shown, correlation_key=key)
         superseded = [row.id for row in open_]
@@ -276,7 +276,7 @@ def _queued_behind(session_id: str) -> bool:
 
 def _start(arrival: Arrival, session: WorkflowSession) -> WorkflowSession:
     if arrival.target == ArrivalTarget.MESSAGE:
-        async_to_sync(session_message)(session.id, arrival.data)
+        call(session_message(session.id, arrival.data))
         enqueue_run(session.id, metadata=arrival.metadata or None)
         return session
     return session_start(

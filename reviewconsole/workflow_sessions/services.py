@@ -11,7 +11,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from asgiref.sync import async_to_sync, sync_to_async
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.http import HttpRequest
@@ -30,6 +29,7 @@ from engine import (
 
 from ..audit.services import audit_record
 from . import store_sql
+from .engine_calls import call, in_db
 from .failure import failure_code, failure_message
 from .input_check import check_input, input_refusal
 from .models import Answer, Interrupt, InterruptStatus, WorkflowSession
@@ -134,8 +134,8 @@ def session_start(
     """
     runner = runner_for(workflow)
     check_input(runner, data)
-    record = async_to_sync(runner.create_session)(user_id=user_id, metadata=metadata, session_id=session_id)
-    async_to_sync(runner.start)(record.id, data)
+    record = call(runner.create_session(user_id=user_id, metadata=metadata, session_id=session_id))
+    call(runner.start(record.id, data))
     WorkflowSession.objects.filter(pk=record.id).update(title=_title(data), correlation_key=correlation_key[:200])
     if enqueue:
         enqueue_run(record.id)
@@ -157,7 +157,7 @@ def session_retry(
     """
     error = session.error
     runner = runner_for_session(session)
-    async_to_sync(runner.retry)(session.id, retried_by=user.get_username())
+    call(runner.retry(session.id, retried_by=user.get_username()))
     audit_record(
         action="session.retry",
         user=user,
@@ -169,30 +169,34 @@ def session_retry(
     return WorkflowSession.objects.get(pk=session.id)
 
 
-async def _answered_meanwhile(session_id: str) -> AlreadyDecidedError | None:
+def _answered_meanwhile(session_id: str) -> AlreadyDecidedError | None:
     """The refusal for an answer that lost to the stored answer waiting for its run (if any)."""
     stored = (
-        await Answer.objects.filter(session_id=session_id, applied_at__isnull=True)
+        Answer.objects.filter(session_id=session_id, applied_at__isnull=True)
         .exclude(interrupt_id="")
         .order_by("-id")
-        .afirst()
+        .first()
     )
     if stored is None:
         return None
     row = (
-        await Interrupt.objects.filter(session_id=session_id, interrupt_id=stored.interrupt_id)
+        Interrupt.objects.filter(session_id=session_id, interrupt_id=stored.interrupt_id)
         .exclude(status=InterruptStatus.PENDING)
         .order_by("-id")
-        .afirst()
+        .first()
     )
     if row is None:
         return None
     return already_decided(row)
 
 
+def _answer_waiting(session_id: str) -> bool:
+    return Answer.objects.filter(session_id=session_id, applied_at__isnull=True).exists()
+
+
 async def answer_waiting(session_id: str) -> bool:
     """True while an answer to the session is stored and no run has applied it yet."""
-    return await Answer.objects.filter(session_id=session_id, applied_at__isnull=True).aexists()
+    return await in_db(_answer_waiting)(session_id)
 
 
 async def answers_submit(
@@ -224,7 +228,7 @@ async def answers_submit(
         if not await answer_waiting(session_id):
             raise
         if all(key is None for key in answers):
-            decided = await _answered_meanwhile(session_id)
+            decided = await in_db(_answered_meanwhile)(session_id)
             if decided is not None:
                 raise decided from None
         raise InterruptNotReadyError(
@@ -235,10 +239,14 @@ async def answers_submit(
         ) from None
 
 
+def _session_row(session_id: str) -> WorkflowSession:
+    return WorkflowSession.objects.only("id", "workflow", "workflow_version").get(pk=session_id)
+
+
 async def _session(session: WorkflowSession | str) -> WorkflowSession:
     if isinstance(session, WorkflowSession):
         return session
-    return await WorkflowSession.objects.only("id", "workflow", "workflow_version").aget(pk=session)
+    return await in_db(_session_row)(session)
 
 
 async def interrupt_answer(
@@ -275,12 +283,9 @@ def interrupt_answer_sync(
     decisions: Mapping[str, Decision] | None = None,
     guard: AnswerGuard | None = None,
 ) -> list[InterruptRecord]:
-    """:func:`interrupt_answer` from sync code (joins the caller's transaction: the store runs on its
-    thread). A session given by id is read here, on this thread, rather than by the coroutine (one
-    hop between threads less)."""
-    if isinstance(session, str):
-        session = WorkflowSession.objects.only("id", "workflow", "workflow_version").get(pk=session)
-    return async_to_sync(interrupt_answer)(session, answers, decided_by=decided_by, decisions=decisions, guard=guard)
+    """:func:`interrupt_answer` from sync code, run on this thread in the caller's transaction
+    (``engine_calls.call``)."""
+    return call(interrupt_answer(session, answers, decided_by=decided_by, decisions=decisions, guard=guard))
 
 
 async def _runner_of(session_id: str) -> Runner:
@@ -388,5 +393,11 @@ async def session_cancel(session: WorkflowSession | str, *, reason: str = "") ->
     record = await runner_for_session(row).cancel(row.id, reason=reason)
     from .arrivals import arrivals_release  # a cycle: arrivals starts and cancels sessions through this module
 
-    await sync_to_async(arrivals_release)(row.id)
+    await in_db(arrivals_release)(row.id)
     return record
+
+
+def session_cancel_sync(session: WorkflowSession | str, *, reason: str = "") -> SessionRecord:
+    """:func:`session_cancel` from sync code, run on this thread in the caller's transaction
+    (``engine_calls.call``); raises what it raises."""
+    return call(session_cancel(session, reason=reason))

@@ -18,9 +18,11 @@ consumers after the commit. Its interrupts are the session's own ``Interrupt`` r
 nothing of queues, claims or items. The host's extra rule for an answer (the inbox's claim and
 due time) comes as an :class:`engine.AnswerGuard`, called before the answer's conditional UPDATE.
 
-This module is the engine's async face (each method one ``sync_to_async`` call) and the session
-reads and leases; the commit is ``store_commit.py``, answers ``store_answers.py``, and the rows
-they write go through plain SQL (``store_sql.py``, ``store_writes.py``).
+This module is the engine's async face (each method one sync function, run by
+``engine_calls.in_db``: on the thread of the sync code that awaits, and directly when a door's
+call is driven by ``engine_calls.call``) and the session reads and leases; the commit is
+``store_commit.py``, answers ``store_answers.py``, and the rows they write go through plain SQL
+(``store_sql.py``, ``store_writes.py``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -48,6 +49,7 @@ from engine import (
 )
 
 from . import store_sql
+from .engine_calls import in_db
 from .models import (
     Answer,
     Checkpoint,
@@ -79,7 +81,7 @@ class OrmStore:
         workflow_version: str = "",
         metadata: dict[str, Any] | None = None,
     ) -> SessionRecord:
-        return await sync_to_async(self.create_session_sync)(
+        return await in_db(self.create_session_sync)(
             app_name=app_name,
             user_id=user_id,
             state=state,
@@ -116,7 +118,7 @@ class OrmStore:
         return session_record(row)
 
     async def get_session(self, session_id: str) -> SessionRecord:
-        return await sync_to_async(self.get_session_sync)(session_id)
+        return await in_db(self.get_session_sync)(session_id)
 
     def get_session_sync(self, session_id: str) -> SessionRecord:
         row = store_sql.session_row(session_id)
@@ -125,7 +127,7 @@ class OrmStore:
         return session_record(row)
 
     async def list_events(self, session_id: str, *, path: str | None = None, after: int = 0) -> list[engine.Event]:
-        return await sync_to_async(self._list_events)(session_id, path, after)
+        return await in_db(self._list_events)(session_id, path, after)
 
     def _list_events(self, session_id: str, path: str | None, after: int) -> list[engine.Event]:
         rows = Event.objects.filter(session_id=session_id, seq__gt=after)
@@ -134,7 +136,7 @@ class OrmStore:
         return [engine.Event.from_json(data) for data in rows.order_by("seq").values_list("data", flat=True)]
 
     async def get_shared_state(self, app_name: str, user_id: str) -> dict[str, Any]:
-        return await sync_to_async(self._shared_state)(app_name, user_id)
+        return await in_db(self._shared_state)(app_name, user_id)
 
     def _shared_state(self, app_name: str, user_id: str) -> dict[str, Any]:
         merged: dict[str, Any] = {}
@@ -145,7 +147,7 @@ class OrmStore:
     # -- commits -----------------------------------------------------------------------------
 
     async def commit(self, session_id: str, commit: Commit) -> SessionRecord:
-        return await sync_to_async(self._commit)(session_id, commit)
+        return await in_db(self._commit)(session_id, commit)
 
     def _commit(self, session_id: str, commit: Commit) -> SessionRecord:
         return commit_write(session_id, commit)
@@ -153,13 +155,13 @@ class OrmStore:
     # -- interrupts and answers --------------------------------------------------------------
 
     async def pending_interrupts(self, session_id: str) -> list[InterruptRecord]:
-        return await sync_to_async(self._pending)(session_id)
+        return await in_db(self._pending)(session_id)
 
     def _pending(self, session_id: str) -> list[InterruptRecord]:
         return [interrupt_record(r) for r in store_sql.pending_interrupts(session_id)]
 
     async def get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
-        return await sync_to_async(self._get_interrupt)(session_id, interrupt_id)
+        return await in_db(self._get_interrupt)(session_id, interrupt_id)
 
     def _get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
         row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
@@ -175,7 +177,7 @@ class OrmStore:
         decisions: Mapping[str, Decision] | None = None,
         guard: AnswerGuard | None = None,
     ) -> None:
-        await sync_to_async(self._submit)(session_id, answers, event, decided_by, decisions or {}, guard)
+        await in_db(self._submit)(session_id, answers, event, decided_by, decisions or {}, guard)
 
     def _submit(
         self,
@@ -189,7 +191,7 @@ class OrmStore:
         answers_write(session_id, answers, event, decided_by, decisions, guard)
 
     async def take_answers(self, session_id: str) -> list[StoredAnswer]:
-        return await sync_to_async(self._answers)(session_id)
+        return await in_db(self._answers)(session_id)
 
     def _answers(self, session_id: str) -> list[StoredAnswer]:
         rows = Answer.objects.filter(session_id=session_id, applied_at__isnull=True).order_by("id")
@@ -198,7 +200,7 @@ class OrmStore:
     # -- leases and checkpoints --------------------------------------------------------------
 
     async def acquire_lease(self, session_id: str, owner: str, ttl: float) -> bool:
-        return await sync_to_async(self.acquire_lease_sync)(session_id, owner, ttl)
+        return await in_db(self.acquire_lease_sync)(session_id, owner, ttl)
 
     def acquire_lease_sync(self, session_id: str, owner: str, ttl: float) -> bool:
         now = timezone.now()
@@ -213,13 +215,13 @@ class OrmStore:
         return changed == 1
 
     async def release_lease(self, session_id: str, owner: str) -> None:
-        await sync_to_async(self.release_lease_sync)(session_id, owner)
+        await in_db(self.release_lease_sync)(session_id, owner)
 
     def release_lease_sync(self, session_id: str, owner: str) -> None:
         WorkflowSession.objects.filter(pk=session_id, lease_owner=owner).update(lease_owner="", lease_expires=None)
 
     async def open_run(self, session_id: str, owner: str, ttl: float) -> RunLoad | None:
-        return await sync_to_async(self._open_run)(session_id, owner, ttl)
+        return await in_db(self._open_run)(session_id, owner, ttl)
 
     @transaction.atomic
     def _open_run(self, session_id: str, owner: str, ttl: float) -> RunLoad | None:
@@ -239,14 +241,14 @@ class OrmStore:
         )
 
     async def close_run(self, session_id: str, owner: str) -> bool:
-        return await sync_to_async(self._close_run)(session_id, owner)
+        return await in_db(self._close_run)(session_id, owner)
 
     def _close_run(self, session_id: str, owner: str) -> bool:
         store_sql.release_lease(session_id, owner)
         return store_sql.has_unapplied_answers(session_id)
 
     async def get_checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
-        return await sync_to_async(self._checkpoint)(session_id, checkpoint_id)
+        return await in_db(self._checkpoint)(session_id, checkpoint_id)
 
     def _checkpoint(self, session_id: str, checkpoint_id: str) -> dict[str, Any] | None:
         row = Checkpoint.objects.filter(session_id=session_id, pk=checkpoint_id).first()
@@ -262,6 +264,6 @@ class OrmStore:
     ) -> SessionRecord | None:
         """See :meth:`engine.Store.restore_checkpoint` (done in :mod:`.restore`, which states the rule)."""
 
-        return await sync_to_async(restore_checkpoint)(
+        return await in_db(restore_checkpoint)(
             session_id, checkpoint_id, lease_owner=lease_owner, decided_by=decided_by
         )
