@@ -13,12 +13,14 @@ from ..inbox.errors import DecisionError, DecisionRefusedError
 from ..inbox.items.answers import Answer, read_answer
 from ..inbox.items.decision_checks import audit_refusal, check_before_decision
 from ..inbox.items.policy_gate import client_gate
+from ..inbox.items.receipts import decided_refusal, is_repeat
 from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
+from ..workflow_sessions.models import Interrupt
 from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync
 from .errors import Refusal
 
-__all__ = ["answers_store", "newer_interrupt", "read_answers"]
+__all__ = ["answers_store", "decided_conflict", "newer_interrupt", "read_answers"]
 
 
 def read_answers(
@@ -60,6 +62,33 @@ def read_answers(
         except DecisionError as exc:
             raise Refusal(exc.code, exc.message) from None
     return read
+
+
+def decided_conflict(
+    session_id: str, interrupt_id: str, payload: Any, *, decided_by: str
+) -> engine.AlreadyDecidedError | None:
+    """Why an answer (``payload``, by ``decided_by``) to ``interrupt_id``, no longer pending, is
+    refused: ``interrupt_decided``, naming who decided what and when
+    (``inbox.items.receipts.decided_refusal``, as the API's 409); None when it was resolved by
+    ``decided_by`` with this same answer (a replay, e.g. a retried request: harmless, left alone),
+    or cancelled (the run's outcome says so). A client whose answer lost is told, never shown
+    the winner's outcome as its own."""
+    row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
+    refused = decided_refusal(row) if row is not None else None
+    if row is None or refused is None:
+        return None
+    item = Item.objects.filter(session_interrupt=row).select_related("session", "queue").first()
+    try:
+        again = read_answer(item, payload) if item is not None else None
+    except (DecisionError, engine.AnswerInvalidError):
+        again = None
+    if again is None:  # no item to read it by: the payload itself, as the engine stores it
+        same = is_repeat(row, decided_by=decided_by, decision=row.decision, payload=payload, reason=row.reason or "")
+    else:
+        same = is_repeat(
+            row, decided_by=decided_by, decision=again.decision, payload=again.payload, reason=again.reason
+        )
+    return None if same else refused
 
 
 def newer_interrupt(session_id: str, interrupt_id: str) -> str | None:

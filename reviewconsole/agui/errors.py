@@ -18,6 +18,9 @@ or tracebacks; the details go to the server log.
 |  | newer request exists", naming its id) and not that newer one |
 | ``resume_incomplete`` | ``resume`` leaves a pending interrupt of the thread unanswered |
 | ``interrupt_unknown`` | ``resume`` names an interrupt this thread never had |
+| ``interrupt_decided`` | a ``resolved`` entry answers an interrupt decided already (a reviewer in the inbox, |
+|  | another client, a concurrent request) other than by this client's same answer, which is left |
+|  | alone; the message names who decided what and when |
 | ``interrupt_not_ready`` | ``resume`` names an interrupt not open yet while the session runs or an earlier |
 |  | answer waits to be applied: retry the same request in a moment |
 | ``answer_invalid`` | a ``resolved`` payload is missing, does not fit the interrupt's schema (the message names |
@@ -61,6 +64,7 @@ MESSAGES = {
     "interrupt_superseded": "superseded: a newer request exists.",
     "resume_incomplete": "Answer every pending interrupt of the thread.",
     "interrupt_unknown": "Unknown interrupt.",
+    "interrupt_decided": "The interrupt was decided already; nothing was recorded.",
     "interrupt_not_ready": "The interrupt is not open yet: an earlier answer is being applied; retry in a moment.",
     "answer_invalid": "The answer does not fit the interrupt's response schema.",
     "answer_missing": "The answer is empty: a free-text interrupt needs text.",

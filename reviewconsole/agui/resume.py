@@ -8,9 +8,11 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
   loop) is ``interrupt_superseded``, naming the newer id, unless the request answers that one too;
 - every pending interrupt of the thread must have an entry (else ``resume_incomplete``);
 - an entry for an id the thread never had is ``interrupt_unknown`` (``interrupt_not_ready``, retryable,
-  while an earlier answer is stored and not yet applied: its run may open that id); an entry for an interrupt
-  already decided (a replay of the same answer, or an answer that lost to a reviewer in the inbox:
-  first decision wins) is left alone, so sending the same answer twice is harmless;
+  while an earlier answer is stored and not yet applied: its run may open that id);
+- a ``resolved`` entry for an interrupt already decided is ``interrupt_decided``, naming who decided
+  what and when (first decision wins: a reviewer in the inbox, another client, a concurrent request
+  of this one), unless it is this client's same answer sent again (a retried request: left alone,
+  so sending the same answer twice is harmless);
 - a ``resolved`` entry for an interrupt a reviewer has claimed is ``interrupt_claimed`` unless the
   token has the ``override_claims`` scope (the claim is the reviewer's: the inbox's rule);
 - a ``resolved`` entry needs a payload valid for the interrupt, its strings' ``format`` too
@@ -55,7 +57,7 @@ from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.items.policy_gate import record_refused
 from ..inbox.items.receipts import refusal_record
 from ..workflow_sessions.services import answer_waiting, interrupt_get, session_cancel
-from .answers import answers_store, newer_interrupt
+from .answers import answers_store, decided_conflict, newer_interrupt
 from .errors import Refusal, answer_invalid
 from .hops import hop
 from .interrupts import answer_value
@@ -87,8 +89,8 @@ async def apply_resume(
 
     Raises:
         Refusal: ``input_invalid`` (two entries for one interrupt id), ``interrupt_superseded``, ``resume_incomplete``,
-            ``interrupt_unknown``, ``answer_invalid``, ``args_changed`` or ``interrupt_expired``;
-            nothing was stored.
+            ``interrupt_unknown``, ``interrupt_decided``, ``answer_invalid``, ``args_changed`` or
+            ``interrupt_expired``; nothing was stored.
     """
     by_id: dict[str, ResumeEntry] = {}
     for entry in entries:
@@ -104,12 +106,16 @@ async def apply_resume(
             raise Refusal("interrupt_superseded", f"superseded: a newer request exists ({newer[:200]}).")
     if any(wire not in by_id for wire in open_):
         raise Refusal("resume_incomplete")
-    for wire in by_id:
-        if wire not in open_ and await interrupt_get(session_id, wire) is None:
+    for wire, entry in by_id.items():
+        if wire in open_:
+            continue
+        if (known := await interrupt_get(session_id, wire)) is None:
             if await answer_waiting(session_id):
                 raise Refusal("interrupt_not_ready")
             await _record(UnknownInterruptError(f"No interrupt {wire[:200]!r}."), session_id, wire, decided_by)
             raise Refusal("interrupt_unknown")
+        if entry.status == "resolved":
+            await _refuse_if_decided(session_id, wire, answer_value(known, entry.payload), decided_by)
     answers: dict[str, object] = {}
     cancel = False
     for wire, record in open_.items():
@@ -146,9 +152,10 @@ async def apply_resume(
         raise Refusal("args_changed") from None
     except AnswerInvalidError as exc:
         raise answer_invalid(list(exc.details.get("errors") or [])) from None
-    except AlreadyDecidedError:
-        logger.info("AG-UI answer for session %s lost to an earlier decision; first decision wins", session_id)
-        return UNCHANGED
+    except AlreadyDecidedError as exc:  # lost the race to another decision
+        wire = str(exc.details.get("interrupt_id") or "")
+        await _refuse_if_decided(session_id, wire, answers.get(wire), decided_by)
+        return UNCHANGED  # this client's same answer, stored by the request it lost to
     except InterruptNotReadyError:
         raise Refusal("interrupt_not_ready") from None
     except UnknownInterruptError as exc:
@@ -158,6 +165,19 @@ async def apply_resume(
         logger.exception("AG-UI resume of session %s was refused by the engine", session_id)
         raise Refusal("internal_error") from None
     return SUBMITTED
+
+
+async def _refuse_if_decided(session_id: str, interrupt_id: str, payload: Any, decided_by: str) -> None:
+    """Refuse, audited, an answer to ``interrupt_id`` that someone else decided, or this client
+    otherwise (``answers.decided_conflict``).
+
+    Raises:
+        Refusal: ``interrupt_decided``, naming who decided what and when.
+    """
+    refused = await hop(decided_conflict)(session_id, interrupt_id, payload, decided_by=decided_by)
+    if refused is not None:
+        await _record(refused, session_id, interrupt_id, decided_by)
+        raise Refusal("interrupt_decided", str(refused))
 
 
 async def _record(exc: EngineError, session_id: str, interrupt_id: str, decided_by: str) -> None:

@@ -170,7 +170,10 @@ async def test_an_inbox_decision_resumes_the_thread_and_the_client_catches_up(ag
         interrupt_decide(interrupt=item, user=_user("manager"), action="approve")
 
     await sync_to_async(decide)()
-    later = well_formed(await agui("email-review", body("t-one", resume=resume(interrupt, "reject"))))
+    lost = well_formed(await agui("email-review", body("t-one", resume=resume(interrupt, "reject"))))
+    assert lost.last["type"] == "RUN_ERROR" and lost.last["code"] == "interrupt_decided"  # not told success
+    assert "approved by manager" in lost.last["message"]
+    later = well_formed(await agui("email-review", body("t-one")))  # a catch-up: no message, no resume
     assert later.last["outcome"] == {"type": "success"}
     assert "Draft approved and sent successfully." in later.text_of_messages()  # the reviewer won
 
