@@ -364,7 +364,8 @@ class Runner:
 
         Raises:
             SessionClosedError: the session is already completed, failed or cancelled.
-            SessionBusyError: a run holds the lease; try again.
+            SessionBusyError: a run holds the lease, or an answer is stored that no run has
+                applied yet (the decision made first stands: cancelling would drop it); try again.
         """
         owner = f"{self.owner}:{new_id()[:8]}"
         if not await self.store.acquire_lease(session_id, owner, self.lease_ttl):
@@ -373,6 +374,11 @@ class Runner:
             record = await self.store.get_session(session_id)
             if record.status in SessionStatus.CLOSED:
                 raise SessionClosedError(f"Session {session_id} is already {record.status}.", status=record.status)
+            if await self.store.take_answers(session_id):
+                raise SessionBusyError(
+                    "A decision on the session is stored and waits for its run; try again once it is applied.",
+                    session_id=session_id,
+                )
             pending = await self.store.pending_interrupts(session_id)
             event = Event(
                 author=self.app_name,

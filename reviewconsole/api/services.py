@@ -307,7 +307,8 @@ def api_session_cancel(*, client: ApiClient, session: WorkflowSession, reason: s
 
     Raises:
         engine.SessionClosedError: already completed, failed or cancelled (409).
-        engine.SessionBusyError: a run holds the session right now (409, retry).
+        engine.SessionBusyError: a run holds the session right now, or a decision on it is stored
+            and not yet applied by its run (409, retry).
         UnknownWorkflowError: the workflow is no longer registered (409).
     """
     before = session.status

@@ -386,7 +386,8 @@ async def session_cancel(session: WorkflowSession | str, *, reason: str = "") ->
     nothing runs again; input queued behind it is released (:func:`.arrivals.arrivals_release`).
 
     Raises:
-        engine.SessionClosedError: it already ended. engine.SessionBusyError: a run holds it.
+        engine.SessionClosedError: it already ended. engine.SessionBusyError: a run holds it, or
+            a decision on it is stored and not yet applied (that decision stands; retry).
         UnknownWorkflowError / engine.VersionMismatchError: its workflow (version) is gone.
     """
     row = await _session(session)

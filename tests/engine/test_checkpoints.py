@@ -17,6 +17,7 @@ from engine import (
     RequestInput,
     Runner,
     ScriptedModel,
+    SessionBusyError,
     SessionClosedError,
     SessionStatus,
     VersionMismatchError,
@@ -253,6 +254,20 @@ async def test_cancel_closes_pending_interrupts_and_later_answers_are_refused():
         await runner.submit(sid, {"q": "late"})
     with pytest.raises(SessionClosedError):
         await runner.cancel(sid)
+
+
+async def test_a_cancel_while_an_answer_waits_for_its_run_is_refused_and_the_answer_stands():
+    def ask():
+        return RequestInput(interrupt_id="q")
+
+    runner, sid, _ = await start(Workflow("wf", edges=[(START, ask)]))
+    await runner.submit(sid, {"q": "first"})  # stored; its run has not applied it yet
+    with pytest.raises(SessionBusyError):  # before: cancelled, and the stored decision was dropped
+        await runner.cancel(sid)
+    assert (await runner.store.get_session(sid)).status == SessionStatus.WAITING
+    assert [a.value for a in await runner.store.take_answers(sid)] == ["first"]
+    result = await runner.run_pending(sid)
+    assert result.status == SessionStatus.COMPLETED
 
 
 async def test_a_cancelled_session_takes_no_new_message():
