@@ -37,12 +37,15 @@ def call[R](coroutine: Coroutine[Any, Any, R]) -> R:
     end on this thread, its store calls made here (:func:`in_db`); returns what it returns and
     raises what it raises.
 
-    Must not be called from a thread running an event loop (a coroutine awaits instead).
-
     Raises:
-        RuntimeError: the call waited on something only an event loop gives (a timer, a task,
-            a network read): it is not one of the calls this is for, and it was stopped there.
+        RuntimeError: called on a thread running an event loop (a coroutine awaits instead;
+            nothing was run), or the call waited on something only an event loop gives (a timer,
+            a task, a network read): it is not one of the calls this is for, and it was stopped
+            there.
     """
+    if _loop_running():
+        coroutine.close()
+        raise RuntimeError("engine_calls.call() from a thread running an event loop: await the call instead")
     token = _direct.set(True)
     try:
         while True:

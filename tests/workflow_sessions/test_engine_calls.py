@@ -133,3 +133,15 @@ def test_in_db_runs_directly_only_under_call():
 
     assert call(nested()) == 3
     assert threads[-1][1] is False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_call_from_a_thread_running_a_loop_is_refused_before_it_runs(demo_tx):
+    store = OrmStore()
+
+    async def inside_a_loop():
+        with pytest.raises(RuntimeError, match="running an event loop"):
+            call(store.create_session(app_name="email-review", user_id="u", session_id="f" * 32))
+
+    asyncio.run(inside_a_loop())
+    assert not WorkflowSession.objects.filter(pk="f" * 32).exists()  # before: refused after its write
