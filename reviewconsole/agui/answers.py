@@ -65,18 +65,19 @@ def read_answers(
 
 
 def decided_conflict(
-    session_id: str, interrupt_id: str, payload: Any, *, decided_by: str
+    session_id: str, interrupt_id: str, payload: Any, *, decided_by: str, cancel: bool = False
 ) -> engine.AlreadyDecidedError | None:
     """Why an answer (``payload``, by ``decided_by``) to ``interrupt_id``, no longer pending, is
     refused: ``interrupt_decided``, naming who decided what and when
     (``inbox.items.receipts.decided_refusal``, as the API's 409); None when it was resolved by
     ``decided_by`` with this same answer (a replay, e.g. a retried request: harmless, left alone),
     or cancelled (the run's outcome says so). A client whose answer lost is told, never shown
-    the winner's outcome as its own."""
+    the winner's outcome as its own. With ``cancel`` it is the client's cancellation: refused
+    whenever the interrupt was resolved (the decision stored first stands)."""
     row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
     refused = decided_refusal(row) if row is not None else None
-    if row is None or refused is None:
-        return None
+    if row is None or refused is None or cancel:
+        return refused
     item = Item.objects.filter(session_interrupt=row).select_related("session", "queue").first()
     try:
         again = read_answer(item, payload) if item is not None else None

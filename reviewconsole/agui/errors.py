@@ -20,7 +20,7 @@ or tracebacks; the details go to the server log.
 | ``interrupt_unknown`` | ``resume`` names an interrupt this thread never had |
 | ``interrupt_decided`` | a ``resolved`` entry answers an interrupt decided already (a reviewer in the inbox, |
 |  | another client, a concurrent request) other than by this client's same answer, which is left |
-|  | alone; the message names who decided what and when |
+|  | alone, or a ``cancelled`` entry names one; the message names who decided what and when |
 | ``interrupt_not_ready`` | ``resume`` names an interrupt not open yet while the session runs or an earlier |
 |  | answer waits to be applied: retry the same request in a moment |
 | ``answer_invalid`` | a ``resolved`` payload is missing, does not fit the interrupt's schema (the message names |

@@ -27,7 +27,7 @@ from typing import Any
 
 from ag_ui.core import Interrupt
 
-from engine import InterruptKind, InterruptRecord
+from engine import AnswerInvalidError, InterruptKind, InterruptRecord
 from engine._interrupts import CONFIRMATION_SCHEMA
 
 __all__ = ["LONG_RUNNING_REASON", "answer_value", "expires_at", "to_agui"]
@@ -80,10 +80,18 @@ def answer_value(record: InterruptRecord, payload: Any) -> Any:
     "args": editedArgs, "args_digest": argsDigest}``: edited arguments are checked against the
     tool's parameters and are what runs (``engine._digest``). Any payload's ``argsDigest`` is
     read as ``args_digest``.
+
+    Raises:
+        AnswerInvalidError: ``approved`` that is not a JSON boolean (the string ``"false"`` would
+            otherwise read as an approval).
     """
     value = payload
     if record.kind == InterruptKind.CONFIRMATION and isinstance(payload, dict) and "approved" in payload:
-        value = {"confirmed": bool(payload["approved"])}
+        if not isinstance(payload["approved"], bool):  # "false" is a non-empty string: never an approval
+            raise AnswerInvalidError(
+                "approved must be true or false.", errors=[{"path": ["approved"], "message": "must be true or false"}]
+            )
+        value = {"confirmed": payload["approved"]}
         if payload.get("editedArgs") is not None:
             value["args"] = payload["editedArgs"]
     if isinstance(payload, dict) and "argsDigest" in payload:

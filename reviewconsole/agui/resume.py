@@ -23,7 +23,9 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
   not be past its due time (``interrupt_expired``; a ``cancelled`` entry is accepted then);
 - a ``resolved`` approval naming an argument digest other than its interrupt's ``argsDigest`` is
   ``args_changed`` (``engine._digest``): the call changed since it was shown;
-- a ``cancelled`` entry abandons the run: the session is cancelled (its pending interrupts leave
+- a ``cancelled`` entry abandons the run (``interrupt_decided`` when a decision on its interrupt
+  was stored first, even one its run has not applied yet: that decision stands): the session is
+  cancelled (its pending interrupts leave
   the inbox, shown "cancelled by" the client: ``inbox.items.lifecycle.session_items_cancelled``)
   and the run ends with outcome ``cancelled``; answers sent with it are not applied.
 
@@ -49,6 +51,7 @@ from engine import (
     EngineError,
     InterruptNotReadyError,
     InterruptRecord,
+    SessionBusyError,
     SessionClosedError,
     UnknownInterruptError,
 )
@@ -114,8 +117,10 @@ async def apply_resume(
                 raise Refusal("interrupt_not_ready")
             await _record(UnknownInterruptError(f"No interrupt {wire[:200]!r}."), session_id, wire, decided_by)
             raise Refusal("interrupt_unknown")
-        if entry.status == "resolved":
-            await _refuse_if_decided(session_id, wire, answer_value(known, entry.payload), decided_by)
+        if entry.status == "cancelled":
+            await _refuse_if_decided(session_id, wire, None, decided_by, cancel=True)
+        else:
+            await _refuse_if_decided(session_id, wire, _value(known, entry.payload), decided_by)
     answers: dict[str, object] = {}
     cancel = False
     for wire, record in open_.items():
@@ -127,11 +132,17 @@ async def apply_resume(
             raise Refusal("interrupt_expired")
         if entry.payload is None:
             raise Refusal("answer_invalid")
-        answers[wire] = answer_value(record, entry.payload)
+        answers[wire] = _value(record, entry.payload)
     if cancel:
+        for wire, entry in by_id.items():  # a decision stored since ``pending`` was read stands
+            if entry.status == "cancelled":
+                await _refuse_if_decided(session_id, wire, None, decided_by, cancel=True)
         pending_items = await hop(pending_item_ids)(session_id)
         with contextlib.suppress(SessionClosedError):  # cancelled (or finished) meanwhile: the outcome says which
-            await session_cancel(session_id, reason="Cancelled by the AG-UI client.")
+            try:
+                await session_cancel(session_id, reason="Cancelled by the AG-UI client.")
+            except SessionBusyError:  # a run holds it, or a decision stored meanwhile waits for one
+                raise Refusal("session_busy") from None
             # The inbox says who cancelled its items and why, rather than "superseded".
             await hop(session_items_cancelled)(pending_items, by=decided_by, reason="Cancelled by the AG-UI client.")
         return CANCELLED
@@ -152,10 +163,10 @@ async def apply_resume(
         raise Refusal("args_changed") from None
     except AnswerInvalidError as exc:
         raise answer_invalid(list(exc.details.get("errors") or [])) from None
-    except AlreadyDecidedError as exc:  # lost the race to another decision
-        wire = str(exc.details.get("interrupt_id") or "")
-        await _refuse_if_decided(session_id, wire, answers.get(wire), decided_by)
-        return UNCHANGED  # this client's same answer, stored by the request it lost to
+    except AlreadyDecidedError:  # lost the race to another decision: each answer is judged
+        for wire, value in answers.items():
+            await _refuse_if_decided(session_id, wire, value, decided_by)
+        return UNCHANGED  # this client's same answers, stored by the request it lost to
     except InterruptNotReadyError:
         raise Refusal("interrupt_not_ready") from None
     except UnknownInterruptError as exc:
@@ -167,14 +178,24 @@ async def apply_resume(
     return SUBMITTED
 
 
-async def _refuse_if_decided(session_id: str, interrupt_id: str, payload: Any, decided_by: str) -> None:
-    """Refuse, audited, an answer to ``interrupt_id`` that someone else decided, or this client
-    otherwise (``answers.decided_conflict``).
+def _value(record: InterruptRecord, payload: Any) -> Any:
+    """``interrupts.answer_value``, its refusal as ``answer_invalid``."""
+    try:
+        return answer_value(record, payload)
+    except AnswerInvalidError as exc:
+        raise answer_invalid(list(exc.details.get("errors") or [])) from None
+
+
+async def _refuse_if_decided(
+    session_id: str, interrupt_id: str, payload: Any, decided_by: str, *, cancel: bool = False
+) -> None:
+    """Refuse, audited, an answer to ``interrupt_id`` (or, with ``cancel``, its cancellation) that
+    someone else decided, or this client otherwise (``answers.decided_conflict``).
 
     Raises:
         Refusal: ``interrupt_decided``, naming who decided what and when.
     """
-    refused = await hop(decided_conflict)(session_id, interrupt_id, payload, decided_by=decided_by)
+    refused = await hop(decided_conflict)(session_id, interrupt_id, payload, decided_by=decided_by, cancel=cancel)
     if refused is not None:
         await _record(refused, session_id, interrupt_id, decided_by)
         raise Refusal("interrupt_decided", str(refused))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from asgiref.sync import sync_to_async
 
 from engine import FunctionCall, args_digest
@@ -89,3 +90,15 @@ async def test_the_same_approval_sent_twice_is_a_no_op(agui, scripted, refunds):
     assert (first.last["type"], again.last["type"]) == ("RUN_FINISHED", "RUN_FINISHED")
     assert await sync_to_async(Answer.objects.filter(session_id=session_id).count)() == 1
     assert refunds == [{"order_id": "A-1", "amount": 20.0}]
+
+
+@pytest.mark.parametrize("approved", ["false", "true", 0, 1, None])
+async def test_approved_that_is_not_a_boolean_is_refused_and_nothing_runs(agui, scripted, refunds, approved):
+    _script(scripted)
+    session_id, confirmation = await _start(agui, f"t-bind-str-{approved}")
+    entries = resume(confirmation, {"approved": approved, "argsDigest": confirmation["metadata"]["argsDigest"]})
+    run = well_formed(await agui("refund-approval", body(f"t-bind-str-{approved}", resume=entries)))
+    assert run.last["type"] == "RUN_ERROR" and run.last["code"] == "answer_invalid"  # before: "false" approved
+    assert "approved: must be true or false" in run.last["message"]
+    assert await sync_to_async(Answer.objects.filter(session_id=session_id).count)() == 0
+    assert refunds == []

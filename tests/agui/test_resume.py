@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import sync_to_async
 
+from tests import call_binding
 from tests.agui.conftest import body
 from tests.agui.test_runs import well_formed
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+two_refunds, refunds = call_binding.two_refunds, call_binding.refunds
 
 
 def rows(session_id):
@@ -117,3 +120,81 @@ async def test_a_refused_lost_answer_is_audited(agui, scripted):
 
     [(actor, detail)] = await sync_to_async(refusals)()
     assert actor == "agui:agui-tests" and detail["code"] == "interrupt_decided"
+
+
+async def test_each_answer_of_a_request_that_lost_a_race_is_judged(agui, two_refunds, refunds):
+    """Two confirmations: the same client's approvals are stored; a concurrent request of the
+    thread (the pending list read before) approves the first again and refuses the second."""
+    import datetime as dt
+    import json
+
+    from ag_ui.core import ResumeEntry
+
+    from reviewconsole.agui.errors import Refusal
+    from reviewconsole.agui.resume import apply_resume
+    from reviewconsole.workflow_sessions.services import pending_interrupts
+    from tests.call_binding import SMALL
+
+    first = well_formed(await agui("refund-approval", body("t-race-two", json.dumps(SMALL))))
+    a, b = first.interrupts
+    session_id = first.of("CUSTOM", "status")[0]["value"]["sessionId"]
+    stale = await pending_interrupts(session_id)
+
+    def entries(second):
+        return [
+            ResumeEntry(interrupt_id=a["id"], status="resolved", payload={"approved": True}),
+            ResumeEntry(interrupt_id=b["id"], status="resolved", payload={"approved": second}),
+        ]
+
+    now, by = dt.datetime.now(dt.UTC), "agui:agui-tests"
+    await apply_resume(session_id, entries(True), pending=stale, due={}, decided_by=by, now=now)
+    with pytest.raises(Refusal) as refused:  # before: the first entry's repeat made it all UNCHANGED
+        await apply_resume(session_id, entries(False), pending=stale, due={}, decided_by=by, now=now)
+    assert refused.value.code == "interrupt_decided" and b["id"] in refused.value.message
+
+
+async def test_a_cancel_of_an_interrupt_a_reviewer_decided_is_refused(agui, scripted):
+    from reviewconsole.inbox.items.decisions import interrupt_decide
+    from reviewconsole.inbox.models import Item
+    from tests.conftest import _user
+
+    _, interrupt = await _paused_review(agui, scripted, "t-cancel-decided")
+
+    def decide():
+        item = Item.objects.get(interrupt_id=interrupt["id"], status="pending")
+        interrupt_decide(interrupt=item, user=_user("manager"), action="approve")
+
+    await sync_to_async(decide)()
+    entries = [{"interruptId": interrupt["id"], "status": "cancelled"}]
+    run = well_formed(await agui("email-review", body("t-cancel-decided", resume=entries)))
+    assert run.last["type"] == "RUN_ERROR" and run.last["code"] == "interrupt_decided"  # before: success
+    assert "approved by manager" in run.last["message"]
+
+
+async def test_a_cancel_racing_a_stored_decision_loses_and_the_decision_stands(agui, scripted):
+    import datetime as dt
+
+    from ag_ui.core import ResumeEntry
+
+    from reviewconsole.agui.errors import Refusal
+    from reviewconsole.agui.resume import apply_resume
+    from reviewconsole.workflow_sessions.models import Answer, WorkflowSession
+    from reviewconsole.workflow_sessions.services import interrupt_answer_sync, pending_interrupts
+
+    session_id, interrupt = await _paused_review(agui, scripted, "t-cancel-race")
+    stale = await pending_interrupts(session_id)  # read before the reviewer's answer is stored
+    await sync_to_async(interrupt_answer_sync)(
+        session_id, {interrupt["id"]: {"result": "approve"}}, decided_by="manager"
+    )
+
+    cancel = [ResumeEntry(interrupt_id=interrupt["id"], status="cancelled")]
+    with pytest.raises(Refusal) as refused:  # before: the session was cancelled, the decision never applied
+        await apply_resume(
+            session_id, cancel, pending=stale, due={}, decided_by="agui:agui-tests", now=dt.datetime.now(dt.UTC)
+        )
+    assert refused.value.code == "interrupt_decided"
+
+    def stands():
+        return WorkflowSession.objects.get(pk=session_id).status, Answer.objects.filter(session_id=session_id).count()
+
+    assert await sync_to_async(stands)() == ("waiting", 1)  # not cancelled; the answer waits for its run
