@@ -10,7 +10,7 @@ from django.db import transaction
 import engine
 
 from ..inbox.errors import DecisionError, DecisionRefusedError
-from ..inbox.items.answers import Answer, read_answer
+from ..inbox.items.answers import Answer, read_answer, read_decided
 from ..inbox.items.decision_checks import audit_refusal, check_before_decision
 from ..inbox.items.policy_gate import client_gate
 from ..inbox.items.receipts import decided_refusal, is_repeat
@@ -78,11 +78,7 @@ def decided_conflict(
     refused = decided_refusal(row) if row is not None else None
     if row is None or refused is None or cancel:
         return refused
-    item = Item.objects.filter(session_interrupt=row).select_related("session", "queue").first()
-    try:
-        again = read_answer(item, payload) if item is not None else None
-    except (DecisionError, engine.AnswerInvalidError):
-        again = None
+    again = read_decided(row, payload)
     if again is None:  # no item to read it by: the payload itself, as the engine stores it
         same = is_repeat(row, decided_by=decided_by, decision=row.decision, payload=payload, reason=row.reason or "")
     else:

@@ -134,8 +134,8 @@ async def apply_resume(
             raise Refusal("answer_invalid")
         answers[wire] = _value(record, entry.payload)
     if cancel:
-        for wire, entry in by_id.items():  # a decision stored since ``pending`` was read stands
-            if entry.status == "cancelled":
+        for wire in open_:  # a decision stored since ``pending`` was read stands
+            if by_id[wire].status == "cancelled":
                 await _refuse_if_decided(session_id, wire, None, decided_by, cancel=True)
         pending_items = await hop(pending_item_ids)(session_id)
         with contextlib.suppress(SessionClosedError):  # cancelled (or finished) meanwhile: the outcome says which

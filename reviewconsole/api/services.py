@@ -12,11 +12,11 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from engine import AlreadyDecidedError, AnswerInvalidError, ArgsChangedError, Decision, InterruptKind
+from engine import AlreadyDecidedError, ArgsChangedError, Decision, InterruptKind
 
 from ..audit.services import audit_record
-from ..inbox.errors import CancelledError, DecisionError
-from ..inbox.items.answers import Answer, read_answer
+from ..inbox.errors import CancelledError
+from ..inbox.items.answers import Answer, read_answer, read_decided
 from ..inbox.items.decision_checks import check_before_decision
 from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.items.policy_gate import client_gate
@@ -149,7 +149,7 @@ def api_session_resume(
         )
     except AlreadyDecidedError as exc:
         decided = _decided(session, str(exc.details.get("interrupt_id") or interrupt_id or ""))
-        again = answer if answer is not None else _read_again(decided, payload)
+        again = answer if answer is not None else read_decided(decided, payload)
         if again is not None and is_repeat(
             decided, decided_by=_actor(client), decision=again.decision, payload=again.payload, reason=again.reason
         ):
@@ -221,21 +221,6 @@ def _check_bound(row: Item, interrupt_id: str | None, decision: str, payload: An
 def _decided(session: WorkflowSession, interrupt_id: str) -> Interrupt | None:
     """The session interrupt ``interrupt_id`` as stored now (its latest row)."""
     return Interrupt.objects.filter(session=session, interrupt_id=interrupt_id).order_by("-id").first()
-
-
-def _read_again(decided: Interrupt | None, payload: Any) -> Answer | None:
-    """What ``payload`` stands for on the decided interrupt's item (``inbox.answers.read_answer``:
-    the decision, the payload to store, the reason); None when it has none, or the payload is no
-    answer it could take."""
-    if decided is None:
-        return None
-    item = Item.objects.filter(session_interrupt=decided).select_related("session", "queue").first()
-    if item is None:
-        return None
-    try:
-        return read_answer(item, payload)
-    except (DecisionError, AnswerInvalidError):
-        return None
 
 
 def api_refusal_record(

@@ -190,13 +190,9 @@ def _answered_meanwhile(session_id: str) -> AlreadyDecidedError | None:
     return already_decided(row)
 
 
-def _answer_waiting(session_id: str) -> bool:
-    return Answer.objects.filter(session_id=session_id, applied_at__isnull=True).exists()
-
-
 async def answer_waiting(session_id: str) -> bool:
     """True while an answer to the session is stored and no run has applied it yet."""
-    return await in_db(_answer_waiting)(session_id)
+    return await in_db(store_sql.has_unapplied_answers)(session_id)
 
 
 async def answers_submit(

@@ -17,14 +17,21 @@ from typing import Any
 
 from engine import AnswerInvalidError, InterruptKind, is_cancelled_answer, normalize_answer
 
+from ...workflow_sessions.models import Interrupt
 from ...workflows.answers import REVIEW_SHAPES, AmbiguousAnswerError, AnswerShapeError, Decision, read_review
-from ..errors import AnswerMissingError, AnswerShapeInvalidError, AnswerTooLongError, DecisionAmbiguousError
+from ..errors import (
+    AnswerMissingError,
+    AnswerShapeInvalidError,
+    AnswerTooLongError,
+    DecisionAmbiguousError,
+    DecisionError,
+)
 from ..models import Item
 from ..pages.drafts import draft_of, edit_diff
 from .actions import MAX_LENGTHS, REQUEST_KINDS, can_edit_draft, check_action, check_lengths, request_kind
 from .decisions import args_diff, resume_payload
 
-__all__ = ["Answer", "read_answer"]
+__all__ = ["Answer", "read_answer", "read_decided"]
 
 CONFIRMATION_SHAPES = (
     '{"confirmed": true|false} (optionally with "args_digest", edited "args" and "payload"), true/false, "yes"/"no"'
@@ -151,3 +158,18 @@ def _long_running(item: Item, value: Any) -> Answer:
         return Answer("answer", value)  # another tool's own result: the tool reads it
     check_action(item, decision)
     return Answer(decision, value, reason=reason.strip() if isinstance(reason, str) else "")
+
+
+def read_decided(row: Interrupt | None, payload: Any) -> Answer | None:
+    """What ``payload`` stands for on the item of ``row``, a session interrupt already decided
+    (:func:`read_answer`: the decision, the payload to store, the reason), to tell the same answer
+    sent again from another; None when it has no item, or the payload is no answer it could take."""
+    if row is None:
+        return None
+    item = Item.objects.filter(session_interrupt=row).select_related("session", "queue").first()
+    if item is None:
+        return None
+    try:
+        return read_answer(item, payload)
+    except (DecisionError, AnswerInvalidError):
+        return None
