@@ -20,7 +20,7 @@ from ..workflow_sessions.models import Interrupt
 from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync
 from .errors import Refusal
 
-__all__ = ["answers_store", "decided_conflict", "newer_interrupt", "read_answers"]
+__all__ = ["answers_store", "decided_conflict", "newer_interrupt", "read_answers", "replayed"]
 
 
 def read_answers(
@@ -74,18 +74,30 @@ def decided_conflict(
     or cancelled (the run's outcome says so). A client whose answer lost is told, never shown
     the winner's outcome as its own. With ``cancel`` it is the client's cancellation: refused
     whenever the interrupt was resolved (the decision stored first stands)."""
-    row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
+    row = _row(session_id, interrupt_id)
     refused = decided_refusal(row) if row is not None else None
     if row is None or refused is None or cancel:
         return refused
+    return None if _same(row, payload, decided_by) else refused
+
+
+def replayed(session_id: str, interrupt_id: str, payload: Any, *, decided_by: str) -> bool:
+    """Whether ``payload`` is ``decided_by``'s own decision on ``interrupt_id``, sent again (a
+    retried request): the interrupt was decided, by ``decided_by``, with this same answer."""
+    row = _row(session_id, interrupt_id)
+    return row is not None and decided_refusal(row) is not None and _same(row, payload, decided_by)
+
+
+def _row(session_id: str, interrupt_id: str) -> Interrupt | None:
+    return Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
+
+
+def _same(row: Interrupt, payload: Any, decided_by: str) -> bool:
+    """``payload`` by ``decided_by`` is the decision stored on ``row`` (``inbox.items.answers.is_repeat``)."""
     again = read_decided(row, payload)
     if again is None:  # no item to read it by: the payload itself, as the engine stores it
-        same = is_repeat(row, decided_by=decided_by, decision=row.decision, payload=payload, reason=row.reason or "")
-    else:
-        same = is_repeat(
-            row, decided_by=decided_by, decision=again.decision, payload=again.payload, reason=again.reason
-        )
-    return None if same else refused
+        return is_repeat(row, decided_by=decided_by, decision=row.decision, payload=payload, reason=row.reason or "")
+    return is_repeat(row, decided_by=decided_by, decision=again.decision, payload=again.payload, reason=again.reason)
 
 
 def newer_interrupt(session_id: str, interrupt_id: str) -> str | None:

@@ -15,7 +15,8 @@ or tracebacks; the details go to the server log.
 |  | lacks the ``override_claims`` scope (the message names the holder) |
 | ``four_eyes_required`` | a ``resolved`` entry approves a request an approval policy leaves to two people |
 | ``interrupt_superseded`` | ``resume`` answers an interrupt a newer one of the thread replaced ("superseded: a |
-|  | newer request exists", naming its id) and not that newer one |
+|  | newer request exists", naming its id) and not that newer one, other than with this client's |
+|  | own decision sent again (a retried request: left alone, the stream shows the newer one) |
 | ``resume_incomplete`` | ``resume`` leaves a pending interrupt of the thread unanswered |
 | ``interrupt_unknown`` | ``resume`` names an interrupt this thread never had |
 | ``interrupt_decided`` | a ``resolved`` entry answers an interrupt decided already (a reviewer in the inbox, |

@@ -6,6 +6,9 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
   ``cancelled``, are ``input_invalid``, naming the id: no entry silently wins);
 - an entry for an interrupt a newer request of the thread replaced (the next draft of a review
   loop) is ``interrupt_superseded``, naming the newer id, unless the request answers that one too;
+- a request whose every entry is this client's own decision sent again (a retried request whose
+  answers were applied, the session since moved on) is left alone, as the API's repeat is: nothing
+  is stored and the stream shows where the session is now (e.g. the next draft's interrupt);
 - every pending interrupt of the thread must have an entry (else ``resume_incomplete``);
 - an entry for an id the thread never had is ``interrupt_unknown`` (``interrupt_not_ready``, retryable,
   while an earlier answer is stored and not yet applied: its run may open that id);
@@ -60,7 +63,7 @@ from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.items.policy_gate import record_refused
 from ..inbox.items.receipts import refusal_record
 from ..workflow_sessions.services import answer_waiting, interrupt_get, session_cancel
-from .answers import answers_store, decided_conflict, newer_interrupt
+from .answers import answers_store, decided_conflict, newer_interrupt, replayed
 from .errors import Refusal, answer_invalid
 from .hops import hop
 from .interrupts import answer_value
@@ -103,7 +106,12 @@ async def apply_resume(
             )
         by_id[entry.interrupt_id] = entry
     open_ = {record.id: record for record in pending}
+    replays = {w for w, e in by_id.items() if w not in open_ and await _replayed(session_id, w, e, decided_by)}
+    if replays and len(replays) == len(by_id):
+        return UNCHANGED  # a retried request whose answers were applied: the stream shows what came of them
     for wire in by_id:
+        if wire in replays:
+            continue
         newer = None if wire in open_ else await hop(newer_interrupt)(session_id, wire)
         if newer is not None and newer not in by_id:
             raise Refusal("interrupt_superseded", f"superseded: a newer request exists ({newer[:200]}).")
@@ -176,6 +184,20 @@ async def apply_resume(
         logger.exception("AG-UI resume of session %s was refused by the engine", session_id)
         raise Refusal("internal_error") from None
     return SUBMITTED
+
+
+async def _replayed(session_id: str, interrupt_id: str, entry: ResumeEntry, decided_by: str) -> bool:
+    """Whether ``entry`` resolves ``interrupt_id``, no longer pending, with ``decided_by``'s own
+    stored decision (``answers.replayed``): a retried request."""
+    if entry.status != "resolved" or entry.payload is None:
+        return False
+    if (known := await interrupt_get(session_id, interrupt_id)) is None:
+        return False
+    try:
+        value = answer_value(known, entry.payload)
+    except AnswerInvalidError:
+        return False
+    return await hop(replayed)(session_id, interrupt_id, value, decided_by=decided_by)
 
 
 def _value(record: InterruptRecord, payload: Any) -> Any:

@@ -257,3 +257,24 @@ async def test_a_body_nested_too_deeply_to_parse_is_a_400(agui, where):
     assert json.loads(run.text) == {
         "error": {"code": "invalid_input", "message": "The body is nested too deeply to be an AG-UI RunAgentInput."}
     }
+
+
+async def test_a_retried_answer_the_session_moved_past_is_left_alone(agui, scripted):
+    """The client sends its revise again (it never got the reply): the answer was applied and the
+    next draft waits. The retry is not told "superseded" (its decision was not replaced, it was
+    applied); it is left alone, as the API's repeat is, and shows the next draft's interrupt."""
+    from asgiref.sync import sync_to_async
+
+    from reviewconsole.workflow_sessions.models import Answer
+
+    scripted("email-review", ["Draft one.", "Draft two."])
+    first = well_formed(await agui("email-review", body("t-retry", "Broken screen")))
+    [interrupt] = first.interrupts
+    second = well_formed(await agui("email-review", body("t-retry", resume=resume(interrupt, "shorter"))))
+    [after] = second.interrupts
+    retried = well_formed(await agui("email-review", body("t-retry", resume=resume(interrupt, "shorter"))))
+    assert retried.last["type"] == "RUN_FINISHED", retried.last
+    assert [i["id"] for i in retried.interrupts] == [after["id"]]  # the next draft waits, as before
+    assert await sync_to_async(Answer.objects.filter(interrupt_id=interrupt["id"]).count)() == 1
+    other = well_formed(await agui("email-review", body("t-retry", resume=resume(interrupt, "reject"))))
+    assert other.last["type"] == "RUN_ERROR" and other.last["code"] == "interrupt_superseded"
