@@ -16,7 +16,7 @@ class DecisionFilter(admin.SimpleListFilter):
     parameter_name = "decision"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        made = Item.objects.exclude(decision="").values_list("decision", flat=True).distinct()
+        made = Item.objects.exclude(decision="").order_by().values_list("decision", flat=True).distinct()
         return [(decision, decision) for decision in sorted(made)]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:

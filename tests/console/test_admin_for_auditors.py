@@ -163,3 +163,19 @@ def test_decisions_list_who_decided_what_and_filter_people_from_policy(
     policy = client.get(DECISIONS, {"decider": "policy"}).content.decode()
     assert "policy: small-refunds" in policy and "Too long" not in policy
     assert client.get(f"{DECISIONS}add/").status_code == 403
+
+
+@pytest.mark.parametrize("url", ["/admin/inbox/item/", DECISIONS])
+def test_the_decision_filter_names_each_decision_once(client, personas, demo, url):
+    """Items are ordered by time: a ``distinct()`` over the decision kept that ordering's columns
+    and listed "approve" once per item decided (a fresh user saw it seven times)."""
+    from reviewconsole.inbox.models import Item, Queue
+    from tests.inbox.factories import make_items
+
+    support = Queue.objects.get(slug="support")
+    made = make_items(support, 4)
+    Item.objects.filter(pk__in=[i.pk for i in made[:3]]).update(status="resolved", decision="approve")
+    Item.objects.filter(pk=made[3].pk).update(status="resolved", decision="reject")
+    client.force_login(personas.auditor)
+    page = client.get(url).content.decode()
+    assert page.count("?decision=approve") == 1 and page.count("?decision=reject") == 1
