@@ -168,7 +168,7 @@ class Item(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.interrupt_id} ({self.status})"
+        return f"{self.title or self.interrupt_id} ({self.status})"
 
     @property
     def is_pending(self) -> bool:

@@ -97,7 +97,7 @@ class FirstApproval(models.Model):
     reason = models.TextField(blank=True, help_text="The first approver's reason, kept beside the second's.")
 
     def __str__(self) -> str:
-        return f"first approval of {self.session_interrupt_id} by {self.user_id}"
+        return f"first approval by {self.user} at {self.at:%Y-%m-%d %H:%M %Z}"
 
 
 class Scope(models.TextChoices):

@@ -179,3 +179,17 @@ def test_the_decision_filter_names_each_decision_once(client, personas, demo, ur
     client.force_login(personas.auditor)
     page = client.get(url).content.decode()
     assert page.count("?decision=approve") == 1 and page.count("?decision=reject") == 1
+
+
+def test_an_item_and_a_first_approval_are_named_for_people(personas, demo):
+    """The admin's titles: the request's title and the approver's name, not row numbers and hex ids."""
+    from reviewconsole.inbox.models import Queue
+    from reviewconsole.policies.models import FirstApproval
+    from reviewconsole.workflow_sessions.models import Interrupt
+    from tests.inbox.factories import make_items
+
+    [item] = make_items(Queue.objects.get(slug="finance"), 1, title="Refund A-8")
+    assert str(item) == "Refund A-8 (pending)"
+    interrupt = Interrupt.objects.get(session=item.session, interrupt_id=item.interrupt_id)
+    first = FirstApproval.objects.create(session_interrupt=interrupt, user=personas.queue_manager)
+    assert str(first).startswith(f"first approval by {personas.queue_manager.get_username()} at ")
