@@ -16,6 +16,7 @@ It lives in the console app, downstream of the sessions and the inbox it shows t
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django import forms
@@ -245,7 +246,7 @@ class WorkflowSessionAdmin(ReadOnlyAdmin):
 
 @admin.register(Event)
 class EventAdmin(ReadOnlyAdmin):
-    list_display = ("session", "seq", "author", "node_path", "timestamp")
+    list_display = ("session", "seq", "author", "node_path", "at")
     list_filter = ("author",)
     search_fields = ("session__id", "node_path")
     readonly_fields = (
@@ -256,9 +257,15 @@ class EventAdmin(ReadOnlyAdmin):
         "author",
         "node_path",
         "branch",
+        "at",
         "timestamp",
         "data",
     )
+
+    @admin.display(description="At", ordering="timestamp")
+    def at(self, obj: Event) -> str:
+        """The event's time as a date (its ``timestamp`` is ADK's seconds since the epoch)."""
+        return when(dt.datetime.fromtimestamp(obj.timestamp, tz=dt.UTC))
 
 
 @admin.register(Checkpoint)

@@ -140,3 +140,14 @@ def test_a_reviewer_cannot_open_the_admin(client, manager, revised_then_approved
     response = client.get(SESSIONS)
     assert response.status_code == 302
     assert response["Location"].startswith("/admin/login/")
+
+
+def test_an_event_shows_its_time_as_a_date(as_auditor, revised_then_approved):
+    """ADK's timestamp is seconds since the epoch: the list and the page show it as a date too."""
+    import datetime as dt
+
+    event = Event.objects.filter(session=revised_then_approved).first()
+    shown = dt.datetime.fromtimestamp(event.timestamp, tz=dt.UTC).strftime("%Y-%m-%d %H:%M")
+    for url in ("/admin/workflow_sessions/event/", f"/admin/workflow_sessions/event/{event.pk}/change/"):
+        page = as_auditor.get(url).content.decode()
+        assert f"{shown} UTC" in page, url
