@@ -68,7 +68,7 @@
     sessionStatus.toggleAttribute("data-resuming", Boolean(session.resuming));
     let note = "";
     if (goesOn(session)) note = "It has not ended yet: this page shows how it ends.";
-    else if (!session.ended) note = "It waits for input again: reload this page to see how it ends.";
+    else if (!session.ended) note = "It asks for another decision: reload this page to see how it ends.";
     document.getElementById("session-note").textContent = note;
     const result = document.getElementById("session-result");
     result.textContent = session.result || "";

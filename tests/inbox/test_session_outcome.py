@@ -43,10 +43,12 @@ def test_a_rejected_email_review_shows_draft_rejected(client, manager, start_rev
 
 def test_a_refund_shows_the_session_output(client, personas, start_session, on_commit):
     _, [item] = start_session("refund-approval", {"order_id": "B-2", "amount": 40, "reason": "late"})
-    _decide(on_commit, item, personas.admin, "approve")
     client.force_login(personas.admin)
+    assert "Rejecting means the refund is never submitted." in client.get(f"/inbox/items/{item.pk}/").content.decode()
+    _decide(on_commit, item, personas.admin, "approve")
     section = _section(client.get(f"/inbox/items/{item.pk}/").content.decode())
     assert "Your refund of $40.00 for order B-2 has been submitted." in unescape(section)
+    assert "Rejecting means" not in client.get(f"/inbox/items/{item.pk}/").content.decode()  # said while pending
 
 
 def test_a_session_still_going_says_so_and_shows_no_result(client, manager, start_review, on_commit):
@@ -55,7 +57,7 @@ def test_a_session_still_going_says_so_and_shows_no_result(client, manager, star
     client.force_login(manager)
     section = _section(client.get(f"/inbox/items/{item.pk}/").content.decode())
     assert 'data-status="waiting">waiting for input<' in section
-    assert "It waits for input again: reload this page to see how it ends." in section
+    assert "It asks for another decision: reload this page to see how it ends." in section
     assert re.search(r'<div class="pre draft" id="session-result" hidden></div>', section)
 
 
