@@ -245,8 +245,9 @@ def idle_cpu(roots: dict[str, list[int]], seconds: float) -> dict[str, float]:
 
 def run(stack: Stack, config: Config) -> dict[str, Any]:
     """Every step for every server of ``config.servers`` (fronts of ``stack``), alternating; the figures:
-    ``{"servers": {server: {"idle": {kind: CPU s/s}, "capacity": sessions/s | None, "steps": [step
-    figures]}}, "load": [1-minute load average before each step]}``."""
+    ``{"servers": {server: {"idle": {kind: CPU s/s, "total"} (empty when ``config.idle`` is 0),
+    "capacity": sessions/s | None, "steps": [step figures, each with "idle_cpu": the idle total]}},
+    "config": config's fields, "stack": {"web": processes per front, "workers": n}}``."""
     names = stack.create_reviewers(config.reviewers, queues=("support",))
     roots = {server: stack_roots(stack, server) for server in config.servers}
     out: dict[str, Any] = {server: {"idle": {}, "capacity": None, "steps": []} for server in config.servers}
