@@ -29,8 +29,13 @@ Usage (``DATABASE_URL`` a PostgreSQL server whose role may create databases, ``R
 
     python bench/load_scaleout.py --sessions 300 --reviewers 20 --sockets 10 --senders 4
 
-starts a stack of its own (``tests/scaleout/stack.py``) and stops it afterwards. The CI runs it at
-a small size (``tests/scaleout/test_load.py``).
+starts a stack of its own (``tests/scaleout/stack.py``; new-item mails to an SMTP receiver on
+loopback) and stops it afterwards. The CI runs it at a small size (``tests/scaleout/test_load.py``).
+
+Its reviewers poll the inbox list, so its figures include that polling. ``bench/load_cpu.py`` is
+the load whose reviewers learn of items only from their sockets, at fixed webhook rates: it reports
+the server CPU per completed session per process kind, the capacity, and Daphne against uvicorn
+(issue 18, target 4).
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.load_cpu import mail_env  # noqa: E402
+from tests.inbox.smtp_receiver import SmtpReceiver  # noqa: E402
 from tests.scaleout.clients import InboxSocket, Reviewer  # noqa: E402
 from tests.scaleout.stack import Stack  # noqa: E402
 
@@ -290,14 +297,17 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="threads per worker")
     args = parser.parse_args()
     config = Config(**{k: getattr(args, k) for k in Config().__dict__})
+    smtp = SmtpReceiver().start()
     with tempfile.TemporaryDirectory(prefix="rc-load-") as tmp:
-        stack = Stack(Path(tmp), web=args.web, workers=args.workers, threads=args.threads, lease_ttl=30)
-        stack.start()
+        env = mail_env(smtp.port)
+        stack = Stack(Path(tmp), web=args.web, workers=args.workers, threads=args.threads, lease_ttl=30, extra_env=env)
         try:
+            stack.start()
             print(f"{dt.datetime.now():%Y-%m-%d %H:%M} load test")
             print(report(run(stack, config)))
         finally:
             stack.stop()
+            smtp.stop()
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import json
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -76,9 +77,16 @@ def insecure_ssl() -> ssl.SSLContext:
 
 
 class InboxSocket:
-    """``/ws/inbox/`` of one reviewer, read on a thread; :attr:`messages` holds ``(time, message)``."""
+    """``/ws/inbox/`` of one reviewer, read on a thread; :attr:`messages` holds ``(time, message)``
+    (``time.monotonic()`` when read). ``on_message(time, message)``, if given, is called on the
+    reading thread for each message as it is read (after it is added to :attr:`messages`)."""
 
-    def __init__(self, stack: Stack, reviewer: Reviewer) -> None:
+    def __init__(
+        self,
+        stack: Stack,
+        reviewer: Reviewer,
+        on_message: Callable[[float, dict[str, Any]], None] | None = None,
+    ) -> None:
         url = stack.url.replace("https://", "wss://") + "/ws/inbox/"
         self._exit = contextlib.ExitStack()
         self.connection: ClientConnection = self._exit.enter_context(
@@ -90,6 +98,7 @@ class InboxSocket:
             )
         )
         self.messages: list[tuple[float, dict[str, Any]]] = []
+        self.on_message = on_message
         self.closed = threading.Event()
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
@@ -98,7 +107,10 @@ class InboxSocket:
         try:
             while True:
                 raw = self.connection.recv()
-                self.messages.append((time.monotonic(), json.loads(raw)))
+                seen, message = time.monotonic(), json.loads(raw)
+                self.messages.append((seen, message))
+                if self.on_message is not None:
+                    self.on_message(seen, message)
         except (ConnectionClosed, OSError):
             pass
         finally:

@@ -36,12 +36,18 @@ def stack_smtp():
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory, stack_smtp):
-    """The scale-out stack (2 Daphne, 2 workers of 2 threads, nginx), lease TTL 2 s, mail to :func:`stack_smtp`."""
+def stack_servers():
+    """Skip (or fail in CI) unless ``DATABASE_URL`` names PostgreSQL and ``REDIS_URL`` is set: what
+    a stack needs (for tests that start a stack of their own)."""
     if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
         _missing("scale-out stack tests need DATABASE_URL (PostgreSQL) and REDIS_URL; .ci/run sets them")
     if not os.environ.get("REDIS_URL"):
         _missing("scale-out stack tests need REDIS_URL; .ci/run sets it")
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory, stack_smtp, stack_servers):
+    """The scale-out stack (2 Daphne, 2 workers of 2 threads, nginx), lease TTL 2 s, mail to :func:`stack_smtp`."""
     mail = {
         "REVIEWCONSOLE_EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
         "REVIEWCONSOLE_EMAIL_HOST": "127.0.0.1",

@@ -4,8 +4,12 @@ One fresh PostgreSQL database on the server of ``$DATABASE_URL`` (its role needs
 Redis of ``$REDIS_URL`` (a key prefix of our own), ``web`` Daphne processes and ``workers``
 ``manage.py worker`` processes on ``reviewconsole.settings.production``, and nginx in front
 (TLS with a throwaway self-signed certificate, round robin, websockets, ``/static/`` from
-``collectstatic``). Leases last ``lease_ttl`` seconds (short, so crash tests finish quickly), and
-so do the workers' heartbeats (``REVIEWCONSOLE_TASK_LEASE``).
+``collectstatic``). ``web_servers=("daphne", "uvicorn")`` gives each server ``web`` processes of
+its own behind an nginx of its own (a :class:`~tests.scaleout.stack_parts.Front`), sharing the
+database, Redis and workers: :meth:`Stack.use` picks the front that :attr:`Stack.url` (and so
+every client made after it) goes through, the first one by default. Leases last ``lease_ttl``
+seconds (short, so crash tests finish quickly), and so do the workers' heartbeats
+(``REVIEWCONSOLE_TASK_LEASE``).
 The probe workflow is registered and logs node executions to :attr:`Stack.exec_log`.
 
 Every process writes to its own log file under the stack's directory (never to a pipe that
@@ -38,16 +42,17 @@ from tests.scaleout.stack_parts import (
     API_TOKEN,
     PASSWORD,
     SECRET,
+    Front,
     Proc,
     free_port,
     sign,
     wait_for,
+    web_command,
     write_nginx_conf,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 START_DEADLINE = 60.0  # seconds a process may take to come up
-DAPHNE = [sys.executable, "-m", "daphne"]
 
 
 def _with_db(url: str, name: str) -> str:
@@ -67,6 +72,7 @@ class Stack:
         threads: int = 2,
         lease_ttl: float = 2.0,
         extra_env: dict[str, str] | None = None,
+        web_servers: tuple[str, ...] = ("daphne",),
     ) -> None:
         server_url = os.environ.get("DATABASE_URL", "")
         redis_url = os.environ.get("REDIS_URL", "")
@@ -80,8 +86,6 @@ class Stack:
         self.redis_url = redis_url
         self.exec_log = self.dir / "exec.log"
         self.exec_log.touch()
-        self.port = free_port()
-        self.url = f"https://127.0.0.1:{self.port}"
         self.static_root = self.dir / "var" / "staticfiles"
         self.env = {
             **os.environ,
@@ -108,15 +112,16 @@ class Stack:
             **(extra_env or {}),
         }
         self.env.pop("DJANGO_CONFIGURATION", None)
-        self.webs = [
-            Proc(
-                f"web{n}",
-                [*DAPHNE, "-b", "127.0.0.1", "-p", str(port), "--proxy-headers", "reviewconsole.asgi:application"],
-                self.dir / f"web{n}.log",
-                port=port,
-            )
-            for n, port in enumerate(free_port() for _ in range(web))
-        ]
+        self.fronts: dict[str, Front] = {}
+        for server in web_servers:
+            name = "web" if server == web_servers[0] else f"{server}-web"  # web0…: the first server's
+            webs = [
+                Proc(f"{name}{n}", web_command(server, port), self.dir / f"{name}{n}.log", port=port)
+                for n, port in enumerate(free_port() for _ in range(web))
+            ]
+            self.fronts[server] = Front(server, webs, free_port())
+        self.webs = [proc for front in self.fronts.values() for proc in front.webs]
+        self.use(web_servers[0])
         self.workers = [
             Proc(
                 f"worker{n}",
@@ -126,8 +131,20 @@ class Stack:
             )
             for n in range(workers)
         ]
-        self.nginx: Proc | None = None
         self._db: psycopg.Connection[dict[str, Any]] | None = None
+
+    def use(self, server: str) -> Front:
+        """Make ``server``'s front the one :attr:`url` and :attr:`port` name (clients made after this
+        go through it); returns it."""
+        self.front = self.fronts[server]
+        self.port = self.front.port
+        self.url = self.front.url
+        return self.front
+
+    @property
+    def nginx(self) -> Proc | None:
+        """The nginx of the front in use."""
+        return self.front.nginx
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -138,18 +155,22 @@ class Stack:
             self.manage(*command)
         for proc in [*self.webs, *self.workers]:
             self.launch(proc)
-        self._start_nginx()
+        for front in self.fronts.values():
+            self._start_nginx(front)
         for proc in [*self.webs, *self.workers]:
             self.wait_ready(proc)
-        wait_for(lambda: self.get("/accounts/login/").status_code == 200, START_DEADLINE, "nginx in front")
+        for front in self.fronts.values():
+            with httpx.Client(base_url=front.url, verify=False, timeout=30) as client:
+                wait_for(lambda: client.get("/accounts/login/").status_code == 200, START_DEADLINE, "nginx in front")
         return self
 
     def stop(self) -> None:
-        for proc in [*self.webs, *self.workers, *([self.nginx] if self.nginx else [])]:
+        nginxes = [front.nginx for front in self.fronts.values() if front.nginx is not None]
+        for proc in [*self.webs, *self.workers, *nginxes]:
             if proc.alive():
                 assert proc.process is not None
                 proc.process.send_signal(signal.SIGTERM)
-        for proc in [*self.webs, *self.workers, *([self.nginx] if self.nginx else [])]:
+        for proc in [*self.webs, *self.workers, *nginxes]:
             if proc.process is not None:
                 try:
                     proc.process.wait(timeout=15)
@@ -236,15 +257,15 @@ class Stack:
 
     # -- nginx -------------------------------------------------------------------------------
 
-    def _start_nginx(self) -> None:
+    def _start_nginx(self, front: Front) -> None:
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-        prefix = self.dir / "nginx"
+        prefix = self.dir / f"nginx-{front.server}"
         prefix.mkdir(exist_ok=True)
-        conf = write_nginx_conf(prefix, self.port, self.webs, self.static_root)
-        self.nginx = Proc("nginx", [nginx, "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"], prefix / "out.log")
-        self.nginx.port = self.port
-        self.launch(self.nginx)
-        self.wait_ready(self.nginx)
+        conf = write_nginx_conf(prefix, front.port, front.webs, self.static_root)
+        args = [nginx, "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"]
+        front.nginx = Proc(f"nginx-{front.server}", args, prefix / "out.log", port=front.port)
+        self.launch(front.nginx)
+        self.wait_ready(front.nginx)
 
     # -- the database, the servers -----------------------------------------------------------
 

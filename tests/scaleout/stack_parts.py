@@ -17,6 +17,7 @@ import datetime as dt
 import os
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,9 +87,48 @@ class Proc:
         return self.process is not None and self.process.poll() is None
 
 
+WEB_SERVERS = ("daphne", "uvicorn")
+
+
+def web_command(server: str, port: int) -> list[str]:
+    """The command of one web process of ``server`` (one of :data:`WEB_SERVERS`) on loopback ``port``.
+
+    Both take the client's address and scheme from nginx's ``X-Forwarded-For`` and
+    ``X-Forwarded-Proto`` (which it overwrites): Daphne with ``--proxy-headers``, uvicorn with
+    ``--proxy-headers`` and ``--forwarded-allow-ips 127.0.0.1`` (nginx's address). uvicorn runs
+    one process per command, as Daphne does (no ``--workers``), without lifespan (the Channels
+    router has none), with whatever ``auto`` finds for the loop, HTTP and websockets
+    (``uvicorn[standard]``: uvloop, httptools, websockets). Both write their default access log to
+    standard output (the process's log file). Raises ``ValueError`` for another ``server``.
+    """
+    app = "reviewconsole.asgi:application"
+    if server == "daphne":
+        return [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "--proxy-headers", app]
+    if server == "uvicorn":
+        return [
+            *[sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port)],
+            *["--proxy-headers", "--forwarded-allow-ips", "127.0.0.1", "--lifespan", "off"],
+        ]
+    raise ValueError(f"web server {server!r}: not one of {', '.join(WEB_SERVERS)}")
+
+
+@dataclass
+class Front:
+    """One kind of web process (``server``: daphne or uvicorn) behind an nginx of its own on ``port``."""
+
+    server: str
+    webs: list[Proc]
+    port: int
+    nginx: Proc | None = None
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+
 def write_nginx_conf(prefix: Path, port: int, webs: list[Proc], static_root: Path) -> Path:
     """A self-signed certificate and nginx's config under ``prefix``: TLS on ``port`` in front of the
-    Daphne processes ``webs`` (round robin, websockets) and ``/static/`` from ``static_root``;
+    web processes ``webs`` (round robin, websockets) and ``/static/`` from ``static_root``;
     returns the config's path."""
     cert, key = prefix / "cert.pem", prefix / "key.pem"
     subprocess.run(
@@ -109,7 +149,7 @@ http {{
   access_log off;
 {temp}
   map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
-  upstream daphne {{
+  upstream web {{
 {upstreams}
   }}
   server {{
@@ -119,7 +159,7 @@ http {{
     client_max_body_size 2m;
     location /static/ {{ alias {static_root}/; }}
     location / {{
-      proxy_pass http://daphne;
+      proxy_pass http://web;
       proxy_http_version 1.1;
       proxy_set_header Host $http_host;
       proxy_set_header X-Forwarded-Proto https;
