@@ -8,7 +8,9 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
   loop) is ``interrupt_superseded``, naming the newer id, unless the request answers that one too;
 - a request whose every entry is this client's own decision sent again (a retried request whose
   answers were applied, the session since moved on) is left alone, as the API's repeat is: nothing
-  is stored and the stream shows where the session is now (e.g. the next draft's interrupt);
+  is stored and the stream shows where the session is now (e.g. the next draft's interrupt); a
+  rewind's (``checkpointId``) is not rewound again either (``runs``), which would undo the
+  decisions made since;
 - every pending interrupt of the thread must have an entry (else ``resume_incomplete``);
 - an entry for an id the thread never had is ``interrupt_unknown`` (``interrupt_not_ready``, retryable,
   while an earlier answer is stored and not yet applied: its run may open that id);
@@ -68,7 +70,7 @@ from .errors import Refusal, answer_invalid
 from .hops import hop
 from .interrupts import answer_value
 
-__all__ = ["CANCELLED", "SUBMITTED", "UNCHANGED", "apply_resume"]
+__all__ = ["CANCELLED", "SUBMITTED", "UNCHANGED", "apply_resume", "replays_only"]
 
 logger = logging.getLogger("reviewconsole.agui")
 
@@ -106,7 +108,7 @@ async def apply_resume(
             )
         by_id[entry.interrupt_id] = entry
     open_ = {record.id: record for record in pending}
-    replays = {w for w, e in by_id.items() if w not in open_ and await _replayed(session_id, w, e, decided_by)}
+    replays = await _replays(session_id, by_id, set(open_), decided_by)
     if replays and len(replays) == len(by_id):
         return UNCHANGED  # a retried request whose answers were applied: the stream shows what came of them
     for wire in by_id:
@@ -184,6 +186,22 @@ async def apply_resume(
         logger.exception("AG-UI resume of session %s was refused by the engine", session_id)
         raise Refusal("internal_error") from None
     return SUBMITTED
+
+
+async def replays_only(
+    session_id: str, entries: Sequence[ResumeEntry], pending: list[InterruptRecord], *, decided_by: str
+) -> bool:
+    """Whether every entry of ``entries`` (at least one) is ``decided_by``'s own stored decision on
+    an interrupt no longer pending, sent again: a retried request, e.g. a rewind's, whose rewind and
+    answers were made (``runs``: not rewound again, which would undo the decisions made since)."""
+    by_id = {entry.interrupt_id: entry for entry in entries}
+    replays = await _replays(session_id, by_id, {r.id for r in pending}, decided_by)
+    return bool(replays) and len(replays) == len(by_id) == len(entries)
+
+
+async def _replays(session_id: str, by_id: dict[str, ResumeEntry], open_: set[str], decided_by: str) -> set[str]:
+    """The interrupt ids of ``by_id`` whose entries are replays (:func:`_replayed`)."""
+    return {w for w, e in by_id.items() if w not in open_ and await _replayed(session_id, w, e, decided_by)}
 
 
 async def _replayed(session_id: str, interrupt_id: str, entry: ResumeEntry, decided_by: str) -> bool:

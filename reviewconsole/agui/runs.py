@@ -40,6 +40,7 @@ from typing import Any
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
+    ResumeEntry,
     RunAgentInput,
     RunErrorEvent,
     RunStartedEvent,
@@ -80,7 +81,7 @@ from .live import lease_wait, live, outcome_events
 from .mapping import EventMapper
 from .models import AguiThread
 from .progress import Progress
-from .resume import SUBMITTED, apply_resume
+from .resume import SUBMITTED, apply_resume, replays_only
 
 __all__ = ["stream_run"]
 
@@ -311,7 +312,8 @@ async def _continue_thread(
     session_id = thread.session_id
     if checkpoint_id is not None:
         record = await session_record(session_id)
-        if not (record.status == SessionStatus.WAITING and record.checkpoint_id == checkpoint_id):
+        here = record.status == SessionStatus.WAITING and record.checkpoint_id == checkpoint_id
+        if not here and not await _rewound_already(session_id, run.resume, client):
             try:
                 await session_restore(session_id, str(checkpoint_id), decided_by=_decider(client))
             except UnknownCheckpointError:
@@ -359,6 +361,16 @@ async def _continue_thread(
     if message is not None:
         await hop(services.thread_update)(thread, message_id=message[0])
     return caught, state, queued
+
+
+async def _rewound_already(session_id: str, entries: list[ResumeEntry] | None, client: ApiClient) -> bool:
+    """Whether a rewind's ``resume`` entries are all this client's own decisions, stored since the
+    rewind was made (``resume.replays_only``): the request is a retry, and rewinding again would
+    undo what was decided after it."""
+    if not entries:
+        return False
+    pending = await pending_interrupts(session_id)
+    return await replays_only(session_id, entries, pending, decided_by=_decider(client))
 
 
 def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:

@@ -158,3 +158,24 @@ async def test_the_thread_may_rewind_past_its_own_answers(agui, scripted):
 
     [again] = back.interrupts
     assert again["id"] != second["id"] and "Draft three." in back.text_of_messages()
+
+
+async def test_a_retried_rewind_is_left_alone_and_keeps_the_decisions_made_since(agui, scripted):
+    """The client rewinds to the first draft with new feedback, then answers the draft that came of
+    it; the rewind's request arrives again (a retry whose reply was lost, a late duplicate). It is
+    this client's own decision sent again: left alone, as a retried answer is. Before, it rewound
+    again: the later answer's draft was cancelled and a new one drafted from the old feedback."""
+    from reviewconsole.inbox.models import Item
+
+    scripted("email-review", ["D1.", "D2.", "D3.", "D4.", "D5.", "D6."])
+    [a] = (await agui("email-review", body("t-rw-again", "Broken screen"))).interrupts
+    await agui("email-review", body("t-rw-again", resume=resume(a, "shorter")))
+    rewind = body("t-rw-again", resume=resume(a, "longer"), forwarded={"checkpointId": a["metadata"]["checkpointId"]})
+    [c] = well_formed(await agui("email-review", rewind)).interrupts
+    again = well_formed(await agui("email-review", rewind))  # at once: the reply was lost
+    assert again.last["type"] == "RUN_FINISHED" and [i["id"] for i in again.interrupts] == [c["id"]]
+    [d] = well_formed(await agui("email-review", body("t-rw-again", resume=resume(c, "even shorter")))).interrupts
+    late = well_formed(await agui("email-review", rewind))  # later still
+    assert late.last["type"] == "RUN_FINISHED" and [i["id"] for i in late.interrupts] == [d["id"]]
+    assert await Item.objects.filter(interrupt_id=d["id"], status="pending").aexists()
+    assert not await Item.objects.filter(interrupt_id=c["id"], status="cancelled").aexists()
