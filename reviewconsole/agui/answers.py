@@ -20,7 +20,7 @@ from ..workflow_sessions.models import Interrupt
 from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync
 from .errors import Refusal
 
-__all__ = ["answers_store", "decided_conflict", "newer_interrupt", "read_answers", "replayed"]
+__all__ = ["answers_store", "decided_conflict", "newer_interrupt", "read_answers", "reopened", "replayed"]
 
 
 def read_answers(
@@ -86,6 +86,12 @@ def replayed(session_id: str, interrupt_id: str, payload: Any, *, decided_by: st
     retried request): the interrupt was decided, by ``decided_by``, with this same answer."""
     row = _row(session_id, interrupt_id)
     return row is not None and decided_refusal(row) is not None and _same(row, payload, decided_by)
+
+
+def reopened(session_id: str, interrupt_id: str) -> bool:
+    """Whether ``interrupt_id`` was asked more than once in the session (a rewind, or a retry of a
+    failed session, opened it again under the same wire id)."""
+    return Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).count() > 1
 
 
 def _row(session_id: str, interrupt_id: str) -> Interrupt | None:

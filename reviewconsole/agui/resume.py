@@ -9,8 +9,8 @@ AG-UI 1.0, docs/concepts/interrupts (rules 2-5), as this door applies them:
 - a request whose every entry is this client's own decision sent again (a retried request whose
   answers were applied, the session since moved on) is left alone, as the API's repeat is: nothing
   is stored and the stream shows where the session is now (e.g. the next draft's interrupt); a
-  rewind's (``checkpointId``) is not rewound again either (``runs``), which would undo the
-  decisions made since;
+  rewind's (``checkpointId``) is not rewound again either (``runs``, :func:`rewind_replayed`), which
+  would undo the decisions made since;
 - every pending interrupt of the thread must have an entry (else ``resume_incomplete``);
 - an entry for an id the thread never had is ``interrupt_unknown`` (``interrupt_not_ready``, retryable,
   while an earlier answer is stored and not yet applied: its run may open that id);
@@ -65,12 +65,12 @@ from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.items.policy_gate import record_refused
 from ..inbox.items.receipts import refusal_record
 from ..workflow_sessions.services import answer_waiting, interrupt_get, session_cancel
-from .answers import answers_store, decided_conflict, newer_interrupt, replayed
+from .answers import answers_store, decided_conflict, newer_interrupt, reopened, replayed
 from .errors import Refusal, answer_invalid
 from .hops import hop
 from .interrupts import answer_value
 
-__all__ = ["CANCELLED", "SUBMITTED", "UNCHANGED", "apply_resume", "replays_only"]
+__all__ = ["CANCELLED", "SUBMITTED", "UNCHANGED", "apply_resume", "rewind_replayed"]
 
 logger = logging.getLogger("reviewconsole.agui")
 
@@ -188,15 +188,19 @@ async def apply_resume(
     return SUBMITTED
 
 
-async def replays_only(
+async def rewind_replayed(
     session_id: str, entries: Sequence[ResumeEntry], pending: list[InterruptRecord], *, decided_by: str
 ) -> bool:
-    """Whether every entry of ``entries`` (at least one) is ``decided_by``'s own stored decision on
-    an interrupt no longer pending, sent again: a retried request, e.g. a rewind's, whose rewind and
-    answers were made (``runs``: not rewound again, which would undo the decisions made since)."""
+    """Whether a rewind's ``entries`` (at least one) were all applied already: each is
+    ``decided_by``'s own stored decision on an interrupt no longer pending that a rewind opened
+    again (asked more than once). Then the request is a retry of that rewind (``runs``: not rewound
+    again, which would undo the decisions made since). A rewind to a pause never rewound to before
+    is a new one, even with the answer first given there (the client asks for the step again)."""
     by_id = {entry.interrupt_id: entry for entry in entries}
+    if len(by_id) != len(entries):
+        return False
     replays = await _replays(session_id, by_id, {r.id for r in pending}, decided_by)
-    return bool(replays) and len(replays) == len(by_id) == len(entries)
+    return len(replays) == len(by_id) and all([await hop(reopened)(session_id, w) for w in replays])
 
 
 async def _replays(session_id: str, by_id: dict[str, ResumeEntry], open_: set[str], decided_by: str) -> set[str]:

@@ -81,7 +81,7 @@ from .live import lease_wait, live, outcome_events
 from .mapping import EventMapper
 from .models import AguiThread
 from .progress import Progress
-from .resume import SUBMITTED, apply_resume, replays_only
+from .resume import SUBMITTED, apply_resume, rewind_replayed
 
 __all__ = ["stream_run"]
 
@@ -365,12 +365,12 @@ async def _continue_thread(
 
 async def _rewound_already(session_id: str, entries: list[ResumeEntry] | None, client: ApiClient) -> bool:
     """Whether a rewind's ``resume`` entries are all this client's own decisions, stored since the
-    rewind was made (``resume.replays_only``): the request is a retry, and rewinding again would
+    rewind was made (``resume.rewind_replayed``): the request is a retry, and rewinding again would
     undo what was decided after it."""
     if not entries:
         return False
     pending = await pending_interrupts(session_id)
-    return await replays_only(session_id, entries, pending, decided_by=_decider(client))
+    return await rewind_replayed(session_id, entries, pending, decided_by=_decider(client))
 
 
 def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:

@@ -179,3 +179,15 @@ async def test_a_retried_rewind_is_left_alone_and_keeps_the_decisions_made_since
     assert late.last["type"] == "RUN_FINISHED" and [i["id"] for i in late.interrupts] == [d["id"]]
     assert await Item.objects.filter(interrupt_id=d["id"], status="pending").aexists()
     assert not await Item.objects.filter(interrupt_id=c["id"], status="cancelled").aexists()
+
+
+async def test_a_rewind_with_the_answer_first_given_there_asks_again(agui, scripted):
+    """Not a retry: the client goes back to the first draft and gives the feedback it gave there
+    the first time, to have that step made again. The pause was never rewound to: it rewinds."""
+    scripted("email-review", ["D1.", "D2.", "D3."])
+    [a] = (await agui("email-review", body("t-rw-same", "Broken screen"))).interrupts
+    [b] = (await agui("email-review", body("t-rw-same", resume=resume(a, "shorter")))).interrupts
+    forwarded = {"checkpointId": a["metadata"]["checkpointId"]}
+    back = well_formed(await agui("email-review", body("t-rw-same", resume=resume(a, "shorter"), forwarded=forwarded)))
+    [c] = back.interrupts
+    assert c["id"] != b["id"] and "D3." in back.text_of_messages()
