@@ -97,7 +97,8 @@ class FirstApproval(models.Model):
     reason = models.TextField(blank=True, help_text="The first approver's reason, kept beside the second's.")
 
     def __str__(self) -> str:
-        return f"first approval by {self.user} at {self.at:%Y-%m-%d %H:%M %Z}"
+        at = timezone.localtime(self.at)  # the admin's zone, as its columns show times
+        return f"first approval by {self.user} at {at:%Y-%m-%d %H:%M} {at.tzname()}"
 
 
 class Scope(models.TextChoices):
