@@ -7,23 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.bench_console import percentiles
 from bench.proc_cpu import KINDS
 
 TARGET_CPU_MS = 50.0  # server CPU per completed session
 TARGET_SOCKET_P95_MS = 100.0  # webhook → reviewer's socket, at half capacity
 TARGET_NEXT_P95_MS = 150.0  # decision → next item, at half capacity
-
-
-def percentiles(samples: list[float]) -> dict[str, float]:
-    """``{"n", "p50", "p95", "max"}`` of ``samples`` (nearest rank; ``{"n": 0}`` when empty)."""
-    if not samples:
-        return {"n": 0}
-    ordered = sorted(samples)
-
-    def at(q: float) -> float:
-        return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-    return {"n": len(ordered), "p50": at(0.5), "p95": at(0.95), "max": ordered[-1]}
 
 
 def _decisions(stack: Any, sids: list[str]) -> list[str]:

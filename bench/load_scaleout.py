@@ -54,6 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.bench_console import percentiles  # noqa: E402
 from bench.load_cpu import mail_env  # noqa: E402
 from tests.inbox.smtp_receiver import SmtpReceiver  # noqa: E402
 from tests.scaleout.clients import InboxSocket, Reviewer  # noqa: E402
@@ -88,17 +89,6 @@ class Record:
     started: float = 0.0
     errors: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-def _percentiles(samples: list[float]) -> dict[str, float]:
-    if not samples:
-        return {"n": 0}
-    ordered = sorted(samples)
-
-    def at(q: float) -> float:
-        return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-    return {"n": len(ordered), "p50": at(0.5), "p95": at(0.95), "p99": at(0.99), "max": ordered[-1]}
 
 
 def _sender(stack: Stack, record: Record, queue: list[int], rate: float, stop: threading.Event) -> None:
@@ -253,12 +243,12 @@ def _figures(
         "sessions_per_s": completed / elapsed if elapsed else 0.0,
         "requests_per_s": record.requests / elapsed if elapsed else 0.0,
         "errors": record.errors,
-        "webhook_to_visible_ms": _percentiles([v * ms for v in visible]),
-        "webhook_to_stored_ms": _percentiles([v * ms for v in to_stored]),
-        "stored_to_socket_ms": _percentiles([v * ms for v in delivered]),
-        "decision_to_next_interrupt_ms": _percentiles([v * ms for v in next_interrupt]),
-        "decision_to_completion_ms": _percentiles([v * ms for v in completion]),
-        "inbox_page_ms": _percentiles([v * ms for v in record.pages]),
+        "webhook_to_visible_ms": percentiles([v * ms for v in visible]),
+        "webhook_to_stored_ms": percentiles([v * ms for v in to_stored]),
+        "stored_to_socket_ms": percentiles([v * ms for v in delivered]),
+        "decision_to_next_interrupt_ms": percentiles([v * ms for v in next_interrupt]),
+        "decision_to_completion_ms": percentiles([v * ms for v in completion]),
+        "inbox_page_ms": percentiles([v * ms for v in record.pages]),
     }
 
 

@@ -6,28 +6,14 @@ script's docstring.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+
+from bench import load_scaleout as load
 
 pytestmark = pytest.mark.scaleout
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "load_scaleout.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("load_scaleout", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_the_load_script_at_ci_size(healthy):
-    load = load_script()
     config = load.Config(sessions=24, reviewers=4, sockets=2, senders=2, readers=1, revisions=1, seconds=90)
     figures = load.run(healthy, config)
     print("\n" + load.report(figures))

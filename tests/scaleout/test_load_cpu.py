@@ -7,33 +7,18 @@ Run with ``-s`` to see the tables; the full-size run is described in the script'
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
+from bench import load_cpu as load
 from tests.scaleout.stack import Stack
 
 pytestmark = pytest.mark.scaleout
-
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "load_cpu.py"
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("load_cpu", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
 def two_fronts(stack_servers, stack_smtp, tmp_path):
     """A stack of its own (1 Daphne and 1 uvicorn process, each behind its nginx; 1 worker; mail to
     :func:`stack_smtp`)."""
-    load = load_script()
     running = Stack(
         tmp_path / "stack",
         web=1,
@@ -49,7 +34,6 @@ def two_fronts(stack_servers, stack_smtp, tmp_path):
 
 
 def test_cpu_per_session_at_ci_size(two_fronts):
-    load = load_script()
     config = load.Config(rates=(2.0,), seconds=2.0, sessions=4, drain=60.0, reviewers=2, senders=2, idle=0.0)
     figures = load.run(two_fronts, config)
     print(load.report(figures))
