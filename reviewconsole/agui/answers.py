@@ -74,7 +74,7 @@ def decided_conflict(
     or cancelled (the run's outcome says so). A client whose answer lost is told, never shown
     the winner's outcome as its own. With ``cancel`` it is the client's cancellation: refused
     whenever the interrupt was resolved (the decision stored first stands)."""
-    row = _row(session_id, interrupt_id)
+    row = Interrupt.objects.newest(session_id, interrupt_id)
     refused = decided_refusal(row) if row is not None else None
     if row is None or refused is None or cancel:
         return refused
@@ -84,7 +84,7 @@ def decided_conflict(
 def replayed(session_id: str, interrupt_id: str, payload: Any, *, decided_by: str) -> bool:
     """Whether ``payload`` is ``decided_by``'s own decision on ``interrupt_id``, sent again (a
     retried request): the interrupt was decided, by ``decided_by``, with this same answer."""
-    row = _row(session_id, interrupt_id)
+    row = Interrupt.objects.newest(session_id, interrupt_id)
     return row is not None and decided_refusal(row) is not None and _same(row, payload, decided_by)
 
 
@@ -92,10 +92,6 @@ def reopened(session_id: str, interrupt_id: str) -> bool:
     """Whether ``interrupt_id`` was asked more than once in the session (a rewind, or a retry of a
     failed session, opened it again under the same wire id)."""
     return Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).count() > 1
-
-
-def _row(session_id: str, interrupt_id: str) -> Interrupt | None:
-    return Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
 
 
 def _same(row: Interrupt, payload: Any, decided_by: str) -> bool:

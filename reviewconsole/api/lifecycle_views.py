@@ -69,7 +69,7 @@ def _item(client: ApiClient, session_id: str, interrupt_id: str, *, pending: boo
         rows = rows.filter(status=ItemStatus.PENDING)
     found = rows.order_by("-id").first()
     if found is None:
-        decided = SessionInterrupt.objects.filter(session=session, interrupt_id=interrupt_id).order_by("-id").first()
+        decided = SessionInterrupt.objects.newest(session.pk, interrupt_id)
         if pending and decided is not None and decided.status != InterruptStatus.PENDING:
             raise ApiError(
                 409,

@@ -63,7 +63,7 @@ def review_for(client: ApiClient, review_id: str, *, lock: bool = False) -> Revi
 
 def review_interrupt(review: Review) -> Interrupt | None:
     """The session interrupt that asks ``review`` (its wire id is the review's id), or None before the run asked."""
-    return Interrupt.objects.filter(session_id=review.session_id, interrupt_id=review.pk).order_by("-id").first()
+    return Interrupt.objects.newest(review.session_id, review.pk)
 
 
 def review_item(review: Review) -> Item | None:

@@ -148,7 +148,7 @@ def api_session_resume(
             decisions={wire: recorded} if wire else None,
         )
     except AlreadyDecidedError as exc:
-        decided = _decided(session, str(exc.details.get("interrupt_id") or interrupt_id or ""))
+        decided = Interrupt.objects.newest(session.pk, str(exc.details.get("interrupt_id") or interrupt_id or ""))
         again = answer if answer is not None else read_decided(decided, payload)
         if again is not None and is_repeat(
             decided, decided_by=_actor(client), decision=again.decision, payload=again.payload, reason=again.reason
@@ -170,7 +170,7 @@ def api_session_resume(
         detail=detail,
     )
     enqueue_run(session.id)
-    decided = _decided(session, answered[0]) if len(answered) == 1 else None
+    decided = Interrupt.objects.newest(session.pk, answered[0]) if len(answered) == 1 else None
     return Resumed(answered, receipt(decided) if decided is not None else None)
 
 
@@ -216,11 +216,6 @@ def _check_bound(row: Item, interrupt_id: str | None, decision: str, payload: An
             interrupt_id=row.interrupt_id,
             given=given[:80],
         )
-
-
-def _decided(session: WorkflowSession, interrupt_id: str) -> Interrupt | None:
-    """The session interrupt ``interrupt_id`` as stored now (its latest row)."""
-    return Interrupt.objects.filter(session=session, interrupt_id=interrupt_id).order_by("-id").first()
 
 
 def api_refusal_record(

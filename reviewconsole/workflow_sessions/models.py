@@ -165,6 +165,13 @@ SESSION_FAILED = "session_failed"
 row with the same ``interrupt_id``)."""
 
 
+class InterruptQuerySet(models.QuerySet["Interrupt"]):
+    def newest(self, session_id: str, interrupt_id: str) -> Interrupt | None:
+        """The session's latest row for the wire id ``interrupt_id`` (a rewind or a Retry asks an
+        interrupt again as a new row with the same id), or None."""
+        return self.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
+
+
 class Interrupt(models.Model):
     """The engine's interrupt as the session keeps it: what was asked, and its answer (once).
 
@@ -196,6 +203,8 @@ class Interrupt(models.Model):
     decided_by_label = models.CharField(max_length=200, blank=True, help_text="Who decided, for people and systems.")
     decided_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = InterruptQuerySet.as_manager()
 
     class Meta:
         ordering = ["created_at", "id"]

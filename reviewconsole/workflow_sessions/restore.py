@@ -55,14 +55,10 @@ def _state_at(row: WorkflowSession, checkpoint: Checkpoint) -> dict[str, Any]:
     return state
 
 
-def _newest(row: WorkflowSession, wire: str) -> Interrupt | None:
-    return Interrupt.objects.filter(session=row, interrupt_id=wire).order_by("-id").first()
-
-
 def _refuse_others_decisions(row: WorkflowSession, wires: list[str], decided_by: str | None) -> None:
     """Raise CheckpointDecidedError for the first of ``wires`` (to re-open) that someone else decided."""
     for wire in wires:
-        newest = _newest(row, wire)
+        newest = Interrupt.objects.newest(row.pk, wire)
         if newest is None or newest.status != InterruptStatus.RESOLVED:
             continue
         label = newest.decided_by_label or None
@@ -90,7 +86,7 @@ def _refuse_later_decisions(row: WorkflowSession, checkpoint: Checkpoint, decide
 
 
 def _reopen(row: WorkflowSession, wire: str, now: dt.datetime) -> Interrupt | None:
-    newest = _newest(row, wire)
+    newest = Interrupt.objects.newest(row.pk, wire)
     if newest is None:
         return None
     newest.pk = None

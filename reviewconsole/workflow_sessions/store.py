@@ -164,7 +164,7 @@ class OrmStore:
         return await in_db(self._get_interrupt)(session_id, interrupt_id)
 
     def _get_interrupt(self, session_id: str, interrupt_id: str) -> InterruptRecord | None:
-        row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
+        row = Interrupt.objects.newest(session_id, interrupt_id)
         return interrupt_record(row) if row is not None else None
 
     async def submit_answers(

@@ -97,7 +97,7 @@ def answers_write(
 def _refuse(session_id: str, interrupt_id: str, answered: list[str]) -> None:
     """Raise why an answer for ``interrupt_id`` cannot be taken (``answered``: wire ids this batch resolved)."""
     pending = sorted({*store_writes.interrupts_pending(session_id), *answered})
-    row = Interrupt.objects.filter(session_id=session_id, interrupt_id=interrupt_id).order_by("-id").first()
+    row = Interrupt.objects.newest(session_id, interrupt_id)
     if row is None or interrupt_id in pending:
         raise UnknownInterruptError(f"No pending interrupt {interrupt_id!r}.", pending=pending)
     raise already_decided(row)
