@@ -31,3 +31,21 @@ class AguiThread(models.Model):
 
     def __str__(self) -> str:
         return f"{self.workflow} thread {self.thread_id}"
+
+
+class AguiRewind(models.Model):
+    """A rewind a thread made (``rewinds``), known by ``key``: a SHA-256 hex digest of its run's
+    ``runId``, the checkpoint id and the ``resume`` entries, so that the same request arriving
+    again is not rewound again."""
+
+    thread = models.ForeignKey(AguiThread, on_delete=models.CASCADE, related_name="rewinds")
+    key = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["thread", "key"], name="agui_rewind_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"rewind {self.key[:12]} of {self.thread}"

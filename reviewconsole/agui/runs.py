@@ -82,6 +82,7 @@ from .mapping import EventMapper
 from .models import AguiThread
 from .progress import Progress
 from .resume import SUBMITTED, apply_resume, rewind_replayed
+from .rewinds import rewind_key, rewind_record, rewind_seen
 
 __all__ = ["stream_run"]
 
@@ -300,6 +301,8 @@ async def _continue_thread(
     found: Found | None = None,
 ) -> Start:
     """Rewind, then read what the client missed, then store the answers or the next message.
+    A rewind the thread made already (the same ``runId`` and request: :mod:`.rewinds`) arriving
+    again is neither rewound nor answered again: the stream shows where the session is now.
 
     A new message while the session waits on interrupts follows ``on_arrival``: ``reject`` is
     ``interrupts_pending`` (naming the session and the interrupt); ``queue`` keeps it as the
@@ -310,7 +313,9 @@ async def _continue_thread(
     queued already when this returns (``Start``'s flag). ``found``: what the stream starts from,
     read once the lease was free (:func:`_wait_for_lease`); read again after a rewind."""
     session_id = thread.session_id
-    if checkpoint_id is not None:
+    rewind = rewind_key(run.run_id, checkpoint_id, run.resume or []) if checkpoint_id is not None else None
+    again = rewind is not None and await hop(rewind_seen)(thread, rewind)
+    if rewind is not None and not again:
         record = await session_record(session_id)
         here = record.status == SessionStatus.WAITING and record.checkpoint_id == checkpoint_id
         if not here and not await _rewound_already(session_id, run.resume, client):
@@ -323,11 +328,15 @@ async def _continue_thread(
             except CheckpointDecidedError as exc:
                 raise Refusal("checkpoint_decided", _decided_message(exc)) from None
             found = None
+            if not run.resume:
+                await hop(rewind_record)(thread, rewind)
     if found is None and (found := await hop(services.stream_continue)(session_id, thread.last_seq)) is None:
         raise Refusal("session_busy")  # a run took the session since the lease was free
     caught, state, pending, due = found
     queued = False
     here = runs_wait_in_queue()  # queued in the answers' transaction; else by the stream
+    if again:  # this very rewind was made already: nothing is stored, the stream shows where the session is
+        return caught, state, False
     if run.resume:
         applied = await apply_resume(
             session_id,
@@ -340,7 +349,9 @@ async def _continue_thread(
             queue_run=metadata if here else None,
         )
         queued = here and applied == SUBMITTED
-    elif pending:
+        if rewind is not None and applied == SUBMITTED:
+            await hop(rewind_record)(thread, rewind)
+    elif pending and checkpoint_id is None:  # a rewind without answers shows where it went back to
         if await while_waiting(client, thread, message, pending, on_arrival):  # else it raised
             return caught, state, False
     elif message is not None and message[0] != thread.last_message_id and checkpoint_id is None:

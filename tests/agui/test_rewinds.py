@@ -191,3 +191,67 @@ async def test_a_rewind_with_the_answer_first_given_there_asks_again(agui, scrip
     back = well_formed(await agui("email-review", body("t-rw-same", resume=resume(a, "shorter"), forwarded=forwarded)))
     [c] = back.interrupts
     assert c["id"] != b["id"] and "D3." in back.text_of_messages()
+
+
+async def test_a_late_duplicate_of_an_older_rewind_keeps_the_newer_rewind_and_what_followed(agui, scripted):
+    """The client rewinds to the first draft twice, with other feedback each time, and answers the
+    draft the second rewind led to; then the first rewind's request arrives again (same ``runId``,
+    a network duplicate). It changes nothing: the newest draft stays pending. Before, it was told
+    apart from a new rewind only by its answers, which are no longer the stored ones: it rewound
+    again and cancelled the draft, undoing the client's later answer."""
+    from reviewconsole.inbox.models import Item
+
+    scripted("email-review", ["D1.", "D2.", "D3.", "D4.", "D5.", "D6."])
+    [a] = (await agui("email-review", body("t-rw-late", "Broken screen"))).interrupts
+    await agui("email-review", body("t-rw-late", resume=resume(a, "shorter")))
+    forwarded = {"checkpointId": a["metadata"]["checkpointId"]}
+    first = body("t-rw-late", resume=resume(a, "longer"), forwarded=forwarded)
+    session_id = well_formed(await agui("email-review", first)).of("CUSTOM", "status")[0]["value"]["sessionId"]
+    [c] = well_formed(
+        await agui("email-review", body("t-rw-late", resume=resume(a, "more formal"), forwarded=forwarded))
+    ).interrupts
+    [d] = well_formed(await agui("email-review", body("t-rw-late", resume=resume(c, "even shorter")))).interrupts
+
+    late = well_formed(await agui("email-review", first))
+
+    assert late.last["type"] == "RUN_FINISHED" and [i["id"] for i in late.interrupts] == [d["id"]]
+    assert await Item.objects.filter(interrupt_id=d["id"], status="pending").aexists()
+    assert await Item.objects.filter(session_id=session_id, status="pending").acount() == 1
+
+
+async def test_a_run_id_used_again_for_another_rewind_rewinds(agui, scripted):
+    """A client that reuses a ``runId`` for a different rewind (another answer) is asking for a new
+    one (``../shared/cases/hitl-scenarios.md`` H34: a reused runId is a new run): it rewinds."""
+    scripted("email-review", ["D1.", "D2.", "D3.", "D4."])
+    [a] = (await agui("email-review", body("t-rw-reuse", "Broken screen"))).interrupts
+    await agui("email-review", body("t-rw-reuse", resume=resume(a, "shorter")))
+    forwarded = {"checkpointId": a["metadata"]["checkpointId"]}
+    [c] = well_formed(
+        await agui("email-review", body("t-rw-reuse", resume=resume(a, "longer"), forwarded=forwarded, run_id="r-1"))
+    ).interrupts
+    back = well_formed(
+        await agui("email-review", body("t-rw-reuse", resume=resume(a, "formal"), forwarded=forwarded, run_id="r-1"))
+    )
+    [e] = back.interrupts
+    assert e["id"] != c["id"] and "D4." in back.text_of_messages()
+
+
+async def test_a_duplicate_rewind_without_answers_keeps_the_answer_given_after_it(agui, scripted):
+    """A rewind with no ``resume`` (go back to the first draft and wait there) ends showing the
+    reopened draft (before, it went back and then answered ``interrupts_pending``); answered in the
+    next run, the rewind's request arrives again: nothing changes (before, it went back again and
+    cancelled the draft the answer had led to)."""
+    from reviewconsole.inbox.models import Item
+
+    scripted("email-review", ["D1.", "D2.", "D3.", "D4."])
+    [a] = (await agui("email-review", body("t-rw-bare", "Broken screen"))).interrupts
+    await agui("email-review", body("t-rw-bare", resume=resume(a, "shorter")))
+    rewind = body("t-rw-bare", forwarded={"checkpointId": a["metadata"]["checkpointId"]})
+    [reopened] = well_formed(await agui("email-review", rewind)).interrupts
+    assert reopened["id"] == a["id"]
+    [c] = well_formed(await agui("email-review", body("t-rw-bare", resume=resume(a, "longer")))).interrupts
+
+    late = well_formed(await agui("email-review", rewind))
+
+    assert late.last["type"] == "RUN_FINISHED" and [i["id"] for i in late.interrupts] == [c["id"]]
+    assert await Item.objects.filter(interrupt_id=c["id"], status="pending").aexists()
