@@ -16,15 +16,24 @@ from tests.scaleout.stack_parts import free_port
 
 @dataclass
 class SmtpReceiver:
-    """Mails are kept in ``received`` as ``(recipients, content)``; the first one for which
-    ``hold_if(recipients, content)`` is true is recorded in ``held`` and gets no answer until
-    :meth:`release` (or :meth:`stop`)."""
+    """Mails are kept in ``received`` as ``(recipients, content)``, the client's address and port
+    of the SMTP session each came in in ``peers``; the first one for which ``hold_if(recipients,
+    content)`` is true is recorded in ``held`` and gets no answer until :meth:`release` (or
+    :meth:`stop`); a recipient in ``refuse`` is refused (550)."""
 
     hold_if: Callable[[list[str], str], bool] | None = None
+    refuse: frozenset[str] = frozenset()
     received: list[tuple[list[str], str]] = field(default_factory=list)
+    peers: list[tuple[str, int]] = field(default_factory=list)
     held: list[list[str]] = field(default_factory=list)
     released: threading.Event = field(default_factory=threading.Event)
     controller: Controller | None = None
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options) -> str:  # aiosmtpd's name
+        if address in self.refuse:
+            return "550 refused by the test"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server, session, envelope) -> str:  # aiosmtpd calls it by this name
         recipients = list(envelope.rcpt_tos)
@@ -34,6 +43,7 @@ class SmtpReceiver:
             await asyncio.get_running_loop().run_in_executor(None, self.released.wait)
             return "451 held by the test"
         self.received.append((recipients, content))
+        self.peers.append(tuple(session.peer))
         return "250 OK"
 
     def start(self) -> SmtpReceiver:

@@ -7,6 +7,7 @@ from django.core import mail
 from reviewconsole.inbox.mail.notifications import notify_members
 from reviewconsole.inbox.models import NotificationSent, Queue
 from reviewconsole.inbox.tasks import notify_new_item
+from tests.inbox.smtp_receiver import SmtpReceiver
 
 MEMBERS = [["manager@example.com"], ["reviewer@example.com"]]  # the demo's support queue
 
@@ -93,3 +94,44 @@ def test_each_recipient_reads_the_money_in_their_locale(start_session):
     assert "Refund 1.250,00\u00a0$ for order A-17" in sent["ines@example.com"].body
     assert "Refund US$1,250.00 for order A-17" in sent["manager@example.com"].body
     assert "1.250,00" not in sent["manager@example.com"].body
+
+
+def _over_smtp(settings, server):
+    backend = "django.core.mail.backends.smtp.EmailBackend"
+    settings.MAILERS = {"default": {"BACKEND": backend, "OPTIONS": {"host": "127.0.0.1", "port": server.port}}}
+
+
+def test_an_items_mails_go_through_one_smtp_session(start_review, settings):
+    _, item = start_review()
+    NotificationSent.objects.filter(item=item).delete()
+    server = SmtpReceiver().start()
+    try:
+        _over_smtp(settings, server)
+        assert notify_members(item) == 2
+    finally:
+        server.stop()
+    assert sorted(recipients for recipients, _ in server.received) == MEMBERS
+    assert len(set(server.peers)) == 1
+
+
+def test_a_refused_address_does_not_stop_the_others_on_the_same_session(start_review, settings):
+    _, item = start_review()
+    NotificationSent.objects.filter(item=item).delete()
+    server = SmtpReceiver(refuse=frozenset({"manager@example.com"})).start()
+    try:
+        _over_smtp(settings, server)
+        assert notify_members(item) == 1
+    finally:
+        server.stop()
+    assert [recipients for recipients, _ in server.received] == [["reviewer@example.com"]]
+    assert _recorded(item) == ["reviewer"]
+
+
+def test_a_mail_server_out_of_reach_sends_nothing_and_records_nothing(start_review, settings):
+    _, item = start_review()
+    NotificationSent.objects.filter(item=item).delete()
+    server = SmtpReceiver().start()
+    server.stop()  # its port is closed now
+    _over_smtp(settings, server)
+    assert notify_members(item) == 0
+    assert _recorded(item) == []

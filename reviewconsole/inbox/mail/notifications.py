@@ -3,15 +3,17 @@
 Sent through Django's mail API (the ``default`` mailer: the console backend on the embedded
 default, locmem in tests). A link opens the item's page; it never decides anything. Money and
 numbers in a mail are in its recipient's locale (their preferences, ``en-US`` when none is
-saved): the mail is written once per locale among the recipients, not once per recipient.
+saved): the mail is written once per locale among the recipients, not once per recipient. An
+item's mails go through one connection to the mail server (one SMTP session, not one per person).
 """
 
 from __future__ import annotations
 
 import logging
+from contextlib import suppress
 
 from django.contrib.auth import get_user_model
-from django.core.mail import EmailMessage
+from django.core.mail import EmailMessage, mailers
 from django.db.models import Q
 
 from ...preferences.locales import override
@@ -50,22 +52,31 @@ def notify_members(item: Item) -> int:
         .distinct()
         .order_by("pk")
     )
+    if not people:
+        return 0
     locales = locales_of([person.pk for person in people])
     written: dict[str, tuple[str, str]] = {}
     sent = 0
-    for person in people:
-        locale = locales[person.pk]
-        if locale not in written:
-            written[locale] = _mail(item, locale)
-        subject, body = written[locale]
-        try:
-            delivered = EmailMessage(subject, body, to=[person.email]).send()
-        except Exception:  # one bad address or a mail server hiccup must not stop the others
-            logger.exception("Could not email %s about item %s", person.pk, item.pk)
-            continue
-        if delivered:
-            NotificationSent.objects.get_or_create(item=item, queue=queue, user=person)
-            sent += delivered
+    mailer = mailers.default
+    with suppress(Exception):  # a server out of reach: each send below opens its own, and says why it failed
+        mailer.open()
+    try:
+        for person in people:
+            locale = locales[person.pk]
+            if locale not in written:
+                written[locale] = _mail(item, locale)
+            subject, body = written[locale]
+            try:
+                delivered = mailer.send_messages([EmailMessage(subject, body, to=[person.email])])
+            except Exception:  # one bad address or a mail server hiccup must not stop the others
+                logger.exception("Could not email %s about item %s", person.pk, item.pk)
+                mailer.close()  # the session may be broken: the next send opens a new one
+                continue
+            if delivered:
+                NotificationSent.objects.get_or_create(item=item, queue=queue, user=person)
+                sent += delivered
+    finally:
+        mailer.close()
     return sent
 
 
