@@ -9,6 +9,7 @@ from django.db import transaction
 
 import engine
 
+from ..api.models import ApiClient
 from ..inbox.errors import DecisionError, DecisionRefusedError
 from ..inbox.items.answers import Answer, read_answer, read_decided
 from ..inbox.items.decision_checks import audit_refusal, check_before_decision
@@ -16,11 +17,21 @@ from ..inbox.items.policy_gate import client_gate
 from ..inbox.items.receipts import decided_refusal, is_repeat
 from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
-from ..workflow_sessions.models import Interrupt
+from ..workflow_sessions.models import Checkpoint, Interrupt
 from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync
 from .errors import Refusal
 
-__all__ = ["answers_store", "decided_conflict", "newer_interrupt", "read_answers", "reopened", "replayed"]
+__all__ = [
+    "answers_store",
+    "checkpoint_pending",
+    "decided_conflict",
+    "decider",
+    "newer_interrupt",
+    "read_answers",
+    "reopened",
+    "replayed",
+    "rewind_answers_check",
+]
 
 
 def read_answers(
@@ -44,24 +55,59 @@ def read_answers(
     for row in rows.select_related("claimed_by"):  # its session is read only where a check needs it
         if row.claim_holder() and not override_claims:
             raise Refusal("interrupt_claimed", claimed_conflict(row).message)
-        try:
-            read[row.interrupt_id] = answer = read_answer(row, answers[row.interrupt_id])
-            if client_gate(item=row, decision=answer.decision) == "four_eyes":  # who decides comes first
-                raise Refusal("four_eyes_required")
-            check_before_decision(
-                row,
-                decision=answer.decision,
-                reason=answer.reason,
-                response=answer.payload,
-                decided_by=decided_by,
-                door="agui",
-            )
-        except DecisionRefusedError as exc:
-            audit_refusal(exc, actor=decided_by or None)
-            raise Refusal(exc.code, exc.message) from None
-        except DecisionError as exc:
-            raise Refusal(exc.code, exc.message) from None
+        read[row.interrupt_id] = _read(row, answers[row.interrupt_id], decided_by)
     return read
+
+
+def rewind_answers_check(session_id: str, answers: dict[str, Any], *, decided_by: str) -> None:
+    """Read ``answers`` to the interrupts a rewind is about to open again as :func:`read_answers`
+    will once they are pending (by each one's newest item, whatever its status now; a rewind
+    leaves no claim), so that a rewind whose answers would be refused is refused before it rewinds.
+
+    Raises:
+        Refusal: as :func:`read_answers`, ``interrupt_claimed`` aside; nothing was stored.
+    """
+    newest: dict[str, Item] = {}
+    for row in Item.objects.filter(session_id=session_id, interrupt_id__in=list(answers)).order_by("-id"):
+        newest.setdefault(row.interrupt_id, row)
+    for wire, row in newest.items():
+        _read(row, answers[wire], decided_by)
+
+
+def _read(row: Item, value: Any, decided_by: str) -> Answer:
+    """``value`` read as an answer to ``row`` (``inbox.answers.read_answer``), refused when the
+    approval policy's four eyes or a check of the workflow refuse it (:func:`read_answers`)."""
+    try:
+        answer = read_answer(row, value)
+        if client_gate(item=row, decision=answer.decision) == "four_eyes":  # who decides comes first
+            raise Refusal("four_eyes_required")
+        check_before_decision(
+            row,
+            decision=answer.decision,
+            reason=answer.reason,
+            response=answer.payload,
+            decided_by=decided_by,
+            door="agui",
+        )
+    except DecisionRefusedError as exc:
+        audit_refusal(exc, actor=decided_by or None)
+        raise Refusal(exc.code, exc.message) from None
+    except DecisionError as exc:
+        raise Refusal(exc.code, exc.message) from None
+    return answer
+
+
+def checkpoint_pending(session_id: str, checkpoint_id: str) -> list[str] | None:
+    """The wire ids of the interrupts the session waited on at its pause checkpoint
+    ``checkpoint_id``, or None when it has no such pause (the restore refuses it then)."""
+    pending = Checkpoint.objects.filter(session_id=session_id, pk=checkpoint_id).values_list("pending", flat=True)
+    found = pending.first()
+    return [str(wire) for wire in found] if found else None
+
+
+def decider(client: ApiClient) -> str:
+    """Who a thread's answers are stored as (``decided_by``); a rewind may re-open only these."""
+    return f"agui:{client.name}"
 
 
 def decided_conflict(

@@ -10,7 +10,8 @@ or tracebacks; the details go to the server log.
 | ``input_invalid`` | the user message does not fit the workflow's input, the input holds a NUL or a non-finite |
 |  | number, or ``resume`` has two entries for one interrupt id (the message names it) |
 | ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` (a new message |
-|  | there follows the workflow's ``on_arrival``: this is ``reject``; the message names the session, interrupt) |
+|  | there follows the workflow's ``on_arrival``: this is ``reject``; the message names the session, interrupt); |
+|  | with a rewind, refused before it is made unless the workflow queues the message |
 | ``interrupt_claimed`` | a ``resolved`` entry answers an interrupt a reviewer has claimed, and the token |
 |  | lacks the ``override_claims`` scope (the message names the holder) |
 | ``four_eyes_required`` | a ``resolved`` entry approves a request an approval policy leaves to two people |
@@ -45,7 +46,8 @@ or tracebacks; the details go to the server log.
 |  | interrupt and decider |
 | ``session_closed`` | ``forwardedProps.checkpointId`` on a completed, failed or cancelled session, or a new |
 |  | message to a cancelled one: none is revived |
-| ``session_busy`` | another run held the session longer than the bounded wait |
+| ``session_busy`` | another run held the session longer than the bounded wait, or another request of the |
+|  | thread is making the same rewind (or took the session while this one rewound): retry |
 | ``version_retired`` | the thread's session runs on a workflow version no longer deployed |
 | ``run_failed`` | the workflow failed (a node raised) |
 | ``unavailable`` | the console is stopping (SIGTERM): nothing more of the request was stored; retry |

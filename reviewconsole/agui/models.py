@@ -34,13 +34,14 @@ class AguiThread(models.Model):
 
 
 class AguiRewind(models.Model):
-    """A rewind a thread made (``rewinds``), known by ``key``: a SHA-256 hex digest of its run's
-    ``runId``, the checkpoint id and the ``resume`` entries, so that the same request arriving
-    again is not rewound again."""
+    """A rewind a thread made or is making (``rewinds``), known by ``key``: a SHA-256 hex digest of
+    its run's ``runId``, the checkpoint id and the ``resume`` entries. ``done`` once what it asked
+    is stored; until then ``claimed_at`` says since when a request has been making it."""
 
     thread = models.ForeignKey(AguiThread, on_delete=models.CASCADE, related_name="rewinds")
     key = models.CharField(max_length=64)
-    created_at = models.DateTimeField(auto_now_add=True)
+    done = models.BooleanField(default=False)
+    claimed_at = models.DateTimeField()
 
     class Meta:
         constraints = [

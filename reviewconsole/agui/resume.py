@@ -65,12 +65,12 @@ from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.items.policy_gate import record_refused
 from ..inbox.items.receipts import refusal_record
 from ..workflow_sessions.services import answer_waiting, interrupt_get, session_cancel
-from .answers import answers_store, decided_conflict, newer_interrupt, reopened, replayed
+from .answers import answers_store, decided_conflict, newer_interrupt, reopened, replayed, rewind_answers_check
 from .errors import Refusal, answer_invalid
 from .hops import hop
 from .interrupts import answer_value
 
-__all__ = ["CANCELLED", "SUBMITTED", "UNCHANGED", "apply_resume", "rewind_replayed"]
+__all__ = ["CANCELLED", "SUBMITTED", "UNCHANGED", "apply_resume", "check_rewind", "rewind_replayed"]
 
 logger = logging.getLogger("reviewconsole.agui")
 
@@ -100,13 +100,7 @@ async def apply_resume(
             ``interrupt_unknown``, ``interrupt_decided``, ``answer_invalid``, ``args_changed`` or
             ``interrupt_expired``; nothing was stored.
     """
-    by_id: dict[str, ResumeEntry] = {}
-    for entry in entries:
-        if entry.interrupt_id in by_id:
-            raise Refusal(
-                "input_invalid", f"The resume array has more than one entry for interrupt {entry.interrupt_id[:200]}."
-            )
-        by_id[entry.interrupt_id] = entry
+    by_id = _by_id(entries)
     open_ = {record.id: record for record in pending}
     replays = await _replays(session_id, by_id, set(open_), decided_by)
     if replays and len(replays) == len(by_id):
@@ -188,16 +182,59 @@ async def apply_resume(
     return SUBMITTED
 
 
+def _by_id(entries: Sequence[ResumeEntry]) -> dict[str, ResumeEntry]:
+    """``entries`` by interrupt id.
+
+    Raises:
+        Refusal: ``input_invalid``, naming the id, when two entries name one interrupt.
+    """
+    by_id: dict[str, ResumeEntry] = {}
+    for entry in entries:
+        if entry.interrupt_id in by_id:
+            raise Refusal(
+                "input_invalid", f"The resume array has more than one entry for interrupt {entry.interrupt_id[:200]}."
+            )
+        by_id[entry.interrupt_id] = entry
+    return by_id
+
+
+async def check_rewind(session_id: str, entries: Sequence[ResumeEntry], at: list[str], *, decided_by: str) -> None:
+    """Refuse, before a rewind to the pause whose pending interrupts were ``at`` (wire ids), a
+    ``resume`` that :func:`apply_resume` would refuse once they are pending again, so that a
+    refused rewind changes nothing: two entries for one id, an interrupt of the pause left
+    unanswered, an answer its interrupt cannot read. A cancellation is checked by its own rules
+    after the rewind.
+
+    Raises:
+        Refusal: ``input_invalid``, ``resume_incomplete``, ``answer_invalid`` and the rest of
+            ``answers.read_answers``'s (``answer_missing``, ``decision_refused``, …).
+    """
+    by_id = _by_id(entries)
+    if any(wire not in by_id for wire in at):
+        raise Refusal("resume_incomplete")
+    if any(by_id[wire].status == "cancelled" for wire in at):
+        return
+    answers: dict[str, Any] = {}
+    for wire in at:
+        payload = by_id[wire].payload
+        if payload is None:
+            raise Refusal("answer_invalid")
+        if (known := await interrupt_get(session_id, wire)) is not None:
+            answers[wire] = _value(known, payload)
+    await hop(rewind_answers_check)(session_id, answers, decided_by=decided_by)
+
+
 async def rewind_replayed(
-    session_id: str, entries: Sequence[ResumeEntry], pending: list[InterruptRecord], *, decided_by: str
+    session_id: str, entries: Sequence[ResumeEntry], at: list[str], pending: list[InterruptRecord], *, decided_by: str
 ) -> bool:
-    """Whether a rewind's ``entries`` (at least one) were all applied already: each is
-    ``decided_by``'s own stored decision on an interrupt no longer pending that a rewind opened
-    again (asked more than once). Then the request is a retry of that rewind (``runs``: not rewound
-    again, which would undo the decisions made since). A rewind to a pause never rewound to before
-    is a new one, even with the answer first given there (the client asks for the step again)."""
+    """Whether a rewind's ``entries`` (at least one, each for an interrupt ``at`` the pause it
+    names) were all applied already: each is ``decided_by``'s own stored decision on an interrupt
+    no longer pending that a rewind opened again (asked more than once). Then the request is a
+    retry of that rewind (``runs``: not rewound again, which would undo the decisions made since).
+    A rewind to a pause never rewound to before is a new one, even with the answer first given
+    there (the client asks for the step again)."""
     by_id = {entry.interrupt_id: entry for entry in entries}
-    if len(by_id) != len(entries):
+    if len(by_id) != len(entries) or not set(by_id) <= set(at):
         return False
     replays = await _replays(session_id, by_id, {r.id for r in pending}, decided_by)
     return len(replays) == len(by_id) and all([await hop(reopened)(session_id, w) for w in replays])

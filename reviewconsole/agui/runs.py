@@ -40,7 +40,6 @@ from typing import Any
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
-    ResumeEntry,
     RunAgentInput,
     RunErrorEvent,
     RunStartedEvent,
@@ -49,14 +48,11 @@ from ag_ui.encoder import EventEncoder
 from django.utils import timezone
 
 from engine import (
-    CheckpointDecidedError,
     Event,
     InterruptRecord,
     InterruptsPendingError,
     SessionBusyError,
     SessionClosedError,
-    SessionStatus,
-    UnknownCheckpointError,
     VersionMismatchError,
     WorkflowDataError,
 )
@@ -68,11 +64,10 @@ from ..workflow_sessions.services import (
     pending_interrupts,
     runs_wait_in_queue,
     session_message,
-    session_record,
-    session_restore,
 )
 from ..workflows import WorkflowSpec
 from . import services
+from .answers import decider
 from .arrivals import arrives, supersede, while_waiting
 from .detached import Detached
 from .errors import Refusal
@@ -81,8 +76,8 @@ from .live import lease_wait, live, outcome_events
 from .mapping import EventMapper
 from .models import AguiThread
 from .progress import Progress
-from .resume import SUBMITTED, apply_resume, rewind_replayed
-from .rewinds import rewind_key, rewind_record, rewind_seen
+from .resume import SUBMITTED, apply_resume
+from .rewinds import Rewind, rewind
 
 __all__ = ["stream_run"]
 
@@ -275,21 +270,6 @@ async def _wait_for_lease(progress: Progress, thread: AguiThread) -> Found:
                 raise Refusal("session_busy")
 
 
-def _decider(client: ApiClient) -> str:
-    """Who the thread's answers are stored as (``decided_by``); a rewind may re-open only these."""
-    return f"agui:{client.name}"
-
-
-def _decided_message(exc: CheckpointDecidedError) -> str:
-    """The refusal's message: which interrupt blocks the rewind, and who decided it when."""
-    when = exc.details.get("decided_at")
-    return (
-        f"Interrupt {exc.details.get('interrupt_id')} was decided by {exc.details.get('decided_by') or 'someone else'}"
-        + (f" at {when}" if when else "")
-        + "; a decision made outside this thread is final, so the thread cannot be rewound to that checkpoint."
-    )
-
-
 async def _continue_thread(
     client: ApiClient,
     thread: AguiThread,
@@ -312,30 +292,40 @@ async def _continue_thread(
     Answers queue the run as soon as they commit (before the inbox hears of them), so it is
     queued already when this returns (``Start``'s flag). ``found``: what the stream starts from,
     read once the lease was free (:func:`_wait_for_lease`); read again after a rewind."""
+    if checkpoint_id is None:
+        return await _take_input(client, thread, run, message, metadata, None, on_arrival, found)
+    rewound = await rewind(client, thread, run, checkpoint_id, message, on_arrival)
+    try:
+        found = None if rewound.restored else found
+        start = await _take_input(client, thread, run, message, metadata, rewound, on_arrival, found)
+    except BaseException:
+        await rewound.abandon()
+        raise
+    if not rewound.again:
+        await rewound.done()
+    return start
+
+
+async def _take_input(
+    client: ApiClient,
+    thread: AguiThread,
+    run: RunAgentInput,
+    message: tuple[str, Any] | None,
+    metadata: dict[str, Any],
+    rewound: Rewind | None,
+    on_arrival: str,
+    found: Found | None,
+) -> Start:
+    """Read what the client missed, then store the answers or the next message (after a rewind:
+    its answers, or a new message the workflow queues while waiting; the same rewind made
+    already stores nothing)."""
     session_id = thread.session_id
-    rewind = rewind_key(run.run_id, checkpoint_id, run.resume or []) if checkpoint_id is not None else None
-    again = rewind is not None and await hop(rewind_seen)(thread, rewind)
-    if rewind is not None and not again:
-        record = await session_record(session_id)
-        here = record.status == SessionStatus.WAITING and record.checkpoint_id == checkpoint_id
-        if not here and not await _rewound_already(session_id, run.resume, client):
-            try:
-                await session_restore(session_id, str(checkpoint_id), decided_by=_decider(client))
-            except UnknownCheckpointError:
-                raise Refusal("checkpoint_unknown") from None
-            except SessionClosedError:
-                raise Refusal("session_closed") from None
-            except CheckpointDecidedError as exc:
-                raise Refusal("checkpoint_decided", _decided_message(exc)) from None
-            found = None
-            if not run.resume:
-                await hop(rewind_record)(thread, rewind)
     if found is None and (found := await hop(services.stream_continue)(session_id, thread.last_seq)) is None:
         raise Refusal("session_busy")  # a run took the session since the lease was free
     caught, state, pending, due = found
     queued = False
     here = runs_wait_in_queue()  # queued in the answers' transaction; else by the stream
-    if again:  # this very rewind was made already: nothing is stored, the stream shows where the session is
+    if rewound is not None and rewound.again:  # nothing is stored: the stream shows where the session is
         return caught, state, False
     if run.resume:
         applied = await apply_resume(
@@ -343,18 +333,16 @@ async def _continue_thread(
             run.resume,
             pending=pending,
             due=due,
-            decided_by=_decider(client),
+            decided_by=decider(client),
             now=timezone.now(),
             override_claims=client.may_override_claims,
             queue_run=metadata if here else None,
         )
         queued = here and applied == SUBMITTED
-        if rewind is not None and applied == SUBMITTED:
-            await hop(rewind_record)(thread, rewind)
-    elif pending and checkpoint_id is None:  # a rewind without answers shows where it went back to
+    elif pending and (rewound is None or (message is not None and message[0] != thread.last_message_id)):
         if await while_waiting(client, thread, message, pending, on_arrival):  # else it raised
             return caught, state, False
-    elif message is not None and message[0] != thread.last_message_id and checkpoint_id is None:
+    elif message is not None and message[0] != thread.last_message_id and rewound is None:
         try:
             await session_message(session_id, message[1])
         except WorkflowDataError:
@@ -372,16 +360,6 @@ async def _continue_thread(
     if message is not None:
         await hop(services.thread_update)(thread, message_id=message[0])
     return caught, state, queued
-
-
-async def _rewound_already(session_id: str, entries: list[ResumeEntry] | None, client: ApiClient) -> bool:
-    """Whether a rewind's ``resume`` entries are all this client's own decisions, stored since the
-    rewind was made (``resume.rewind_replayed``): the request is a retry, and rewinding again would
-    undo what was decided after it."""
-    if not entries:
-        return False
-    pending = await pending_interrupts(session_id)
-    return await rewind_replayed(session_id, entries, pending, decided_by=_decider(client))
 
 
 def _enqueue(session_id: str, metadata: dict[str, Any]) -> None:
