@@ -1,5 +1,5 @@
 """The inbox's text search on the test run's database (SQLite in ``./test``: a scan), and the
-migration that indexes it on PostgreSQL (``inbox`` 0011) applying and reversing on either."""
+migrations that index it on PostgreSQL (``inbox`` 0011 and 0013) applying and reversing on either."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from reviewconsole.inbox.models import Item, Queue
 from tests.inbox.search_cases import assert_search_finds, found, make_searchable
 
 INDEX = "interrupt_search_trgm"
+WORDS_INDEX = "interrupt_search_words"
 
 
 def test_search_finds_substrings_in_titles_messages_and_payloads(manager, demo):
@@ -24,19 +25,41 @@ def _indexes() -> set[str]:
         return set(connection.introspection.get_constraints(cursor, "inbox_item"))
 
 
+def _columns() -> set[str]:
+    with connection.cursor() as cursor:
+        return {column.name for column in connection.introspection.get_table_description(cursor, "inbox_item")}
+
+
 def _migrate(target: tuple[str, str]) -> None:
     executor = MigrationExecutor(connection)
     executor.migrate([target])
 
 
+@pytest.fixture
+def back_to_latest():
+    """Migrate ``inbox`` forward to its latest migration after the test (a later test needs 0013's
+    column on PostgreSQL)."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes("inbox"))
+
+
 @pytest.mark.django_db(transaction=True)
-def test_the_search_index_migration_applies_and_reverses():
-    expected = connection.vendor == "postgresql"  # SQLite: a no-op, the search scans
+def test_the_search_index_migrations_apply_and_reverse(back_to_latest):
+    expected = connection.vendor == "postgresql"  # SQLite: no-ops, the search scans
+    assert (INDEX in _indexes()) is expected
+    assert (WORDS_INDEX in _indexes()) is expected
+    assert ("search_words" in _columns()) is expected
+    _migrate(("inbox", "0012_item_search_text_headings"))
+    assert WORDS_INDEX not in _indexes() and "search_words" not in _columns()
     assert (INDEX in _indexes()) is expected
     _migrate(("inbox", "0010_decided_order"))
     assert INDEX not in _indexes()
     _migrate(("inbox", "0011_item_search_trigram"))
     assert (INDEX in _indexes()) is expected
+    _migrate(("inbox", "0013_item_search_words"))
+    assert (WORDS_INDEX in _indexes()) is expected
+    assert ("search_words" in _columns()) is expected
 
 
 def test_search_finds_what_the_row_says(start_session, personas):
@@ -52,7 +75,7 @@ def test_search_finds_what_the_row_says(start_session, personas):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_migration_refills_the_search_text_of_existing_items(start_session):
+def test_the_migration_refills_the_search_text_of_existing_items(start_session, back_to_latest):
     _, [item] = start_session("refund-approval", {"order_id": "A-1001", "amount": 250, "reason": "Arrived broken"})
     raw = search_text(item.title, item.message, item.payload)  # what rows held before 0012
     Item.objects.filter(pk=item.pk).update(search_text=raw)

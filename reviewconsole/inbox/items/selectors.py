@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -32,6 +32,7 @@ from ..models import Item, ItemStatus, Queue
 from .assignment import fold
 from .filters import STATUSES, InboxFilters
 from .policy_gate import by_policy
+from .search import matching
 
 __all__ = [
     "STATUSES",
@@ -137,10 +138,11 @@ def _search_ids(queue_ids: list[int], filters: InboxFilters, user: User, now: dt
     """The ids of every item the search matches under ``filters`` when there are at most
     :data:`SEARCH_IDS`, else None (a common word: the pages' ordered walks find a page at once).
 
-    One substring search (the trigram index on PostgreSQL, a scan on SQLite) instead of one per
-    segment of the page: the index's cost is in the words every item has, paid once.
+    One substring search (``search.matching``: on PostgreSQL the words index, or the trigram one
+    for a query without whole words; a scan on SQLite) instead of one per segment of the page.
     """
-    rows = _base(queue_ids, filters, user, now).order_by().values_list("id", flat=True)
+    rows = matching(_base(queue_ids, replace(filters, q=""), user, now), fold(filters.q))
+    rows = rows.order_by().values_list("id", flat=True)
     found = list(rows[: SEARCH_IDS + 1])
     return found if len(found) <= SEARCH_IDS else None
 
@@ -227,9 +229,9 @@ def _parse_cursor(cursor: str | None) -> tuple[str, tuple[dt.datetime, int]] | N
 def _scopes(queue_ids: list[int], filters: InboxFilters) -> list[list[int]]:
     """One query per queue (its index orders it), except "claimed by me", "my decisions" and a
     text search: one query over the user's claims or decisions (the ``interrupt_claimed`` and
-    ``interrupt_decided_by_at`` indexes), or over the search's matches (on PostgreSQL the trigram
-    index ``interrupt_search_trgm`` finds them, inbox migration 0011; SQLite scans once, not once
-    per queue), whatever the queue."""
+    ``interrupt_decided_by_at`` indexes), or over the search's matches (on PostgreSQL the words
+    index ``interrupt_search_words`` or the trigram one finds them, ``search.matching``; SQLite
+    scans once, not once per queue), whatever the queue."""
     one = filters.mine or filters.my_decisions or filters.q
     return [queue_ids] if one and queue_ids else [[q] for q in queue_ids]
 
