@@ -29,3 +29,24 @@ async def test_an_expired_message_still_expires_and_leaves_its_groups():
     layer._clean_expired()
     assert "inbox!one" not in layer.channels
     assert "inbox!one" not in layer.groups.get("queue.1", {})
+
+
+async def test_a_group_message_reaches_every_member_without_a_task_each(monkeypatch):
+    import asyncio
+
+    layer = InMemoryChannelLayer(capacity=1)
+    for name in ("inbox!one", "inbox!two", "inbox!three"):
+        await layer.group_add("queue.1", name)
+    await layer.send("inbox!two", {"type": "inbox.message", "n": 0})  # two's queue is full now
+    tasks = []
+    create_task = asyncio.create_task
+    monkeypatch.setattr(asyncio, "create_task", lambda *a, **k: tasks.append(1) or create_task(*a, **k))
+
+    message = {"type": "inbox.message", "n": 1}
+    await layer.group_send("queue.1", message)
+
+    assert tasks == []
+    assert await layer.receive("inbox!one") == message
+    assert await layer.receive("inbox!three") == message
+    assert await layer.receive("inbox!two") == {"type": "inbox.message", "n": 0}  # the full one missed it
+    assert "inbox!two" not in layer.channels  # nothing else waits there
