@@ -36,3 +36,21 @@ def test_a_batch_answers_as_each_check_would(demo, django_assert_max_num_queries
     with django_assert_max_num_queries(5 + 2 * 3):  # the batch, plus Django's own check of the 2 that failed it
         assert _check_all(list(expected)) == expected
     assert not Session.objects.filter(session_key=ended[0]).exists()  # flushed, as auth.get_user does
+
+
+def test_a_login_checked_before_ends_when_its_password_changes_or_its_session_does(demo):
+    """The batch reads a session's data and a password's hash once per distinct value: a change of
+    either after a check is seen by the next check."""
+    users = get_user_model().objects
+    first = users.create_user("batch-first", password="x-old-password-1")
+    first.groups.add(Group.objects.get(name="queue:support"))
+    second = users.create_user("batch-second")
+    second.groups.add(Group.objects.get(name="queue:support"))
+    logins = [_login(first), _login(second)]
+    assert all(_check_all(logins).values())
+
+    first.set_password("x-new-password-2")
+    first.save()
+    Session.objects.filter(session_key=logins[1][0]).update(session_data=Client().session.encode({}))
+
+    assert _check_all(logins) == {logins[0]: None, logins[1]: None}

@@ -13,9 +13,11 @@ checks any other one as Django does (:func:`queues_now`, ``auth.get_user``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import weakref
 from importlib import import_module
 from types import SimpleNamespace
+from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -62,9 +64,8 @@ def _check_all(logins: list[Login]) -> dict[Login, set[int] | None]:
     """
     found: dict[Login, set[int] | None] = {}
     if settings.SESSION_ENGINE == _DB_SESSIONS and _MODEL_BACKEND in settings.AUTHENTICATION_BACKENDS:
-        store = import_module(_DB_SESSIONS).SessionStore()
         rows = Session.objects.filter(session_key__in={key for key, _ in logins}, expire_date__gt=timezone.now())
-        sessions = {row.session_key: store.decode(row.session_data) for row in rows}
+        sessions = {key: _decoded(data) for key, data in rows.values_list("session_key", "session_data")}
         users = get_user_model().objects.filter(pk__in={user_id for _, user_id in logins}).in_bulk()
         memberships = get_user_model().groups.through.objects.filter(user_id__in=list(users))
         groups: dict[int, set[int]] = {}
@@ -77,13 +78,29 @@ def _check_all(logins: list[Login]) -> dict[Login, set[int] | None]:
                 continue
             if str(data.get(SESSION_KEY)) != str(user_id) or data.get(BACKEND_SESSION_KEY) != _MODEL_BACKEND:
                 continue
-            if not constant_time_compare(data.get(HASH_SESSION_KEY) or "", user.get_session_auth_hash()):
+            if not constant_time_compare(data.get(HASH_SESSION_KEY) or "", _auth_hash(user.password)):
                 continue
             mine = groups.get(user_id, set())
             found[(key, user_id)] = {
                 pk for pk, group, managers in queues if user.is_superuser or group in mine or managers in mine
             }
     return {login: found[login] if login in found else queues_now(*login) for login in logins}
+
+
+@functools.lru_cache(maxsize=4096)
+def _decoded(session_data: str) -> dict[str, Any]:
+    """A database session's data as Django decodes it (its signature checked), read once per
+    distinct stored value: a socket's session row rarely changes between two checks, and a check
+    of a thousand sockets spent most of its time here. The same string decodes the same way; a
+    changed session is a new string. Not to be changed by the caller."""
+    return dict(import_module(_DB_SESSIONS).SessionStore().decode(session_data))
+
+
+@functools.lru_cache(maxsize=4096)
+def _auth_hash(password: str) -> str:
+    """``AbstractBaseUser.get_session_auth_hash`` of a user whose password hash is ``password``
+    (it depends on nothing else), computed once per distinct value."""
+    return str(get_user_model()(password=password).get_session_auth_hash())
 
 
 class _Batch:
