@@ -306,13 +306,15 @@ class _Wake:
     or, when none waits, lets the next :meth:`wait` return at once (at most ``threads`` such
     tokens: a busy thread looks for the next task when its own is done anyway). A wake-up may
     carry the enqueued task's id, which the thread tries first (:meth:`hint`); at most
-    ``threads`` ids are kept, the oldest dropped (any ready task is found by the queue's read)."""
+    ``threads`` ids are kept and later ones dropped: those are found by the queue's read, which
+    takes the oldest ready task first, so a burst of enqueues (a backlog) starts in the order it
+    came, not its newest tasks first."""
 
     def __init__(self, *, threads: int) -> None:
         self._condition = threading.Condition()
         self._tokens = 0
         self._limit = max(1, threads)
-        self._hints: deque[str] = deque(maxlen=self._limit)
+        self._hints: deque[str] = deque()
         self._handed: deque[DBTaskResult] = deque()  # claimed for this process: every one is run, none dropped
         self.idle = 0
         """Threads waiting in :meth:`wait` right now (read without the lock: a hint, not a promise)."""
@@ -320,7 +322,7 @@ class _Wake:
     def notify(self, hint: str | None = None) -> None:
         with self._condition:
             self._tokens = min(self._tokens + 1, self._limit)
-            if hint is not None:
+            if hint is not None and len(self._hints) < self._limit:
                 self._hints.append(hint)
             self._condition.notify()
 
