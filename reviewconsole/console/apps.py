@@ -8,7 +8,13 @@ class ConsoleConfig(AppConfig):
     verbose_name = "Console"
 
     def ready(self) -> None:
+        from django.tasks.signals import task_enqueued
+
         from .starts import sync_start_permissions  # in ready(): starts imports models, loaded only now
+        from .task_notify import announce_enqueued
+
+        # Enqueues announced to the worker processes on PostgreSQL (a no-op elsewhere).
+        task_enqueued.connect(announce_enqueued, dispatch_uid="reviewconsole.console.announce_enqueued")
 
         # Once sessions' app migrated (the permission is on sessions' content type).
         post_migrate.connect(

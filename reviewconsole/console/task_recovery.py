@@ -32,6 +32,7 @@ from django.db import close_old_connections
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from . import task_notify
 from .models import WorkerHeartbeat
 
 logger = logging.getLogger("reviewconsole.worker")
@@ -100,21 +101,24 @@ def requeue_stale_tasks(*, now: dt.datetime | None = None, lease: float | None =
 
     Returns the ids of the tasks changed (queued again or failed). The UPDATE is conditional on
     the row as read (status and ``started_at``, which every claim sets), so of several processes
-    sweeping at once one changes a given task, and a task finished meanwhile is left alone.
+    sweeping at once one changes a given task, and a task finished meanwhile is left alone. A task
+    queued again is announced to every worker process, this one's too (``task_notify``), when
+    notifications are on.
     """
     now = now or timezone.now()
     lease = task_lease() if lease is None else lease
     cutoff = now - dt.timedelta(seconds=lease)
     rows = list(
         DBTaskResult.objects.filter(status=RUNNING, started_at__lt=cutoff).values_list(
-            "id", "worker_ids", "started_at", "task_path"
+            "id", "worker_ids", "started_at", "task_path", "queue_name"
         )[:500]
     )
     if not rows:
         return []
     alive = set(WorkerHeartbeat.objects.filter(beat_at__gte=cutoff).values_list("worker_id", flat=True))
     changed: list[str] = []
-    for task_id, worker_ids, started_at, task_path in rows:
+    announce = task_notify.enabled()
+    for task_id, worker_ids, started_at, task_path, queue in rows:
         last = worker_ids[-1] if worker_ids else ""
         if process_of(last) in alive:
             continue
@@ -133,6 +137,8 @@ def requeue_stale_tasks(*, now: dt.datetime | None = None, lease: float | None =
         else:
             outcome = "queued it again"
             done = same.update(status=READY, started_at=None)
+            if done and announce:
+                task_notify.notify(str(task_id), queue, origin="")
         if done:
             changed.append(str(task_id))
             logger.warning("Task %s (%s) was left running by dead worker %s; %s", task_id, task_path, last, outcome)

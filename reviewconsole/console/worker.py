@@ -10,11 +10,15 @@ and runs one task at a time), so this module uses the pieces that loop is made o
 so an upgrade that changes them fails loudly.
 
 Instead of sleeping a fixed interval a thread waits to be woken by ``task_enqueued``, so a task
-enqueued in this process starts at once; it still polls every ``interval`` seconds for tasks
-enqueued by other processes (and deferred ones that came due). One enqueue wakes one thread of
-the task's queue, not every thread, and hands it the task's id: the thread claims that task with
-a read by primary key and one conditional ``UPDATE`` (:meth:`ThreadWorker._claim_enqueued`),
-0.7–0.9 ms sooner than the queue's claim below (``bench/README.md``). A task enqueued inside a
+enqueued in this process starts at once. On PostgreSQL the enqueues of other processes wake it
+too: they are announced with ``NOTIFY`` and the process's listener thread hands each to the
+worker (``task_notify.py``), so the threads poll only every ``TASK_POLL_SECONDS`` (default 2), for
+deferred tasks that came due and anything a lost notification left; elsewhere (SQLite) they
+poll every ``interval`` seconds (0.5 by default) for the tasks of other processes. One enqueue
+wakes one thread of the task's queue, not every thread, and hands it the task's id: the thread
+claims that task with a read by primary key and one conditional ``UPDATE``
+(:meth:`ThreadWorker._claim_enqueued`), 0.7–0.9 ms sooner than the queue's claim below
+(``bench/README.md``). A task enqueued inside a
 transaction (a session's run, with what it is for: ``enqueue_run``) wakes a thread when that
 commits; if a thread of its queue is idle, the task is claimed for this process in that same
 transaction and handed over as it commits, so the thread starts it without a query
@@ -61,6 +65,7 @@ from django_tasks_db.utils import exclusive_transaction, is_locked_database_exce
 
 from ..outbound.tasks import QUEUE as OUTBOUND_QUEUE
 from ..thread_connections import close_thread_connections, recycle_connections
+from . import task_notify
 from .task_recovery import TaskKeeper
 
 logger = logging.getLogger("reviewconsole.worker")
@@ -76,9 +81,16 @@ module docstring); CPython's default is 0.005."""
 
 class ThreadWorker:
     """``count`` worker threads on ``queue`` and ``outbound`` threads on the outbound deliveries'
-    queue, until :meth:`stop`; ``interval`` in seconds."""
+    queue, until :meth:`stop`. ``interval``: seconds between a thread's polls; None gives
+    ``TASK_POLL_SECONDS`` when notifications wake the threads (:attr:`listening`), else 0.5."""
 
-    def __init__(self, *, count: int = 1, interval: float = 0.5, queue: str = "default", outbound: int = 1) -> None:
+    def __init__(
+        self, *, count: int = 1, interval: float | None = None, queue: str = "default", outbound: int = 1
+    ) -> None:
+        self.listening = task_notify.enabled()
+        """True on PostgreSQL with a notification channel: a listener thread wakes the threads."""
+        if interval is None:
+            interval = task_notify.poll_seconds() if self.listening else 0.5
         self.interval = interval
         self.queue = queue
         self.running = False
@@ -93,6 +105,11 @@ class ThreadWorker:
         for name in {name for name, _, _ in self._plan}:
             self._wakes[name] = _Wake(threads=sum(1 for plan in self._plan if plan[0] == name))
         self._keeper = TaskKeeper(self.worker_id)
+        self._listener = (
+            task_notify.TaskListener(on_notify=self._on_notification, on_connect=self._on_listen)
+            if self.listening
+            else None
+        )
         self._switch_interval: float | None = None  # the process's own, while ours is set
 
     def _on_enqueue(self, task_result: TaskResult | None = None, **kwargs: object) -> None:
@@ -105,7 +122,9 @@ class ThreadWorker:
         queue is idle, the task is claimed in that same transaction (:meth:`_claim_for_handover`)
         and handed to a thread of this process as it commits: the thread runs it without a claim
         of its own (the claim's write would wait for whatever commits next, e.g. the outbox
-        relay of the same commit)."""
+        relay of the same commit). Unless it was claimed so, the task is announced to the other
+        processes when notifications are on (``task_notify.notify``, in the same transaction): an
+        idle thread elsewhere may start it before one of ours is free."""
         if task_result is None:
             return
         run_after = task_result.task.run_after
@@ -120,8 +139,24 @@ class ThreadWorker:
             wake.notify(hint)
         elif hint is not None and wake.idle and (claimed := self._claim_for_handover(hint)) is not None:
             transaction.on_commit(lambda: wake.hand_over(claimed), using=using, robust=True)
+            return  # claimed for this process: nothing for the others
         else:
             transaction.on_commit(lambda: wake.notify(hint), using=using, robust=True)
+        if self.listening and hint is not None:
+            task_notify.notify(hint, task_result.task.queue_name)
+
+    def _on_notification(self, task_id: str, queue: str) -> None:
+        """The listener's: another process announced the ready task ``task_id`` of ``queue``;
+        wake a thread of that queue with it, as :meth:`_on_enqueue` does (none for another queue)."""
+        wake = self._wakes.get(queue)
+        if wake is not None:
+            wake.notify(task_id)
+
+    def _on_listen(self) -> None:
+        """The listener's, on each (re)connect: what was announced while it had no connection is
+        lost, so one thread of each queue claims once."""
+        for wake in self._wakes.values():
+            wake.notify()
 
     def _claim_for_handover(self, task_id: str) -> DBTaskResult | None:
         """The ready task ``task_id``, claimed for this process (``RUNNING`` under ``<process
@@ -216,6 +251,9 @@ class ThreadWorker:
             sys.setswitchinterval(min(SWITCH_INTERVAL, self._switch_interval))
         self._keeper.start()
         task_enqueued.connect(self._on_enqueue, weak=False)
+        task_notify.serve(self._wakes)
+        if self._listener is not None:
+            self._listener.start()
         for queue, suffix, name in self._plan:
             thread = threading.Thread(
                 target=self._loop, args=(f"{self.worker_id}/{suffix}", queue), name=name, daemon=True
@@ -231,11 +269,17 @@ class ThreadWorker:
         for thread in self._threads:
             thread.join(timeout)
         task_enqueued.disconnect(self._on_enqueue)
-        unrun = [task.pk for wake in self._wakes.values() for task in wake.take_handed()]
+        task_notify.serve(self._wakes, serving=False)
+        if self._listener is not None:
+            self._listener.stop(timeout)
+        unrun = [task for wake in self._wakes.values() for task in wake.take_handed()]
         if unrun:  # handed over but never run: back to the queue for whoever runs next
-            DBTaskResult.objects.filter(pk__in=unrun, status=RUNNING).update(
+            DBTaskResult.objects.filter(pk__in=[task.pk for task in unrun], status=RUNNING).update(
                 status=READY, started_at=None, worker_ids=[]
             )
+            if self.listening:
+                for task in unrun:
+                    task_notify.notify(str(task.pk), task.queue_name)
         self._keeper.stop()
         if self._switch_interval is not None:
             sys.setswitchinterval(self._switch_interval)
@@ -262,13 +306,15 @@ class _Wake:
     or, when none waits, lets the next :meth:`wait` return at once (at most ``threads`` such
     tokens: a busy thread looks for the next task when its own is done anyway). A wake-up may
     carry the enqueued task's id, which the thread tries first (:meth:`hint`); at most
-    ``threads`` ids are kept, the oldest dropped (any ready task is found by the queue's read)."""
+    ``threads`` ids are kept and later ones dropped: those are found by the queue's read, which
+    takes the oldest ready task first, so a burst of enqueues (a backlog) starts in the order it
+    came, not its newest tasks first."""
 
     def __init__(self, *, threads: int) -> None:
         self._condition = threading.Condition()
         self._tokens = 0
         self._limit = max(1, threads)
-        self._hints: deque[str] = deque(maxlen=self._limit)
+        self._hints: deque[str] = deque()
         self._handed: deque[DBTaskResult] = deque()  # claimed for this process: every one is run, none dropped
         self.idle = 0
         """Threads waiting in :meth:`wait` right now (read without the lock: a hint, not a promise)."""
@@ -276,7 +322,7 @@ class _Wake:
     def notify(self, hint: str | None = None) -> None:
         with self._condition:
             self._tokens = min(self._tokens + 1, self._limit)
-            if hint is not None:
+            if hint is not None and len(self._hints) < self._limit:
                 self._hints.append(hint)
             self._condition.notify()
 

@@ -234,4 +234,10 @@ REVIEWCONSOLE = {
     # failed instead (a task that kills its worker every time). See console/task_recovery.py.
     "TASK_LEASE": float(os.environ.get("REVIEWCONSOLE_TASK_LEASE", "60")),
     "TASK_MAX_CLAIMS": int(os.environ.get("REVIEWCONSOLE_TASK_MAX_CLAIMS", "5")),
+    # On PostgreSQL a task's enqueue is announced with NOTIFY on this channel and every worker
+    # process LISTENs to it, so its threads poll only every TASK_POLL_SECONDS (a safety net: tasks
+    # come due, a notification lost while reconnecting). An empty channel turns it off: the
+    # threads poll every `--interval` as on SQLite. See console/task_notify.py.
+    "TASK_NOTIFY_CHANNEL": os.environ.get("REVIEWCONSOLE_TASK_NOTIFY_CHANNEL", "reviewconsole_tasks"),
+    "TASK_POLL_SECONDS": float(os.environ.get("REVIEWCONSOLE_TASK_POLL_SECONDS", "2")),
 }

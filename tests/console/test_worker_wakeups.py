@@ -106,8 +106,8 @@ def test_an_enqueue_hands_its_task_id_to_the_thread_it_wakes():
     assert worker._wakes["default"].hint() == str(first.pk)
     assert worker._wakes["default"].hint() is None
     worker._on_enqueue(task_result=first.task_result)
-    worker._on_enqueue(task_result=second.task_result)  # one thread: only the newest id is kept
-    assert worker._wakes["default"].hint() == str(second.pk)
+    worker._on_enqueue(task_result=second.task_result)  # one thread: only the oldest id is kept
+    assert worker._wakes["default"].hint() == str(first.pk)
     assert worker._wakes["default"].hint() is None
 
 

@@ -125,7 +125,7 @@ class Stack:
         self.workers = [
             Proc(
                 f"worker{n}",
-                [sys.executable, "manage.py", "worker", "--threads", str(threads), "--interval", "0.05"],
+                [sys.executable, "manage.py", "worker", "--threads", str(threads)],  # woken by NOTIFY
                 self.dir / f"worker{n}.log",
                 ready="Worker ready",
             )

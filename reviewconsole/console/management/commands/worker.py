@@ -9,8 +9,12 @@ process also sweeps for sessions whose run died (``recovery.py``) every ``--reco
 seconds. SIGTERM or Ctrl-C: stop claiming, let running tasks finish (up to ``--grace`` seconds),
 exit; a task cut off then is recovered by another worker.
 
-Unlike ``db_worker`` it runs several threads and polls every 0.1 s by default, so a decision's
-resume starts within about that long of its commit.
+Unlike ``db_worker`` it runs several threads, and they start a task as soon as its enqueue
+commits: the enqueue is announced with PostgreSQL ``NOTIFY`` and the process ``LISTEN``s
+(``console/task_notify.py``), so the threads poll only every ``REVIEWCONSOLE_TASK_POLL_SECONDS``
+(default 2) for deferred tasks come due and notifications lost while the listener reconnected.
+Without notifications (SQLite, or ``REVIEWCONSOLE_TASK_NOTIFY_CHANNEL`` empty) they poll every
+0.1 s by default, so a decision's resume starts within about that long of its commit.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from reviewconsole.console import task_notify
 from reviewconsole.console.worker import ThreadWorker
 from reviewconsole.workflow_sessions.recovery import RecoveryLoop
 
@@ -39,7 +44,13 @@ class Command(BaseCommand):
             default=1,
             help="Threads delivering outbound events, on their own queue (default 1; 0: another worker does).",
         )
-        parser.add_argument("--interval", type=float, default=0.1, help="Seconds between polls (default 0.1).")
+        parser.add_argument(
+            "--interval",
+            type=float,
+            default=None,
+            help="Seconds between polls (default REVIEWCONSOLE_TASK_POLL_SECONDS, 2, when PostgreSQL notifications"
+            " wake the threads; else 0.1).",
+        )
         parser.add_argument(
             "--recover-every", type=float, default=None, help="Seconds between recovery sweeps (default LEASE_TTL/2)."
         )
@@ -51,7 +62,7 @@ class Command(BaseCommand):
         *args: Any,
         threads: int,
         outbound_threads: int,
-        interval: float,
+        interval: float | None,
         recover_every: float | None,
         grace: float,
         queue: str,
@@ -61,11 +72,15 @@ class Command(BaseCommand):
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
+        if interval is None and not task_notify.enabled():
+            interval = 0.1
         worker = ThreadWorker(count=threads, interval=interval, queue=queue, outbound=outbound_threads)
         recovery = RecoveryLoop(interval=recover_every)
         worker.start()
         recovery.start()
-        ready = f"Worker ready: {threads} thread(s), {outbound_threads} outbound, polling every {interval} s"
+        woken = f", woken by NOTIFY on {task_notify.channel()}" if worker.listening else ""
+        ready = f"Worker ready: {threads} thread(s), {outbound_threads} outbound"
+        ready += f", polling every {worker.interval} s{woken}"
         self.stdout.write(ready, ending="\n")
         self.stdout.flush()
         while not stop.wait(1.0):  # a timed wait, so the signal handler runs promptly
