@@ -201,15 +201,23 @@ def _by_id(entries: Sequence[ResumeEntry]) -> dict[str, ResumeEntry]:
 async def check_rewind(session_id: str, entries: Sequence[ResumeEntry], at: list[str], *, decided_by: str) -> None:
     """Refuse, before a rewind to the pause whose pending interrupts were ``at`` (wire ids), a
     ``resume`` that :func:`apply_resume` would refuse once they are pending again, so that a
-    refused rewind changes nothing: two entries for one id, an interrupt of the pause left
-    unanswered, an answer its interrupt cannot read. A cancellation is checked by its own rules
-    after the rewind.
+    refused rewind changes nothing: two entries for one id, an entry for an interrupt not of the
+    pause (one the thread never had, or one asked after it, which the rewind cancels), an
+    interrupt of the pause left unanswered, an answer its interrupt cannot read. A cancellation
+    is checked by its own rules after the rewind; what only the engine checks as it stores the
+    answers (an approval's ``argsDigest``, edited arguments) too: ``runs`` undoes the rewind then.
 
     Raises:
-        Refusal: ``input_invalid``, ``resume_incomplete``, ``answer_invalid`` and the rest of
-            ``answers.read_answers``'s (``answer_missing``, ``decision_refused``, …).
+        Refusal: ``input_invalid``, ``interrupt_unknown``, ``interrupt_superseded``,
+            ``resume_incomplete``, ``answer_invalid`` and the rest of ``answers.read_answers``'s
+            (``answer_missing``, ``decision_refused``, …).
     """
     by_id = _by_id(entries)
+    for wire in by_id:
+        if wire not in at:  # the rewind cancels what was asked after the pause: nothing else is answerable
+            if await interrupt_get(session_id, wire) is None:
+                raise Refusal("interrupt_unknown")
+            raise Refusal("interrupt_superseded", f"superseded: the rewind goes back before {wire[:200]}.")
     if any(wire not in by_id for wire in at):
         raise Refusal("resume_incomplete")
     if any(by_id[wire].status == "cancelled" for wire in at):

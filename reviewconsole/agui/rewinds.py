@@ -14,8 +14,10 @@ before anything changes (:class:`~.models.AguiRewind`):
 
 Then, before the session is touched, what would be refused once it waits at that pause is refused
 (``resume.check_rewind``; a new message the workflow rejects while it waits: ``interrupts_pending``),
-so a refused rewind changes nothing. A retry with a new ``runId`` is still told apart by its answers
-(``resume.rewind_replayed``).
+so a refused rewind changes nothing; what only the engine refuses as it stores the answers (an
+approval's arguments digest, edited arguments), or an error, comes after the session went back:
+it goes forward again to the pause it came from (:meth:`Rewind.abandon`). A retry with a new
+``runId`` is still told apart by its answers (``resume.rewind_replayed``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,25 +48,37 @@ from .resume import check_rewind, rewind_replayed
 
 __all__ = ["Rewind", "rewind", "rewind_key"]
 
+logger = logging.getLogger("reviewconsole.agui")
+
 CLAIMED, DONE, BUSY = "claimed", "done", "busy"
 
 
 @dataclass
 class Rewind:
     """A rewind claimed by this request: ``again`` when it was made already (leave everything
-    alone), ``restored`` when the session went back to the pause now."""
+    alone), ``restored`` when the session went back to the pause now, from the pause
+    ``came_from`` (its checkpoint id)."""
 
     thread: AguiThread
     key: str
     again: bool = False
     restored: bool = False
+    came_from: str | None = None
 
     async def done(self) -> None:
         """What the rewind asked is stored: the same request again is left alone from now on."""
         await hop(_finish)(self.thread, self.key)
 
-    async def abandon(self) -> None:
-        """The rewind was refused after its claim: the same request again is judged again."""
+    async def abandon(self, client: ApiClient) -> None:
+        """The rewind was refused after its claim: the same request again is judged again. When
+        it was refused after the session went back (what only the engine checks as the answers
+        are stored, an error), the session goes forward again to the pause it came from, so the
+        refused request leaves it waiting where it waited (the same interrupts, asked anew)."""
+        if self.restored and self.came_from is not None:
+            try:
+                await session_restore(self.thread.session_id, self.came_from, decided_by=decider(client))
+            except Exception:  # the refusal stands; the session waits at the rewind's pause
+                logger.exception("Could not undo the refused rewind of session %s", self.thread.session_id)
         await hop(_release)(self.thread, self.key)
 
 
@@ -93,30 +108,31 @@ async def rewind(
     if claim == BUSY:
         raise Refusal("session_busy")
     try:
-        restored = await _restore(client, thread, run, str(checkpoint_id), message if on_arrival != "queue" else None)
+        came_from = await _restore(client, thread, run, str(checkpoint_id), message if on_arrival != "queue" else None)
     except BaseException:
         await hop(_release)(thread, key)
         raise
-    return Rewind(thread, key, restored=restored)
+    return Rewind(thread, key, restored=came_from is not None, came_from=came_from)
 
 
 async def _restore(
     client: ApiClient, thread: AguiThread, run: RunAgentInput, checkpoint_id: str, refused: tuple[str, Any] | None
-) -> bool:
-    """Check, then go back to ``checkpoint_id``; whether the session went back (not when it waits
-    there already, nor for a retry: :func:`~.resume.rewind_replayed`). ``refused``: the request's
-    user message, refused when it is new (the workflow would not queue it)."""
+) -> str | None:
+    """Check, then go back to ``checkpoint_id``; the checkpoint id of the pause the session went
+    back from, or None when it did not go back (it waits there already; a retry:
+    :func:`~.resume.rewind_replayed`). ``refused``: the request's user message, refused when it
+    is new (the workflow would not queue it)."""
     session_id = thread.session_id
     record = await session_record(session_id)
     if record.status in SessionStatus.CLOSED:
         raise Refusal("session_closed")
     if record.status == SessionStatus.WAITING and record.checkpoint_id == checkpoint_id:
-        return False
+        return None
     at = await hop(checkpoint_pending)(session_id, checkpoint_id)
     if at is not None and run.resume:
         pending = await pending_interrupts(session_id)
         if await rewind_replayed(session_id, run.resume, at, pending, decided_by=decider(client)):
-            return False
+            return None
         await check_rewind(session_id, run.resume, at, decided_by=decider(client))
     elif at is not None and refused is not None and refused[0] != thread.last_message_id:
         records = [r for wire in at if (r := await interrupt_get(session_id, wire)) is not None]
@@ -131,7 +147,7 @@ async def _restore(
         raise Refusal("checkpoint_decided", _decided_message(exc)) from None
     except SessionBusyError:  # a run took the session meanwhile (another request of the thread)
         raise Refusal("session_busy") from None
-    return True
+    return record.checkpoint_id or None
 
 
 def _decided_message(exc: CheckpointDecidedError) -> str:

@@ -299,7 +299,7 @@ async def _continue_thread(
         found = None if rewound.restored else found
         start = await _take_input(client, thread, run, message, metadata, rewound, on_arrival, found)
     except BaseException:
-        await rewound.abandon()
+        await rewound.abandon(client)
         raise
     if not rewound.again:
         await rewound.done()
@@ -357,7 +357,9 @@ async def _take_input(
                 raise Refusal("session_busy") from None
             if await while_waiting(client, thread, message, pending, on_arrival):  # else it raised
                 return caught, state, False
-    if message is not None:
+    if message is not None and not (run.resume and message[0] != thread.last_message_id):
+        # a new message sent with answers is not this run's input: the next run takes it (its
+        # workflow's ``on_arrival`` while the session waits), so it is not noted as taken
         await hop(services.thread_update)(thread, message_id=message[0])
     return caught, state, queued
 

@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 
 import pytest
 from asgiref.sync import sync_to_async
 
+from engine import FunctionCall, args_digest
+from tests import call_binding
 from tests.agui.conftest import body
 from tests.agui.test_rewinds import snapshot
 from tests.agui.test_runs import resume, well_formed
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+refunds = call_binding.refunds
 
 
 def session_of(run):
@@ -54,21 +59,24 @@ def on_arrival(monkeypatch):
         ("empty", "answer_missing"),
         ("object", "answer_invalid"),
         ("twice", "input_invalid"),
-        ("unknown", "resume_incomplete"),
-        ("another", "resume_incomplete"),
+        ("unknown", "interrupt_unknown"),
+        ("another", "interrupt_superseded"),
+        ("cancel_and_unknown", "interrupt_unknown"),
     ],
 )
 async def test_a_refused_rewind_changes_nothing_and_is_judged_again(agui, scripted, entries, code):
     """Before, the session went back to the first draft and then the answers were refused: the
-    client's answer there undone by a request it was told had failed."""
+    client's answer there undone by a request it was told had failed (and an answer to the draft
+    pending now, sent with the rewind, was dropped: the rewind cancels that draft)."""
     thread = f"t-rr-bad-{entries}"
     session_id, a, b = await two_drafts(agui, scripted, thread)
     bad = {
         "empty": resume(a, ""),
         "object": resume(a, {"not": "a string"}),
         "twice": resume(a, "longer") + resume(a, "shorter"),
-        "unknown": [{"interruptId": "nope", "status": "resolved", "payload": "x"}],
-        "another": resume(b, "x"),
+        "unknown": [*resume(a, "longer"), {"interruptId": "nope", "status": "resolved", "payload": "x"}],
+        "another": resume(a, "longer") + resume(b, "approve"),
+        "cancel_and_unknown": [*resume(a, status="cancelled"), {"interruptId": "nope", "status": "resolved"}],
     }[entries]
     request = body(thread, resume=bad, forwarded={"checkpointId": a["metadata"]["checkpointId"]}, run_id="r-1")
     before = await sync_to_async(snapshot)(session_id)
@@ -201,3 +209,66 @@ async def test_a_copy_arriving_while_the_first_is_being_made_is_busy_and_counts_
     later = well_formed(await agui("email-review", rewind))
     assert [i["id"] for i in later.interrupts] == [c["id"]]
     assert await Answer.objects.filter(session_id=session_id).acount() == answers + 1
+
+
+async def refund_two_pauses(agui, scripted, thread):
+    """A refund agent asking two confirmations: the first approved, the second pending.
+    (session id, first, second)."""
+    call = {"A-1": FunctionCall(name="submit_refund", args={"order_id": "A-1", "amount": 20.0})}
+    second = FunctionCall(name="submit_refund", args={"order_id": "A-2", "amount": 30.0})
+    scripted("refund-approval", [call["A-1"], second, "Done.", second, "Done."])
+    first = well_formed(await agui("refund-approval", body(thread, json.dumps(call_binding.SMALL))))
+    [c1] = first.interrupts
+    ok = resume(c1, {"approved": True, "argsDigest": c1["metadata"]["argsDigest"]})
+    [c2] = well_formed(await agui("refund-approval", body(thread, resume=ok))).interrupts
+    return session_of(first), c1, c2
+
+
+@pytest.mark.parametrize(("bad", "code"), [("digest", "args_changed"), ("edited", "answer_invalid")])
+async def test_a_rewind_the_engine_refuses_as_it_stores_the_answer_goes_forward_again(
+    agui, scripted, refunds, bad, code
+):
+    """An approval whose ``argsDigest`` or edited arguments only the engine refuses, as it stores
+    the answer, after the rewind. Before, the session stayed rewound: the pending confirmation
+    cancelled by a request the client was told had failed, and its answer to it then refused as
+    superseded. Now the session goes forward to the pause it came from: the same confirmation
+    waits (asked anew), and the client's answer to it goes through."""
+    thread = f"t-rr-tool-{bad}"
+    session_id, c1, c2 = await refund_two_pauses(agui, scripted, thread)
+    record = await sync_to_async(lambda: snapshot(session_id)["session"])()
+    payload = {
+        "digest": {"approved": True, "argsDigest": args_digest("submit_refund", {"order_id": "A-1", "amount": 2e3})},
+        "edited": {"approved": True, "argsDigest": c1["metadata"]["argsDigest"], "editedArgs": {"amount": "lots"}},
+    }[bad]
+    rewind = body(thread, resume=resume(c1, payload), forwarded={"checkpointId": c1["metadata"]["checkpointId"]})
+
+    refused = well_formed(await agui("refund-approval", rewind))
+
+    assert (refused.last["type"], refused.last.get("code")) == ("RUN_ERROR", code)
+    after = await sync_to_async(lambda: snapshot(session_id)["session"])()
+    assert (after[0], after[2]) == (record[0], record[2])  # waiting at the same pause
+    assert [s for wire, s in await sync_to_async(statuses)(session_id) if s == "pending" and wire == c2["id"]]
+    assert refunds == [{"order_id": "A-1", "amount": 20.0}]
+    done = well_formed(
+        await agui(
+            "refund-approval",
+            body(thread, resume=resume(c2, {"approved": True, "argsDigest": c2["metadata"]["argsDigest"]})),
+        )
+    )
+    assert done.last["type"] == "RUN_FINISHED" and refunds[-1] == {"order_id": "A-2", "amount": 30.0}
+
+
+async def test_a_new_message_sent_with_answers_is_left_for_the_next_run(agui, scripted, on_arrival):
+    """Before, it was noted as taken and never used: the client could not send it again."""
+    from reviewconsole.workflow_sessions.models import Arrival
+
+    on_arrival("queue")
+    _, _, b = await two_drafts(agui, scripted, "t-rr-msg")
+    request = body("t-rr-msg", "It is the battery", resume=resume(b, "shorter still"))
+    [c] = well_formed(await agui("email-review", request)).interrupts
+
+    again = body("t-rr-msg", "It is the battery", message_id=request["messages"][0]["id"])
+    run = well_formed(await agui("email-review", again))
+
+    assert run.last["type"] == "RUN_FINISHED" and [i["id"] for i in run.interrupts] == [c["id"]]
+    assert await sync_to_async(lambda: list(Arrival.objects.values_list("status", flat=True)))() == ["queued"]
