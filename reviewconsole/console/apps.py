@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.tasks.signals import task_enqueued
 
 
 class ConsoleConfig(AppConfig):
@@ -8,9 +9,8 @@ class ConsoleConfig(AppConfig):
     verbose_name = "Console"
 
     def ready(self) -> None:
-        from django.tasks.signals import task_enqueued
-
-        from .starts import sync_start_permissions  # in ready(): starts imports models, loaded only now
+        # In ready(): both import models (starts: sessions'; task_notify: django_tasks_db's), loaded only now.
+        from .starts import sync_start_permissions
         from .task_notify import announce_enqueued
 
         # Enqueues announced to the worker processes on PostgreSQL (a no-op elsewhere).
