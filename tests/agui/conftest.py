@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 
@@ -107,3 +108,15 @@ def agui(token):
         return Run(response.status_code, response.headers, text)
 
     return post
+
+
+@pytest.fixture
+def on_arrival(monkeypatch):
+    """Give a workflow another ``on_arrival`` for the test: ``on_arrival("email-review", "queue")``."""
+    from reviewconsole.workflows import registry
+
+    def use(workflow, name):
+        specs = registry.current().specs
+        monkeypatch.setitem(specs, workflow, dataclasses.replace(specs[workflow], on_arrival=name))
+
+    return use

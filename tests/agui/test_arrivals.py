@@ -4,15 +4,12 @@ supersede: the waiting session cancelled, the thread moved to a new one)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from reviewconsole.agui.models import AguiThread
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Arrival, WorkflowSession
-from reviewconsole.workflows import registry
 from tests.agui.conftest import body
 from tests.agui.test_request_kinds import VIP_TURNS
 from tests.agui.test_runs import resume, well_formed
@@ -21,12 +18,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def policy(monkeypatch):
-    def use(name):
-        specs = registry.current().specs
-        monkeypatch.setitem(specs, "vip-discount", dataclasses.replace(specs["vip-discount"], on_arrival=name))
-
-    return use
+def policy(on_arrival):
+    return lambda name: on_arrival("vip-discount", name)
 
 
 async def _waiting(agui, thread):

@@ -6,7 +6,6 @@ and the checks before the restore (a tester's attacks on the remembered rewind).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 
 import pytest
@@ -40,17 +39,6 @@ async def two_drafts(agui, scripted, thread):
     [a] = first.interrupts
     [b] = well_formed(await agui("email-review", body(thread, resume=resume(a, "shorter")))).interrupts
     return session_of(first), a, b
-
-
-@pytest.fixture
-def on_arrival(monkeypatch):
-    from reviewconsole.workflows import registry
-
-    def use(name):
-        specs = registry.current().specs
-        monkeypatch.setitem(specs, "email-review", dataclasses.replace(specs["email-review"], on_arrival=name))
-
-    return use
 
 
 @pytest.mark.parametrize(
@@ -139,7 +127,7 @@ async def test_a_new_message_with_a_rewind_the_workflow_queues_is_kept(agui, scr
     """Before, the message was marked as taken and never queued: lost."""
     from reviewconsole.workflow_sessions.models import Arrival
 
-    on_arrival("queue")
+    on_arrival("email-review", "queue")
     _, a, _ = await two_drafts(agui, scripted, "t-rr-queue")
     request = body("t-rr-queue", "It is the battery", forwarded={"checkpointId": a["metadata"]["checkpointId"]})
 
@@ -262,7 +250,7 @@ async def test_a_new_message_sent_with_answers_is_left_for_the_next_run(agui, sc
     """Before, it was noted as taken and never used: the client could not send it again."""
     from reviewconsole.workflow_sessions.models import Arrival
 
-    on_arrival("queue")
+    on_arrival("email-review", "queue")
     _, _, b = await two_drafts(agui, scripted, "t-rr-msg")
     request = body("t-rr-msg", "It is the battery", resume=resume(b, "shorter still"))
     [c] = well_formed(await agui("email-review", request)).interrupts
