@@ -35,6 +35,7 @@ def test_bench_inbox_postgres_runs_at_a_tiny_size():
     assert "3,000 pending + 300 decided items inserted" in result.stdout
     for page in ("first page", "queue + decided by policy", "search: one item", "search: every item"):
         assert f"  {page} " in result.stdout
+    assert "  target every page < 100 ms wall at 3,000 items: " in result.stdout
     assert "EXPLAIN (ANALYZE, BUFFERS)" in result.stdout and "Execution Time" in result.stdout
     # The role's own database need not exist (CI's does not): ask the maintenance one, as the bench does.
     with psycopg.connect(urlunsplit(urlsplit(url)._replace(path="/postgres"))) as conn:
