@@ -57,7 +57,7 @@ CLAIMED, DONE, BUSY = "claimed", "done", "busy"
 class Rewind:
     """A rewind claimed by this request: ``again`` when it was made already (leave everything
     alone), ``restored`` when the session went back to the pause now, from the pause
-    ``came_from`` (its checkpoint id)."""
+    ``came_from`` (its checkpoint id; "" when it waited at none)."""
 
     thread: AguiThread
     key: str
@@ -74,7 +74,7 @@ class Rewind:
         it was refused after the session went back (what only the engine checks as the answers
         are stored, an error), the session goes forward again to the pause it came from, so the
         refused request leaves it waiting where it waited (the same interrupts, asked anew)."""
-        if self.restored and self.came_from is not None:
+        if self.restored and self.came_from:
             try:
                 await session_restore(self.thread.session_id, self.came_from, decided_by=decider(client))
             except Exception:  # the refusal stands; the session waits at the rewind's pause
@@ -119,7 +119,7 @@ async def _restore(
     client: ApiClient, thread: AguiThread, run: RunAgentInput, checkpoint_id: str, refused: tuple[str, Any] | None
 ) -> str | None:
     """Check, then go back to ``checkpoint_id``; the checkpoint id of the pause the session went
-    back from, or None when it did not go back (it waits there already; a retry:
+    back from ("" when it waited at none), or None when it did not go back (it waits there already; a retry:
     :func:`~.resume.rewind_replayed`). ``refused``: the request's user message, refused when it
     is new (the workflow would not queue it)."""
     session_id = thread.session_id
@@ -147,7 +147,7 @@ async def _restore(
         raise Refusal("checkpoint_decided", _decided_message(exc)) from None
     except SessionBusyError:  # a run took the session meanwhile (another request of the thread)
         raise Refusal("session_busy") from None
-    return record.checkpoint_id or None
+    return record.checkpoint_id or ""
 
 
 def _decided_message(exc: CheckpointDecidedError) -> str:
