@@ -17,13 +17,12 @@ from ..inbox.items.policy_gate import client_gate
 from ..inbox.items.receipts import decided_refusal, is_repeat
 from ..inbox.items.refusals import claimed_conflict, newer_request
 from ..inbox.models import Item, ItemStatus
-from ..workflow_sessions.models import Checkpoint, Interrupt
+from ..workflow_sessions.models import Interrupt
 from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync
 from .errors import Refusal
 
 __all__ = [
     "answers_store",
-    "checkpoint_pending",
     "decided_conflict",
     "decider",
     "newer_interrupt",
@@ -97,16 +96,9 @@ def _read(row: Item, value: Any, decided_by: str) -> Answer:
     return answer
 
 
-def checkpoint_pending(session_id: str, checkpoint_id: str) -> list[str] | None:
-    """The wire ids of the interrupts the session waited on at its pause checkpoint
-    ``checkpoint_id``, or None when it has no such pause (the restore refuses it then)."""
-    pending = Checkpoint.objects.filter(session_id=session_id, pk=checkpoint_id).values_list("pending", flat=True)
-    found = pending.first()
-    return [str(wire) for wire in found] if found else None
-
-
 def decider(client: ApiClient) -> str:
-    """Who a thread's answers are stored as (``decided_by``); a rewind may re-open only these."""
+    """Who an API client is on its AG-UI threads: its answers' ``decided_by`` (a rewind may re-open
+    only these), its queued messages' and audit entries' actor (``agui:<client name>``)."""
     return f"agui:{client.name}"
 
 

@@ -37,8 +37,9 @@ from django.utils import timezone
 from engine import CheckpointDecidedError, SessionBusyError, SessionClosedError, SessionStatus, UnknownCheckpointError
 
 from ..api.models import ApiClient
+from ..workflow_sessions.models import Checkpoint
 from ..workflow_sessions.services import interrupt_get, pending_interrupts, session_record, session_restore
-from .answers import checkpoint_pending, decider
+from .answers import decider
 from .arrivals import while_waiting
 from .errors import Refusal
 from .hops import hop
@@ -128,7 +129,7 @@ async def _restore(
         raise Refusal("session_closed")
     if record.status == SessionStatus.WAITING and record.checkpoint_id == checkpoint_id:
         return None
-    at = await hop(checkpoint_pending)(session_id, checkpoint_id)
+    at = await hop(_checkpoint_pending)(session_id, checkpoint_id)
     if at is not None and run.resume:
         pending = await pending_interrupts(session_id)
         if await rewind_replayed(session_id, run.resume, at, pending, decided_by=decider(client)):
@@ -186,6 +187,13 @@ def _claim(thread: AguiThread, key: str, stale: dt.timedelta) -> str:
         return DONE
     taken = row.filter(done=False, claimed_at__lt=now - stale).update(claimed_at=now)
     return CLAIMED if taken else BUSY
+
+
+def _checkpoint_pending(session_id: str, checkpoint_id: str) -> list[str] | None:
+    """The wire ids of the interrupts the session waited on at its pause checkpoint
+    ``checkpoint_id``, or None when it has no such pause (the restore refuses it then)."""
+    found = Checkpoint.objects.filter(session_id=session_id, pk=checkpoint_id).values_list("pending", flat=True).first()
+    return [str(wire) for wire in found] if found else None
 
 
 def _finish(thread: AguiThread, key: str) -> None:

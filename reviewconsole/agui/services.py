@@ -35,6 +35,7 @@ from ..workflow_sessions.services import (
     session_record_sync,
     session_start,
 )
+from .answers import decider
 from .errors import Refusal
 from .models import AguiThread
 
@@ -123,7 +124,7 @@ def thread_start(
             session = session_start(
                 workflow=workflow,
                 data=data,
-                user_id=f"agui:{client.name}",
+                user_id=decider(client),
                 metadata={"source": "agui", "thread_id": thread_id},
                 enqueue=False,
                 session_id=session_id,
@@ -152,7 +153,7 @@ def thread_supersede(*, thread: AguiThread, client: ApiClient, data: Any, messag
         session = session_start(
             workflow=thread.workflow,
             data=data,
-            user_id=f"agui:{client.name}",
+            user_id=decider(client),
             metadata={"source": "agui", "thread_id": thread.thread_id, "supersedes_session": old},
             enqueue=False,
         )
@@ -161,7 +162,7 @@ def thread_supersede(*, thread: AguiThread, client: ApiClient, data: Any, messag
         )
         audit_record(
             action="session.arrival",
-            actor=f"agui:{client.name}",
+            actor=decider(client),
             target=session,
             detail={"policy": "supersede", "outcome": "superseded", "superseded": [old], "thread_id": thread.thread_id},
         )
@@ -180,7 +181,7 @@ def thread_queue(*, thread: AguiThread, client: ApiClient, data: Any, message_id
     with transaction.atomic():
         session = WorkflowSession.objects.get(pk=thread.session_id)
         arrival = arrival_queue_message(
-            session=session, data=data, user_id=f"agui:{client.name}", metadata={"source": "agui"}
+            session=session, data=data, user_id=decider(client), metadata={"source": "agui"}
         )
         thread_update(thread, message_id=message_id)
     return arrival.pk
@@ -190,7 +191,7 @@ def arrival_refused(*, thread: AguiThread, client: ApiClient, pending: list[Inte
     """Audit a new message refused because the thread waits on a review (``on_arrival="reject"``)."""
     audit_record(
         action="session.arrival",
-        actor=f"agui:{client.name}",
+        actor=decider(client),
         target_type="workflow_sessions.workflowsession",
         target_id=thread.session_id,
         detail={
