@@ -18,6 +18,7 @@ from django.test import Client
 
 from reviewconsole.asgi import application
 from reviewconsole.inbox.items.decisions import interrupt_decide
+from reviewconsole.inbox.live import hub
 from reviewconsole.inbox.models import Item, Queue
 from reviewconsole.workflow_sessions.services import session_start
 from tests.conftest import COMPLAINT, make_outsider
@@ -244,7 +245,7 @@ async def test_a_reviewer_removed_from_a_queue_stops_hearing_of_it(cookies, conn
     assert (created["event"], created["item"]["session_id"]) == ("interrupt.created", session.id)
     assert await _is_quiet(socket)  # and did not reach the socket before the pong
     support_queue = await database_sync_to_async(Queue.objects.get)(slug="support")
-    assert len(get_channel_layer().groups[f"queue.{support_queue.pk}"]) == 1  # the witness only
+    assert hub.members(support_queue.pk) == 1  # the witness only
 
 
 async def test_a_reviewer_left_with_no_queue_is_closed_4403(demo_tx, connect, recheck_every_message):

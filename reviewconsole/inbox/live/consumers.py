@@ -1,11 +1,14 @@
-"""The inbox websocket (``/ws/inbox/``): one Channels group per queue, joined only for the user's queues.
+"""The inbox websocket (``/ws/inbox/``): one Channels group per queue, heard only for the user's queues.
 
 On connect the consumer joins the groups, then says ``{"event": "hello", "queues": n,
 "versions": {queue_id: version}, "heartbeat": seconds}``: versions read *after* joining, so a
 client comparing them with its own knows whether it missed a change between its page load and
 this moment (and asks ``/inbox/changes.json`` for it). Group messages follow, each with its
-queue's version. ``{"type": "ping"}`` is answered ``{"event": "pong"}``: the client's heartbeat,
-which tells it within 2.25 intervals (22.5 s by default) that a socket died without a close frame.
+queue's version: a queue's group has one member per process (``hub.py``), which hands each
+message to the process's sockets of the queue. ``{"type": "ping"}`` is answered
+``{"event": "pong"}``: the client's heartbeat, which tells it within 2.25 intervals (22.5 s by
+default) that a socket died without a close frame. A socket whose queue's reader lost the channel
+layer is closed with 1013 ("try again later"): the page reconnects.
 
 Access is checked again before each group message and ping (the answer is trusted for
 ``ACCESS_RECHECK_SECONDS``, 2 s; the checks of many sockets at once run in one batch,
@@ -33,14 +36,16 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from ...preferences.services import locale_of
 from ..conf import inbox_setting
 from ..items.selectors import queues_for
+from . import hub
 from .access import checked_queues
 from .changes import current_versions
-from .messages import group_name, publish
+from .messages import publish
 
 logger = logging.getLogger("reviewconsole.inbox")
 
 SIGNED_OUT = 4401  # no login (at connect), or the login ended: log in again
 NO_ACCESS = 4403  # logged in, but no queue to watch any more
+TRY_AGAIN = 1013  # the server cannot forward a queue's messages now: reconnect (RFC 6455 "try again later")
 
 
 def _read(func: Any) -> Any:
@@ -51,7 +56,8 @@ def _read(func: Any) -> Any:
 
 
 class InboxConsumer(AsyncJsonWebsocketConsumer):
-    """Forwards ``inbox.message`` group messages to a logged-in reviewer of the queue."""
+    """Sends its queues' ``inbox.message`` group messages (handed over by ``hub.py``) to a logged-in
+    reviewer of the queue."""
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -65,7 +71,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         self.checked_at = time.monotonic()
         self.queue_ids = queue_ids
         for pk in queue_ids:
-            await self.channel_layer.group_add(group_name(pk), self.channel_name)
+            await hub.join(self, pk)
         if self.session_key:
             await self.channel_layer.group_add(session_group(self.session_key), self.channel_name)
         versions = await _read(current_versions)(queue_ids)
@@ -81,7 +87,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         for pk in getattr(self, "queue_ids", []):
-            await self.channel_layer.group_discard(group_name(pk), self.channel_name)
+            await hub.leave(self, pk)
         if getattr(self, "session_key", None):
             await self.channel_layer.group_discard(session_group(self.session_key), self.channel_name)
 
@@ -108,36 +114,49 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             versions = await _read(current_versions)(self.queue_ids)
             await self.send_json({"event": "pong", "versions": {str(k): v for k, v in versions.items()}})
 
-    async def inbox_message(self, message: dict[str, Any]) -> None:
-        if not await self._may_watch(message["queue"]):
-            return
-        # JSON made once for every socket of a locale (messages.py)
-        await self.send(text_data=message.get("texts", {}).get(self.locale) or message["text"])
+    def needs_check(self) -> bool:
+        """Whether the last access check is older than ``ACCESS_RECHECK_SECONDS``."""
+        return not self.gone and time.monotonic() - self.checked_at >= inbox_setting("ACCESS_RECHECK_SECONDS")
+
+    def hears(self, queue_id: int) -> bool:
+        """Whether a message of ``queue_id`` is sent to this socket now, by its last access check
+        (the queue's reader, ``hub.py``, has the stale ones checked first)."""
+        return not self.gone and queue_id in self.queue_ids
 
     async def _may_watch(self, queue_id: int | None) -> bool:
         """Whether the user may still hear of ``queue_id`` (of any queue: None), checked again
-        when the last check is older than ``ACCESS_RECHECK_SECONDS``. Leaves the queues the user
-        lost; closes the socket when the login ended (4401) or no queue is left (4403)."""
+        when the last check is older than ``ACCESS_RECHECK_SECONDS``."""
+        if self.needs_check():
+            await self.check()
+        return not self.gone and (queue_id is None or queue_id in self.queue_ids)
+
+    async def check(self) -> None:
+        """Check the access again (batched with the other sockets' checks, ``access.py``). Leaves
+        the queues the user lost; closes the socket when the login ended (4401) or no queue is
+        left (4403)."""
+        allowed = await checked_queues(self.session_key, self.user_id)
+        self.checked_at = time.monotonic()
         if self.gone:
-            return False
-        if time.monotonic() - self.checked_at >= inbox_setting("ACCESS_RECHECK_SECONDS"):
-            allowed = await checked_queues(self.session_key, self.user_id)
-            self.checked_at = time.monotonic()
-            if allowed is None:
-                await self._leave(list(self.queue_ids))
-                await self._close(SIGNED_OUT)
-                return False
-            lost = [pk for pk in self.queue_ids if pk not in allowed]
-            if lost:
-                await self._leave(lost)
-                if not self.queue_ids:  # (a user who never had a queue keeps an idle socket)
-                    await self._close(NO_ACCESS)
-                    return False
-        return queue_id is None or queue_id in self.queue_ids
+            return
+        if allowed is None:
+            await self._leave(list(self.queue_ids))
+            await self._close(SIGNED_OUT)
+            return
+        lost = [pk for pk in self.queue_ids if pk not in allowed]
+        if lost:
+            await self._leave(lost)
+            if not self.queue_ids:  # (a user who never had a queue keeps an idle socket)
+                await self._close(NO_ACCESS)
+
+    async def reconnect(self) -> None:
+        """Close with 1013 ("try again later"): a queue's reader lost the channel layer
+        (``hub.py``). The page reconnects and reads what it missed (``live.js``)."""
+        if not self.gone:
+            await self._close(TRY_AGAIN)
 
     async def _leave(self, queue_ids: list[int]) -> None:
         for pk in queue_ids:
-            await self.channel_layer.group_discard(group_name(pk), self.channel_name)
+            await hub.leave(self, pk)
         self.queue_ids = [pk for pk in self.queue_ids if pk not in queue_ids]
 
     async def _close(self, code: int) -> None:
