@@ -117,3 +117,15 @@ async def test_the_readers_membership_is_renewed_before_the_layer_expires_it(coo
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(renewed(), TIMEOUT)
+
+
+async def test_a_socket_joining_renews_the_membership_a_restarted_layer_forgot(cookies, connect):  # noqa: F811
+    """A restarted Redis has no groups: the next socket to join puts the reader back, and every
+    socket of the process hears again."""
+    (first,) = await _sockets(connect, cookies, 1)
+    get_channel_layer().groups.clear()  # what a Redis restart does to the memberships
+
+    (second,) = await _sockets(connect, cookies, 1)
+    session = await _start_review()
+    await _created(second, session.id)
+    await _created(first, session.id)

@@ -35,6 +35,12 @@ logger = logging.getLogger("reviewconsole.inbox")
 __all__ = ["join", "leave", "members"]
 
 
+RENEW_EVERY = 30.0
+"""Seconds between two renewals of a reader's group membership: after a Redis restart the
+sockets already open hear again within this (their pages catch up by the versions of their
+pongs meanwhile), a socket opened after it at once."""
+
+
 class _Reader:
     """The member of one queue's group for one layer and event loop, and the sockets it serves."""
 
@@ -67,16 +73,22 @@ class _Reader:
             task.cancel()
         await self.layer.group_discard(self.group, self.channel)
 
+    async def renew(self) -> None:
+        """Join the group again: a restarted Redis has forgotten every membership, and the layer
+        drops one older than its ``group_expiry`` (a day by default in Channels and
+        ``channels_redis``), while a reader lives as long as any socket of the process watches
+        its queue."""
+        await self.layer.group_add(self.group, self.channel)
+
     async def _refresh(self) -> None:
-        """Join the group again every quarter of the layer's ``group_expiry`` (a day by default in
-        Channels and ``channels_redis``): the layer drops a membership older than that, and a
-        reader lives as long as any socket of the process watches its queue."""
-        every = getattr(self.layer, "group_expiry", 86400) / 4
+        """:meth:`renew` every :data:`RENEW_EVERY` seconds (or a quarter of ``group_expiry``, if
+        shorter), and on every socket's join (:func:`join`)."""
+        every = min(RENEW_EVERY, getattr(self.layer, "group_expiry", 86400) / 4)
         while True:
             await asyncio.sleep(every)
             try:
-                await self.layer.group_add(self.group, self.channel)
-            except Exception:  # the next refresh tries again; the reader still reads
+                await self.renew()
+            except Exception:  # the next one tries again; the reader still reads
                 logger.exception("Could not renew the membership of %s", self.group)
 
     async def _read(self) -> None:
@@ -137,8 +149,9 @@ async def _drop(reader: _Reader) -> None:
 
 
 async def join(socket: InboxConsumer, queue_id: int) -> None:
-    """Have ``socket`` hear ``queue_id``'s messages from the moment this returns (the process's
-    reader of the queue is started and in the group first, when it is the queue's first socket)."""
+    """Have ``socket`` hear ``queue_id``'s messages from the moment this returns: the process's
+    reader of the queue is started and in the group first, when it is the queue's first socket,
+    else its membership renewed (:meth:`_Reader.renew`)."""
     readers = _of_loop()
     key = (id(socket.channel_layer), queue_id)
     while True:
@@ -153,6 +166,7 @@ async def join(socket: InboxConsumer, queue_id: int) -> None:
                 raise
         else:
             await asyncio.shield(reader.ready)
+            await reader.renew()
         if readers.get(key) is reader:  # not stopped by its last socket leaving meanwhile
             reader.sockets[socket] = None
             return
