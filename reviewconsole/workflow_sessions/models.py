@@ -2,12 +2,14 @@
 state and the outbox of domain events.
 
 The engine sees these through :class:`reviewconsole.workflow_sessions.store.OrmStore`; the JSON
-columns hold the engine's own data (ADK event JSON, checkpoints) unchanged.
+columns hold the engine's own data (ADK event JSON, checkpoints) unchanged, but for an event's
+fields its row holds in columns (``event_rows.py``).
 """
 
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -15,6 +17,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engine import SessionStatus
+
+from .event_rows import event_json
 
 
 def _new_id() -> str:
@@ -82,7 +86,11 @@ class WorkflowSession(models.Model):
 
 
 class Event(models.Model):
-    """One stored event; ``data`` is its ADK session JSON. Rows are never changed or deleted."""
+    """One stored event; rows are never changed or deleted.
+
+    ``data`` is its ADK session JSON without the fields the columns hold (``event_rows.py``);
+    :meth:`adk_json` is the whole JSON.
+    """
 
     session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="events")
     seq = models.PositiveIntegerField(help_text="Order within the session, from 1.")
@@ -101,6 +109,12 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.author} {self.node_path}"
+
+    def adk_json(self) -> dict[str, Any]:
+        """The event's ADK session JSON (``data`` with the columns put back)."""
+        return event_json(
+            self.event_id, self.invocation_id, self.author, self.branch, self.timestamp, self.node_path, self.data
+        )
 
 
 class Checkpoint(models.Model):

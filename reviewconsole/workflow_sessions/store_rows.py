@@ -11,6 +11,7 @@ from typing import Any
 import engine
 from engine import AlreadyDecidedError, InterruptRecord, SessionNotFoundError, SessionRecord
 
+from .event_rows import stored_data
 from .models import Event, Interrupt, WorkflowSession
 
 __all__ = ["append_events", "interrupt_fields", "interrupt_record", "locked_session", "session_record"]
@@ -109,7 +110,7 @@ def append_events(row: WorkflowSession, events: list[engine.Event]) -> None:
                 node_path=event.node_info.path,
                 branch=event.branch or "",
                 timestamp=event.timestamp,
-                data=event.to_json(),
+                data=stored_data(event),
             )
         )
     Event.objects.bulk_create(rows)
