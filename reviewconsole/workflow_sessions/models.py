@@ -92,7 +92,8 @@ class Event(models.Model):
     :meth:`adk_json` is the whole JSON.
     """
 
-    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="events")
+    # No index of its own: the (session, seq) and (session, node_path) indexes serve every lookup by session.
+    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="events", db_index=False)
     seq = models.PositiveIntegerField(help_text="Order within the session, from 1.")
     event_id = models.CharField(max_length=64)
     invocation_id = models.CharField(max_length=64, blank=True)
@@ -139,7 +140,8 @@ class Answer(models.Model):
     """An answer stored for a run to apply (the engine's :class:`engine.StoredAnswer`, its ``id``
     this row's); ``applied_at`` is set by the commit that used it."""
 
-    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="answers")
+    # No index of its own: the (session, applied_at) index serves every lookup by session.
+    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="answers", db_index=False)
     interrupt_id = models.CharField(max_length=200, blank=True, help_text="Empty for a user message.")
     value = models.JSONField(null=True)
     final = models.BooleanField(default=True)
@@ -194,7 +196,10 @@ class Interrupt(models.Model):
     the inbox's own row, built from the outbox's ``interrupt.opened`` event.
     """
 
-    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="session_interrupts")
+    # No index of its own: the (session, status) index serves every lookup by session.
+    session = models.ForeignKey(
+        WorkflowSession, on_delete=models.PROTECT, related_name="session_interrupts", db_index=False
+    )
     interrupt_id = models.CharField(max_length=200, help_text="The wire id (function call id).")
     local_id = models.CharField(max_length=200, blank=True)
     kind = models.CharField(max_length=30, help_text="input, confirmation or long_running.")
