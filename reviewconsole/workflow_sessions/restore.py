@@ -36,6 +36,7 @@ from engine import (
 )
 
 from .domain_events import DomainEvent, InterruptCancelled, InterruptOpened
+from .event_rows import COLUMNS, event_json
 from .models import Answer, Checkpoint, Event, Interrupt, InterruptStatus, WorkflowSession
 from .outbox import outbox_write
 from .store_rows import append_events, interrupt_asked, locked_session, session_record
@@ -49,7 +50,8 @@ def _state_at(row: WorkflowSession, checkpoint: Checkpoint) -> dict[str, Any]:
         return dict(checkpoint.state)
     state: dict[str, Any] = {}
     events = Event.objects.filter(session=row, seq__lte=checkpoint.event_seq).order_by("seq")
-    for data in events.values_list("data", flat=True):
+    for row_values in events.values_list(*COLUMNS):
+        data = event_json(*row_values)
         delta = (data.get("actions") or {}).get("stateDelta") or {}
         state.update({k: v for k, v in delta.items() if not k.startswith(("app:", "user:", "temp:"))})
     return state

@@ -11,7 +11,7 @@ import engine
 from engine import Event, FunctionCall, NodeInfo
 from reviewconsole.agui.services import stored_events
 from reviewconsole.workflow_sessions import store_sql
-from reviewconsole.workflow_sessions.event_rows import stored_data
+from reviewconsole.workflow_sessions.event_rows import TEXT_STATE, stored_data
 from reviewconsole.workflow_sessions.export import session_export
 from reviewconsole.workflow_sessions.models import Event as EventRow
 from reviewconsole.workflow_sessions.models import WorkflowSession
@@ -49,6 +49,15 @@ def _events() -> list[Event]:
             custom_metadata={"note": "x"},
         ),
         Event(invocation_id="", author="agent", branch="", node_info=NodeInfo(path="a@1"), error_code="E"),
+        Event(  # an agent's output_key: the delta's value is the event's text
+            invocation_id="inv-1",
+            author="draft_email",
+            node_info=NodeInfo(path="email_review@1/draft_email@1", output_for=["email_review@1/draft_email@1"]),
+            content=engine.Content(role="model", parts=[engine.Part(text="Dear "), engine.Part(text="customer")]),
+            state={"draft": "Dear customer"},
+            route="ask",
+        ),
+        Event(author="draft_email", message="Dear customer", state={"draft": "Dear customer", "tries": 1}),
     ]
 
 
@@ -67,6 +76,11 @@ def test_the_data_holds_only_what_the_columns_do_not():
     tool = EventRow.objects.get(session=row, author="tool")
     assert "branch" not in tool.data and tool.branch == "agent@1/tool@call-1"
     assert tool.data["nodeInfo"] == {"outputFor": ["agent@1"]}
+    drafted, other = EventRow.objects.filter(session=row, author="draft_email").order_by("seq")
+    assert drafted.data["actions"] == {"route": "ask"} and drafted.data[TEXT_STATE] == ["draft"]
+    assert json.dumps(drafted.data).count("Dear") == 1  # the draft is stored once
+    assert other.data["actions"]["stateDelta"] == {"draft": "Dear customer", "tries": 1}  # not all the text
+    assert TEXT_STATE not in other.data
 
 
 def test_every_reader_gets_the_json_the_engine_wrote_key_order_included():
@@ -78,6 +92,10 @@ def test_every_reader_gets_the_json_the_engine_wrote_key_order_included():
     assert [json.dumps(e.adk_json()) for e in EventRow.objects.filter(session=row).order_by("seq")] == written
     listed = async_to_sync(OrmStore().list_events)(row.id)
     assert [json.dumps(e.to_json()) for e in listed] == written
+    assert EventRow.objects.get(session=row, seq=6).adk_json()["actions"] == {
+        "stateDelta": {"draft": "Dear customer"},
+        "route": "ask",
+    }
     streamed, last = stored_events(row.id, 0, known={events[0].id})
     assert [e.to_json() for e in streamed] == [e.to_json() for e in events[1:]] and last == len(events)
 
