@@ -119,7 +119,7 @@ def event_data(event: DomainEvent) -> dict[str, Any]:
 
 def from_row(kind: str, data: dict[str, Any]) -> DomainEvent:
     """The event an outbox row holds; an opened interrupt's ``data`` with its ``record`` put back
-    (``outbox.py`` reads it from the ``Interrupt`` row).
+    (``outbox.row_event`` reads it from the ``Interrupt`` row: read a row with that).
 
     Raises:
         KeyError: an unknown ``kind``. TypeError: ``data`` does not fit it.

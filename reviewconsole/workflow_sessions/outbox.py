@@ -68,6 +68,7 @@ __all__ = [
     "register_consumer",
     "register_sweeper",
     "relay",
+    "row_event",
 ]
 
 MAX_ATTEMPTS = 5
@@ -196,9 +197,13 @@ def _claim(pk: int) -> tuple[str, dict[str, object]] | None:
     return row[0], field.from_db_value(row[1], None, connection)  # type: ignore[attr-defined]
 
 
-def _event(kind: str, data: dict[str, Any]) -> DomainEvent:
-    """The event of a claimed row; an opened interrupt's ``record`` is read from its ``Interrupt``
-    row (``domain_events.InterruptOpened``). Raises ``Interrupt.DoesNotExist`` when that row is gone."""
+def row_event(kind: str, data: dict[str, Any]) -> DomainEvent:
+    """The event an outbox row holds (its ``kind`` and ``data``); an opened interrupt's ``record``
+    is read from its ``Interrupt`` row (``domain_events.InterruptOpened``).
+
+    Raises:
+        Interrupt.DoesNotExist: that row is gone. KeyError, TypeError: as ``domain_events.from_row``.
+    """
     if kind == InterruptOpened.KIND and "record" not in data:
         data = {**data, "record": interrupt_asked(Interrupt.objects.get(pk=data["interrupt_pk"]))}
     return from_row(kind, data)
@@ -217,7 +222,7 @@ def _publish(pk: int, *, skip_locked: bool) -> bool:
         claimed = _claim(pk)
         if claimed is None:
             return False
-        event = _event(claimed[0], claimed[1])  # type: ignore[arg-type]
+        event = row_event(claimed[0], claimed[1])  # type: ignore[arg-type]
         for consumer in consumers():
             consumer.handler(event, pk)
     return True

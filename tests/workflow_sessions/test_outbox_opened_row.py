@@ -35,6 +35,7 @@ def test_the_row_refers_to_the_interrupt_and_a_relay_of_it_gives_the_same_event(
     row = OutboxEvent.objects.get(session_id=session.id, kind=InterruptOpened.KIND)
     assert "record" not in row.data and row.data["interrupt_pk"] == item.session_interrupt_id
     assert on_commit.record["message"] == item.message and on_commit.record["interrupt_id"] == item.interrupt_id
+    assert outbox.row_event(row.kind, row.data) == on_commit
     assert _relay_again(row) == 1
     assert opened == [on_commit, on_commit]  # the sweep's relay hands consumers the same event
 
