@@ -24,6 +24,7 @@ from ..audit.services import audit_record
 from ..inbox.models import Item, ItemStatus
 from ..thread_connections import recycle_connections
 from ..workflow_sessions.arrivals import arrival_queue_message
+from ..workflow_sessions.event_rows import COLUMNS, event_json
 from ..workflow_sessions.models import Answer as StoredAnswer
 from ..workflow_sessions.models import Event, WorkflowSession
 from ..workflow_sessions.services import (
@@ -235,12 +236,12 @@ def stored_events(session_id: str, after: int, known: Collection[str] = ()) -> t
     already) are left out: only the others' JSON is read and parsed."""
     rows = Event.objects.filter(session_id=session_id, seq__gt=after).order_by("seq")
     if not known:
-        found = list(rows.values_list("seq", "data"))
-        return [engine.Event.from_json(data) for _, data in found], found[-1][0] if found else after
+        found = list(rows.values_list("seq", *COLUMNS))
+        return [engine.Event.from_json(event_json(*row[1:])) for row in found], found[-1][0] if found else after
     ids = list(rows.values_list("seq", "event_id"))
     wanted = [seq for seq, event_id in ids if event_id not in known]
-    data = rows.filter(seq__in=wanted).values_list("data", flat=True) if wanted else []
-    return [engine.Event.from_json(item) for item in data], ids[-1][0] if ids else after
+    data = rows.filter(seq__in=wanted).values_list(*COLUMNS) if wanted else []
+    return [engine.Event.from_json(event_json(*row)) for row in data], ids[-1][0] if ids else after
 
 
 def _lease_free(owner: str, expires: dt.datetime | None) -> bool:

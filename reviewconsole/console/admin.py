@@ -17,6 +17,7 @@ It lives in the console app, downstream of the sessions and the inbox it shows t
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any
 
 from django import forms
@@ -259,13 +260,18 @@ class EventAdmin(ReadOnlyAdmin):
         "branch",
         "at",
         "timestamp",
-        "data",
+        "adk_json",
     )
 
     @admin.display(description="At", ordering="timestamp")
     def at(self, obj: Event) -> str:
         """The event's time as a date (its ``timestamp`` is ADK's seconds since the epoch)."""
         return when(dt.datetime.fromtimestamp(obj.timestamp, tz=dt.UTC))
+
+    @admin.display(description="Data")
+    def adk_json(self, obj: Event) -> str:
+        """The event's whole ADK session JSON (its row's ``data`` holds only what the columns do not)."""
+        return json.dumps(obj.adk_json(), ensure_ascii=False)
 
 
 @admin.register(Checkpoint)

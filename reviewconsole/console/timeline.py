@@ -218,7 +218,8 @@ def _event_rows(session: WorkflowSession) -> list[TimelineRow]:
     rows = []
     texts: dict[str, str] = {}
     for event in session.events.order_by("seq"):
-        actions = event.data.get("actions") or {}
+        data = event.adk_json()
+        actions = data.get("actions") or {}
         revisions = []
         for key, value in (actions.get("stateDelta") or {}).items():
             if not isinstance(value, str):
@@ -228,7 +229,7 @@ def _event_rows(session: WorkflowSession) -> list[TimelineRow]:
             texts[key] = value
         # A person's answers are the user's events; a tool's own response to the same call id
         # (a long-running tool's "pending") is not a decision.
-        answered = _answered(event.data, decisions) if event.author == "user" else []
+        answered = _answered(data, decisions) if event.author == "user" else []
         rows.append(
             TimelineRow(
                 seq=event.seq,
@@ -237,7 +238,7 @@ def _event_rows(session: WorkflowSession) -> list[TimelineRow]:
                 decided_by=", ".join(sorted({d.decided_by for d in answered if d.decided_by})),
                 node_path=event.node_path,
                 branch=event.branch,
-                what=_describe(event.data),
+                what=_describe(data),
                 state_delta={k: _clip(v, 200) for k, v in (actions.get("stateDelta") or {}).items()},
                 route=actions.get("route"),
                 revisions=revisions,

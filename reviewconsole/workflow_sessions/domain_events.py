@@ -1,7 +1,7 @@
 """The domain events the ORM store writes to the outbox (``OutboxEvent``), as frozen dataclasses.
 
-Each has a ``KIND`` (the row's ``kind``), :meth:`data` (the row's JSON) and is read back by
-:func:`from_row`. Times are ISO 8601 strings (UTC); ``interrupt_pk`` is the primary key of the
+Each has a ``KIND`` (the row's ``kind``), is stored by :func:`event_data` (the row's JSON) and
+read back by :func:`from_row`. Times are ISO 8601 strings (UTC); ``interrupt_pk`` is the primary key of the
 session's ``workflow_sessions.Interrupt`` row. No event carries an exception's text: a failure is
 its error ``code`` and ``node_path`` (the text stays in the server log and the session's error).
 
@@ -38,6 +38,10 @@ class InterruptOpened:
     ``response_schema``, ``tool_call``, ``metadata``, ``created_at``). ``reopens``: an interrupt
     with this wire id was asked before in this session (a checkpoint restore or a retry asks it
     again); ``restored``: by a checkpoint restore (the inbox copies the earlier item's queue).
+
+    The outbox row holds no ``record``: it is the ``Interrupt`` row ``interrupt_pk``'s
+    (``store_rows.interrupt_asked``; what was asked never changes), read back when a relay takes
+    the row (``outbox.py``). A row written with its ``record`` reads as it is.
     """
 
     KIND: ClassVar[str] = "interrupt.opened"
@@ -106,12 +110,16 @@ _KINDS: dict[str, type[Any]] = {
 
 
 def event_data(event: DomainEvent) -> dict[str, Any]:
-    """The event as the outbox row's ``data`` (JSON)."""
-    return dataclasses.asdict(event)
+    """The event as the outbox row's ``data`` (JSON); an opened interrupt's without its ``record``."""
+    data = dataclasses.asdict(event)
+    if isinstance(event, InterruptOpened):
+        del data["record"]
+    return data
 
 
 def from_row(kind: str, data: dict[str, Any]) -> DomainEvent:
-    """The event an outbox row holds.
+    """The event an outbox row holds; an opened interrupt's ``data`` with its ``record`` put back
+    (``outbox.row_event`` reads it from the ``Interrupt`` row: read a row with that).
 
     Raises:
         KeyError: an unknown ``kind``. TypeError: ``data`` does not fit it.

@@ -2,12 +2,14 @@
 state and the outbox of domain events.
 
 The engine sees these through :class:`reviewconsole.workflow_sessions.store.OrmStore`; the JSON
-columns hold the engine's own data (ADK event JSON, checkpoints) unchanged.
+columns hold the engine's own data (ADK event JSON, checkpoints) unchanged, but for an event's
+fields its row holds in columns (``event_rows.py``).
 """
 
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -15,6 +17,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engine import SessionStatus
+
+from .event_rows import event_json
 
 
 def _new_id() -> str:
@@ -82,9 +86,14 @@ class WorkflowSession(models.Model):
 
 
 class Event(models.Model):
-    """One stored event; ``data`` is its ADK session JSON. Rows are never changed or deleted."""
+    """One stored event; rows are never changed or deleted.
 
-    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="events")
+    ``data`` is its ADK session JSON without the fields the columns hold (``event_rows.py``);
+    :meth:`adk_json` is the whole JSON.
+    """
+
+    # No index of its own: the (session, seq) and (session, node_path) indexes serve every lookup by session.
+    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="events", db_index=False)
     seq = models.PositiveIntegerField(help_text="Order within the session, from 1.")
     event_id = models.CharField(max_length=64)
     invocation_id = models.CharField(max_length=64, blank=True)
@@ -101,6 +110,12 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.author} {self.node_path}"
+
+    def adk_json(self) -> dict[str, Any]:
+        """The event's ADK session JSON (``data`` with the columns put back)."""
+        return event_json(
+            self.event_id, self.invocation_id, self.author, self.branch, self.timestamp, self.node_path, self.data
+        )
 
 
 class Checkpoint(models.Model):
@@ -125,7 +140,8 @@ class Answer(models.Model):
     """An answer stored for a run to apply (the engine's :class:`engine.StoredAnswer`, its ``id``
     this row's); ``applied_at`` is set by the commit that used it."""
 
-    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="answers")
+    # No index of its own: the (session, applied_at) index serves every lookup by session.
+    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="answers", db_index=False)
     interrupt_id = models.CharField(max_length=200, blank=True, help_text="Empty for a user message.")
     value = models.JSONField(null=True)
     final = models.BooleanField(default=True)
@@ -180,7 +196,10 @@ class Interrupt(models.Model):
     the inbox's own row, built from the outbox's ``interrupt.opened`` event.
     """
 
-    session = models.ForeignKey(WorkflowSession, on_delete=models.PROTECT, related_name="session_interrupts")
+    # No index of its own: the (session, status) index serves every lookup by session.
+    session = models.ForeignKey(
+        WorkflowSession, on_delete=models.PROTECT, related_name="session_interrupts", db_index=False
+    )
     interrupt_id = models.CharField(max_length=200, help_text="The wire id (function call id).")
     local_id = models.CharField(max_length=200, blank=True)
     kind = models.CharField(max_length=30, help_text="input, confirmation or long_running.")

@@ -21,7 +21,8 @@ SQL (``outbox_sql.py``): they are on every commit that opens, answers or cancels
 an earlier unpublished one (per-session order even with several relays; on PostgreSQL the
 candidates are read with ``SELECT … FOR UPDATE SKIP LOCKED``). Each row is one transaction: a
 conditional ``UPDATE … SET published_at = now WHERE id = … AND published_at IS NULL`` claims it
-(0 rows: another relay did it), every consumer runs in ``order``, and the transaction commits. A
+(0 rows: another relay did it), every consumer runs in ``order`` (an ``interrupt.opened`` row's
+``record`` read from its ``Interrupt`` row: the outbox does not copy it), and the transaction commits. A
 crash mid-row rolls it back and the row is relayed again (at least once); database effects of
 consumers happen exactly once because they share the claim's transaction. Consumers key anything
 outside the database (a task, a mail) by ``outbox_id``.
@@ -44,14 +45,16 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from .domain_events import DomainEvent, event_data, from_row
-from .models import OutboxEvent
+from .domain_events import DomainEvent, InterruptOpened, event_data, from_row
+from .models import Interrupt, OutboxEvent
 from .outbox_sql import claim_rows, insert_rows
+from .store_rows import interrupt_asked
 
 logger = logging.getLogger("reviewconsole.outbox")
 
@@ -65,6 +68,7 @@ __all__ = [
     "register_consumer",
     "register_sweeper",
     "relay",
+    "row_event",
 ]
 
 MAX_ATTEMPTS = 5
@@ -193,6 +197,18 @@ def _claim(pk: int) -> tuple[str, dict[str, object]] | None:
     return row[0], field.from_db_value(row[1], None, connection)  # type: ignore[attr-defined]
 
 
+def row_event(kind: str, data: dict[str, Any]) -> DomainEvent:
+    """The event an outbox row holds (its ``kind`` and ``data``); an opened interrupt's ``record``
+    is read from its ``Interrupt`` row (``domain_events.InterruptOpened``).
+
+    Raises:
+        Interrupt.DoesNotExist: that row is gone. KeyError, TypeError: as ``domain_events.from_row``.
+    """
+    if kind == InterruptOpened.KIND and "record" not in data:
+        data = {**data, "record": interrupt_asked(Interrupt.objects.get(pk=data["interrupt_pk"]))}
+    return from_row(kind, data)
+
+
 def _publish(pk: int, *, skip_locked: bool) -> bool:
     """Claim row ``pk`` and run every consumer, in one transaction; False if someone else had it.
 
@@ -206,7 +222,7 @@ def _publish(pk: int, *, skip_locked: bool) -> bool:
         claimed = _claim(pk)
         if claimed is None:
             return False
-        event = from_row(claimed[0], claimed[1])  # type: ignore[arg-type]
+        event = row_event(claimed[0], claimed[1])  # type: ignore[arg-type]
         for consumer in consumers():
             consumer.handler(event, pk)
     return True

@@ -36,9 +36,10 @@ from engine import (
 )
 
 from .domain_events import DomainEvent, InterruptCancelled, InterruptOpened
+from .event_rows import COLUMNS, event_json
 from .models import Answer, Checkpoint, Event, Interrupt, InterruptStatus, WorkflowSession
 from .outbox import outbox_write
-from .store_rows import append_events, locked_session, session_record
+from .store_rows import append_events, interrupt_asked, locked_session, session_record
 
 __all__ = ["restore_checkpoint"]
 
@@ -49,7 +50,8 @@ def _state_at(row: WorkflowSession, checkpoint: Checkpoint) -> dict[str, Any]:
         return dict(checkpoint.state)
     state: dict[str, Any] = {}
     events = Event.objects.filter(session=row, seq__lte=checkpoint.event_seq).order_by("seq")
-    for data in events.values_list("data", flat=True):
+    for row_values in events.values_list(*COLUMNS):
+        data = event_json(*row_values)
         delta = (data.get("actions") or {}).get("stateDelta") or {}
         state.update({k: v for k, v in delta.items() if not k.startswith(("app:", "user:", "temp:"))})
     return state
@@ -166,7 +168,7 @@ def restore_checkpoint(
             interrupt_pk=i.pk,
             workflow=row.workflow,
             title=row.title,
-            record=_asked(i),
+            record=interrupt_asked(i),
             reopens=True,
             restored=True,
         )
@@ -175,18 +177,3 @@ def restore_checkpoint(
     ]
     outbox_write(session_id, reported)
     return session_record(row)
-
-
-def _asked(row: Interrupt) -> dict[str, Any]:
-    """What was asked, as :class:`InterruptOpened.record` carries it."""
-    names = ("interrupt_id", "local_id", "kind", "function_name", "node_path", "branch", "invocation_id")
-    fields: dict[str, Any] = {name: getattr(row, name) for name in names}
-    fields.update(
-        message=row.message,
-        payload=row.payload,
-        response_schema=row.response_schema,
-        tool_call=row.tool_call,
-        metadata=dict(row.metadata or {}),
-        created_at=row.created_at.isoformat(),
-    )
-    return fields

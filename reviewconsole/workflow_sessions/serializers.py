@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .event_rows import COLUMNS, event_json
 from .models import WorkflowSession
 from .outcome import session_result
 
@@ -39,5 +40,5 @@ def session_json(session: WorkflowSession) -> dict[str, Any]:
         "result": session_result(session),
         "created_at": session.created_at.isoformat(),
         "updated_at": session.updated_at.isoformat(),
-        "events": list(session.events.order_by("seq").values_list("data", flat=True)),
+        "events": [event_json(*row) for row in session.events.order_by("seq").values_list(*COLUMNS)],
     }

@@ -50,6 +50,7 @@ from engine import (
 
 from . import store_sql
 from .engine_calls import in_db
+from .event_rows import COLUMNS, event_json
 from .models import (
     Answer,
     Checkpoint,
@@ -133,7 +134,7 @@ class OrmStore:
         rows = Event.objects.filter(session_id=session_id, seq__gt=after)
         if path is not None:
             rows = rows.filter(node_path=path)
-        return [engine.Event.from_json(data) for data in rows.order_by("seq").values_list("data", flat=True)]
+        return [engine.Event.from_json(event_json(*row)) for row in rows.order_by("seq").values_list(*COLUMNS)]
 
     async def get_shared_state(self, app_name: str, user_id: str) -> dict[str, Any]:
         return await in_db(self._shared_state)(app_name, user_id)

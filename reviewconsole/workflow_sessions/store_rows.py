@@ -11,9 +11,17 @@ from typing import Any
 import engine
 from engine import AlreadyDecidedError, InterruptRecord, SessionNotFoundError, SessionRecord
 
+from .event_rows import stored_data
 from .models import Event, Interrupt, WorkflowSession
 
-__all__ = ["append_events", "interrupt_fields", "interrupt_record", "locked_session", "session_record"]
+__all__ = [
+    "append_events",
+    "interrupt_asked",
+    "interrupt_fields",
+    "interrupt_record",
+    "locked_session",
+    "session_record",
+]
 
 
 def session_record(row: WorkflowSession) -> SessionRecord:
@@ -53,6 +61,21 @@ def interrupt_fields(rec: InterruptRecord) -> dict[str, Any]:
         "tool_call": rec.tool_call,
         "metadata": dict(rec.metadata or {}),
     }
+
+
+def interrupt_asked(row: Interrupt) -> dict[str, Any]:
+    """What was asked, as ``InterruptOpened.record`` carries it (``interrupt_fields`` and ``created_at``)."""
+    names = ("interrupt_id", "local_id", "kind", "function_name", "node_path", "branch", "invocation_id")
+    fields: dict[str, Any] = {name: getattr(row, name) for name in names}
+    fields.update(
+        message=row.message,
+        payload=row.payload,
+        response_schema=row.response_schema,
+        tool_call=row.tool_call,
+        metadata=dict(row.metadata or {}),
+        created_at=row.created_at.isoformat(),
+    )
+    return fields
 
 
 def interrupt_record(row: Interrupt) -> InterruptRecord:
@@ -109,7 +132,7 @@ def append_events(row: WorkflowSession, events: list[engine.Event]) -> None:
                 node_path=event.node_info.path,
                 branch=event.branch or "",
                 timestamp=event.timestamp,
-                data=event.to_json(),
+                data=stored_data(event),
             )
         )
     Event.objects.bulk_create(rows)

@@ -18,6 +18,7 @@ from django.db import connection
 import engine
 from engine import Commit, ConcurrencyError, SessionNotFoundError
 
+from .event_rows import stored_data
 from .models import Answer, Event, Interrupt, SharedState, WorkflowSession
 
 __all__ = ["SessionUpdate", "column", "insert_events", "prep", "update_session"]
@@ -164,7 +165,7 @@ def insert_events(session_id: str, events: list[engine.Event], last_seq: int) ->
             event.node_info.path,
             event.branch or "",
             event.timestamp,
-            prep(_E, "data", event.to_json()),
+            prep(_E, "data", stored_data(event)),
         ]
     table = connection.ops.quote_name(_E.db_table)
     sql = f"INSERT INTO {table} ({columns}) VALUES {', '.join([row_marks] * len(events))}"  # noqa: S608 (names from the model, values as parameters)

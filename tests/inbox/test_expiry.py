@@ -228,7 +228,8 @@ def test_an_item_reopened_by_a_checkpoint_restore_is_fresh(start_review, persona
     from reviewconsole.inbox.items.outbox_consumer import inbox_consume
     from reviewconsole.workflow_sessions.domain_events import InterruptOpened
     from reviewconsole.workflow_sessions.models import Interrupt as SessionInterrupt
-    from reviewconsole.workflow_sessions.restore import _asked, _reopen
+    from reviewconsole.workflow_sessions.restore import _reopen
+    from reviewconsole.workflow_sessions.store_rows import interrupt_asked
 
     session, item = start_review()
     interrupt_claim(interrupt=item, user=personas.reviewer)
@@ -238,7 +239,7 @@ def test_an_item_reopened_by_a_checkpoint_restore_is_fresh(start_review, persona
     SessionInterrupt.objects.filter(item=item).update(status="resolved", reason="old")
     later = timezone.now()
     asked = _reopen(session, item.interrupt_id, later)
-    opened = InterruptOpened(session.id, asked.pk, session.workflow, session.title, _asked(asked), True, True)
+    opened = InterruptOpened(session.id, asked.pk, session.workflow, session.title, interrupt_asked(asked), True, True)
     inbox_consume(opened, 1)
     inbox_consume(opened, 1)  # relayed again: still one item
     copy = Item.objects.get(session_interrupt=asked)

@@ -18,8 +18,8 @@ from reviewconsole.inbox.items.outbox_consumer import inbox_consume
 from reviewconsole.inbox.items.selectors import InboxFilters, inbox_page
 from reviewconsole.inbox.models import Item
 from reviewconsole.policies.models import PolicyRule, PolicyVerdict
-from reviewconsole.workflow_sessions.domain_events import from_row
 from reviewconsole.workflow_sessions.models import Answer, OutboxEvent
+from reviewconsole.workflow_sessions.outbox import row_event
 from tests.api.conftest import make_api_client, post
 from tests.conftest import end_message
 
@@ -134,7 +134,7 @@ def test_a_relay_run_again_decides_nothing_twice(start_session, on_commit):
         kind="interrupt.opened", session_id=session.id, data__interrupt_pk=approval.session_interrupt_id
     )
     with on_commit():
-        inbox_consume(from_row(row.kind, row.data), row.pk)  # as a relay run again after a crash would
+        inbox_consume(row_event(row.kind, row.data), row.pk)  # as a relay run again after a crash would
     assert Answer.objects.filter(session=session, interrupt_id=approval.interrupt_id).count() == 1
     assert AuditEntry.objects.filter(action="interrupt.decide", target_id=str(approval.pk)).count() == 1
     assert PolicyVerdict.objects.filter(session_interrupt=approval.session_interrupt).count() == 1
