@@ -26,6 +26,7 @@ read at connect: ``preferences.services.locale_of``), as ``messages.py`` rendere
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import time
 from typing import Any
@@ -36,16 +37,19 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from ...preferences.services import locale_of
 from ..conf import inbox_setting
 from ..items.selectors import queues_for
+from ..models import Queue
 from . import hub
 from .access import checked_queues
 from .changes import current_versions
-from .messages import publish
+from .messages import group_name, publish
+from .sender import SocketSender
 
 logger = logging.getLogger("reviewconsole.inbox")
 
 SIGNED_OUT = 4401  # no login (at connect), or the login ended: log in again
 NO_ACCESS = 4403  # logged in, but no queue to watch any more
 TRY_AGAIN = 1013  # the server cannot forward a queue's messages now: reconnect (RFC 6455 "try again later")
+CONNECT_FAILED = 1011  # the connect failed halfway (RFC 6455 "internal error")
 
 
 def _read(func: Any) -> Any:
@@ -66,12 +70,24 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             return
         self.user_id = user.pk
         self.session_key = self.scope["session"].session_key
+        self.session_hash = session_hash(self.session_key) if self.session_key else ""
         self.gone = False
+        self.sender = SocketSender(lambda text: self.send(text_data=text), lambda: self._gone(TRY_AGAIN))
+        self.queue_ids: list[int] = []
+        try:
+            await self._watch(user)
+        except BaseException:  # Channels calls no disconnect() for a connect that raised
+            await self.disconnect(CONNECT_FAILED)
+            raise
+
+    async def _watch(self, user: Any) -> None:
+        """Join the user's queues and the session's group, then say hello with the versions read
+        after joining; group messages wait for the hello (``sender.py``)."""
         queue_ids, self.locale = await _read(lambda: ([q.pk for q in queues_for(user)], locale_of(user.pk)))()
         self.checked_at = time.monotonic()
-        self.queue_ids = queue_ids
         for pk in queue_ids:
             await hub.join(self, pk)
+            self.queue_ids.append(pk)
         if self.session_key:
             await self.channel_layer.group_add(session_group(self.session_key), self.channel_name)
         versions = await _read(current_versions)(queue_ids)
@@ -84,6 +100,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
                 "heartbeat": inbox_setting("HEARTBEAT_SECONDS"),
             }
         )
+        self.sender.open()
 
     async def disconnect(self, code: int) -> None:
         for pk in getattr(self, "queue_ids", []):
@@ -92,10 +109,17 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(session_group(self.session_key), self.channel_name)
 
     async def inbox_signed_out(self, message: dict[str, Any]) -> None:
-        """The socket's session logged out (:func:`close_on_logout`)."""
-        if not self.gone:
-            await self._leave(list(self.queue_ids))
-            await self._close(SIGNED_OUT)
+        """The socket's session logged out (:func:`close_on_logout`; a socket watching no queue
+        hears it here, the others from their queues' readers first)."""
+        await self.signed_out()
+
+    async def signed_out(self) -> None:
+        """Leave every queue and close with 4401: the session logged out."""
+        await self._gone(SIGNED_OUT)
+
+    def offer(self, text: str) -> None:
+        """Send ``text`` (a group message's JSON) after what was offered before (``sender.py``)."""
+        self.sender.offer(text)
 
     @classmethod
     async def decode_json(cls, text_data: str) -> Any:
@@ -112,7 +136,9 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             # The versions let an idle page notice a message it never got (e.g. one published while
             # the channel layer was away): it is behind, so it catches up.
             versions = await _read(current_versions)(self.queue_ids)
-            await self.send_json({"event": "pong", "versions": {str(k): v for k, v in versions.items()}})
+            # After the group messages offered before it: a page sees a version in a pong only
+            # once it got the messages that led to it.
+            self.offer(json.dumps({"event": "pong", "versions": {str(k): v for k, v in versions.items()}}))
 
     def needs_check(self) -> bool:
         """Whether the last access check is older than ``ACCESS_RECHECK_SECONDS``."""
@@ -139,42 +165,57 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         if self.gone:
             return
         if allowed is None:
-            await self._leave(list(self.queue_ids))
-            await self._close(SIGNED_OUT)
+            await self._gone(SIGNED_OUT)
             return
         lost = [pk for pk in self.queue_ids if pk not in allowed]
         if lost:
             await self._leave(lost)
             if not self.queue_ids:  # (a user who never had a queue keeps an idle socket)
-                await self._close(NO_ACCESS)
+                await self._gone(NO_ACCESS)
 
     async def reconnect(self) -> None:
         """Close with 1013 ("try again later"): a queue's reader lost the channel layer
         (``hub.py``). The page reconnects and reads what it missed (``live.js``)."""
-        if not self.gone:
-            await self._close(TRY_AGAIN)
+        await self._gone(TRY_AGAIN)
 
     async def _leave(self, queue_ids: list[int]) -> None:
+        self.queue_ids = [pk for pk in self.queue_ids if pk not in queue_ids]
         for pk in queue_ids:
             await hub.leave(self, pk)
-        self.queue_ids = [pk for pk in self.queue_ids if pk not in queue_ids]
 
-    async def _close(self, code: int) -> None:
+    async def _gone(self, code: int) -> None:
+        """Send nothing more, leave every queue and close with ``code`` (once)."""
+        if self.gone:
+            return
         self.gone = True
+        self.sender.stop()
+        await self._leave(list(self.queue_ids))
         await self.close(code=code)
 
 
+def session_hash(session_key: str) -> str:
+    """What names a login session in messages and groups (a hash: the key itself is a secret)."""
+    return hashlib.sha256(session_key.encode()).hexdigest()[:40]
+
+
 def session_group(session_key: str) -> str:
-    """The Channels group of one login session's sockets (a hash: the key itself is a secret)."""
-    return "inbox.session." + hashlib.sha256(session_key.encode()).hexdigest()[:40]
+    """The Channels group of one login session's sockets."""
+    return "inbox.session." + session_hash(session_key)
 
 
 def close_on_logout(sender: Any, request: Any = None, **kwargs: Any) -> None:
-    """``user_logged_out`` receiver: close the inbox sockets of the session logging out now."""
+    """``user_logged_out`` receiver: close the inbox sockets of the session logging out now.
+
+    Told through every queue's group, whose reader (``hub.py``) closes the session's sockets
+    before it hands them any message published after this one, and through the session's own
+    group for a socket that watches no queue."""
     session_key = getattr(getattr(request, "session", None), "session_key", None)
     if not session_key:
         return
+    message = {"type": "inbox.signed_out", "session": session_hash(session_key)}
     try:
-        publish(session_group(session_key), {"type": "inbox.signed_out"})
+        for pk in Queue.objects.values_list("pk", flat=True):
+            publish(group_name(pk), message)
+        publish(session_group(session_key), message)
     except Exception:  # the logout itself must not fail; the next access check closes them
         logger.exception("Could not tell the inbox sockets of a logout")

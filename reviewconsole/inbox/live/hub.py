@@ -9,18 +9,22 @@ callbacks before the first socket sent anything (``bench/bench_fanout.py``, 80â€
 sockets; on ``channels_redis`` a thousand Redis messages). Here the queue's group holds one
 channel of this process and event loop; its reader receives each message once and, for every
 socket of the queue, checks access as the socket did (``InboxConsumer.hears``: the batched
-re-check of the sockets whose last check is older than ``ACCESS_RECHECK_SECONDS``) and sends the
-text of the socket's locale.
+re-check of the sockets whose last check is older than ``ACCESS_RECHECK_SECONDS``) and offers the
+text of the socket's locale to the socket's own sender (``sender.py``): the reader never waits
+for a send, so a client that stops reading holds up nobody else.
 
 Guarantees, as before: a socket hears a queue's messages in the order they were published (one
-reader per queue, one message at a time); a message published after a socket's ``join`` returned
-reaches it (the group membership is in place before ``join`` returns); a full channel drops
-messages (at most once; a page catches up by the queue versions of its pong).
+reader per queue, one message at a time, one sender per socket), after its hello; a message
+published after a socket's ``join`` returned reaches it (the group membership is in place before
+``join`` returns); a logout closes its session's sockets before any message published after it
+(``consumers.close_on_logout`` tells every queue's group); a full channel drops messages (at most
+once; a page catches up by the queue versions of its pong).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -58,8 +62,8 @@ class _Reader:
         try:
             self.channel = await self.layer.new_channel()
             await self.layer.group_add(self.group, self.channel)
-        except BaseException as exc:
-            self.ready.set_exception(exc)
+        except BaseException:
+            self.ready.cancel()  # the sockets waiting for it start a reader anew (:func:`join`)
             raise
         loop = asyncio.get_running_loop()
         self.tasks = [
@@ -105,24 +109,28 @@ class _Reader:
                 logger.exception("Could not hand a message of %s to its sockets", self.group)
 
     async def _deliver(self, message: dict[str, Any]) -> None:
-        """Send ``message`` to the sockets whose access check is recent, then check the others
-        again (one batch, ``access.py``) and send it to those still allowed."""
+        """Offer ``message`` to the sockets whose access check is recent, then check the others
+        again (one batch, ``access.py``) and offer it to those still allowed; a logout's
+        ``inbox.signed_out`` closes its session's sockets first (``consumers.close_on_logout``).
+        Never waits for a send (``sender.py``)."""
+        if message.get("type") == "inbox.signed_out":
+            for socket in [s for s in self.sockets if s.session_hash == message.get("session")]:
+                await asyncio.shield(socket.signed_out())
+            return
         fresh, stale = [], []
         for socket in self.sockets:
             (stale if socket.needs_check() else fresh).append(socket)
-        await self._send(fresh, message)
+        self._offer(fresh, message)
         if stale:
-            await asyncio.gather(*(socket.check() for socket in stale), return_exceptions=True)
-            await self._send(stale, message)
+            # Shielded: a check whose socket leaves this reader's last queue stops the reader
+            # (:func:`leave`), which must not cancel the check halfway (its close, its leaving).
+            await asyncio.shield(asyncio.gather(*(socket.check() for socket in stale), return_exceptions=True))
+            self._offer(stale, message)
 
-    async def _send(self, sockets: list[InboxConsumer], message: dict[str, Any]) -> None:
+    def _offer(self, sockets: list[InboxConsumer], message: dict[str, Any]) -> None:
         for socket in sockets:
-            if not socket.hears(self.queue_id):
-                continue
-            try:  # the JSON made once per locale (messages.py)
-                await socket.send(text_data=message.get("texts", {}).get(socket.locale) or message["text"])
-            except Exception:  # a socket closing under us: the others still hear
-                logger.exception("Could not send a message of %s to a socket", self.group)
+            if socket.hears(self.queue_id):  # the JSON made once per locale (messages.py)
+                socket.offer(message.get("texts", {}).get(socket.locale) or message["text"])
 
 
 _readers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[int, int], _Reader]] = (
@@ -144,6 +152,8 @@ async def _drop(reader: _Reader) -> None:
     for task in reader.tasks:
         if task is not asyncio.current_task():
             task.cancel()
+    with contextlib.suppress(Exception):  # the layer is away: its membership expires there
+        await reader.layer.group_discard(reader.group, reader.channel)
     for socket in list(reader.sockets):
         await socket.reconnect()
 
@@ -165,11 +175,18 @@ async def join(socket: InboxConsumer, queue_id: int) -> None:
                     del readers[key]
                 raise
         else:
-            await asyncio.shield(reader.ready)
+            try:
+                await asyncio.shield(reader.ready)
+            except asyncio.CancelledError:
+                if not reader.ready.cancelled():
+                    raise  # this join was cancelled
+                continue  # the reader could not start: start one anew
             await reader.renew()
         if readers.get(key) is reader:  # not stopped by its last socket leaving meanwhile
             reader.sockets[socket] = None
             return
+        if reader.tasks:  # stopped while it renewed: do not leave it a member for group_expiry
+            await reader.layer.group_discard(reader.group, reader.channel)
 
 
 async def leave(socket: InboxConsumer, queue_id: int) -> None:
