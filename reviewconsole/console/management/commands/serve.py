@@ -13,6 +13,7 @@ of a registered workflow package changes (:mod:`reviewconsole.console.reload`).
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from typing import Any
 
@@ -111,6 +112,7 @@ class Command(BaseCommand):
             # requests being served, and the AG-UI streams' calls, finish (reviewconsole/in_flight.py).
             reactor.addSystemEventTrigger("before", "shutdown", threads.deferToThread, drain)  # type: ignore[attr-defined]
             bind_loop(asyncio.get_event_loop())
+            gc.freeze()  # what the set-up loaded lives as long as the process (reviewconsole/asgi.py)
             worker.start()
             recovery.start()
             self.stdout.write(f"Console running at http://{host}:{port}/ (Ctrl-C to stop)")
