@@ -4,16 +4,18 @@ On connect the consumer joins the groups, then says ``{"event": "hello", "queues
 "versions": {queue_id: version}, "heartbeat": seconds}``: versions read *after* joining, so a
 client comparing them with its own knows whether it missed a change between its page load and
 this moment (and asks ``/inbox/changes.json`` for it). Group messages follow, each with its
-queue's version: a queue's group has one member per process (``hub.py``), which hands each
-message to the process's sockets of the queue. ``{"type": "ping"}`` is answered
-``{"event": "pong"}``: the client's heartbeat, which tells it within 2.25 intervals (22.5 s by
+queue's version: a queue's group has one member per process (``hub.py``), which offers each
+message to the process's sockets of the queue; each socket sends its frames in order from a
+task of its own (``sender.py``). ``{"type": "ping"}`` is answered ``{"event": "pong"}`` after the
+messages before it: the client's heartbeat, which tells it within 2.25 intervals (22.5 s by
 default) that a socket died without a close frame. A socket whose queue's reader lost the channel
-layer is closed with 1013 ("try again later"): the page reconnects.
+layer, or whose client is over 100 frames behind, is closed with 1013 ("try again later"): the
+page reconnects and catches up.
 
 Access is checked again before each group message and ping (the answer is trusted for
 ``ACCESS_RECHECK_SECONDS``, 2 s; the checks of many sockets at once run in one batch,
-``access.py``), and at once on logout (:func:`close_on_logout` tells the
-session's own group, named from a hash of its key): the login must still hold (the session still exists and carries
+``access.py``), and at once on logout (:func:`close_on_logout` tells every queue's group and the
+session's own, named from a hash of its key): the login must still hold (the session still exists and carries
 the user's current session hash, the user is active; Django's own ``auth.get_user``) and the user
 must still be in the message's queue. A queue the user left is left (its messages dropped); a
 login that ended closes the socket with 4401 ("log in again"), no queue left with 4403 ("no
