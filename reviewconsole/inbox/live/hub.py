@@ -124,8 +124,11 @@ class _Reader:
         if stale:
             # Shielded: a check whose socket leaves this reader's last queue stops the reader
             # (:func:`leave`), which must not cancel the check halfway (its close, its leaving).
-            await asyncio.shield(asyncio.gather(*(socket.check() for socket in stale), return_exceptions=True))
-            self._offer(stale, message)
+            checks = asyncio.gather(*(socket.check() for socket in stale), return_exceptions=True)
+            results = await asyncio.shield(checks)
+            # A check that failed (the database away) confirms nothing: that socket hears nothing
+            # now, and is checked again at the next message or ping.
+            self._offer([s for s, r in zip(stale, results, strict=True) if not isinstance(r, BaseException)], message)
 
     def _offer(self, sockets: list[InboxConsumer], message: dict[str, Any]) -> None:
         for socket in sockets:
