@@ -162,8 +162,9 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         """Check the access again (batched with the other sockets' checks, ``access.py``). Leaves
         the queues the user lost; closes the socket when the login ended (4401) or no queue is
         left (4403)."""
+        asked = time.monotonic()  # the answer is as old as the moment it was asked for
         allowed = await checked_queues(self.session_key, self.user_id)
-        self.checked_at = time.monotonic()
+        self.checked_at = asked
         if self.gone:
             return
         if allowed is None:
