@@ -5,7 +5,8 @@ client that stops reading makes a send wait (uvicorn's websockets implementation
 transport's drain; Daphne buffers): that socket's own task waits, and no other socket of the
 queue waits with it. Frames offered before the socket said hello are held until it did
 (:meth:`SocketSender.open`), as Channels' own dispatch held a group message until ``connect``
-returned. More than :data:`LIMIT` frames waiting means the client is not reading: the socket is
+returned. More than :data:`LIMIT` frames waiting behind a send that waits (not a burst offered
+in one loop turn) means the client is not reading: the socket is
 closed (its consumer's ``on_overflow``) and its page reconnects and catches up by the versions of
 its hello, as after any lost message.
 """
@@ -27,7 +28,7 @@ LIMIT = 100
 
 class SocketSender:
     """One socket's frames waiting to be sent; ``send`` sends one (the consumer's ``send``),
-    ``on_overflow`` is called once when more than :data:`LIMIT` wait."""
+    ``on_overflow`` is called once when more than :data:`LIMIT` wait behind a send."""
 
     def __init__(self, send: Callable[[str], Awaitable[None]], on_overflow: Callable[[], Awaitable[None]]) -> None:
         self._send = send
@@ -36,13 +37,14 @@ class SocketSender:
         self._task: asyncio.Task[None] | None = None
         self._closing: asyncio.Task[None] | None = None
         self._open = False
+        self._sending = False  # a send is waiting for the client (its transport is full)
         self.stopped = False
 
     def offer(self, text: str) -> None:
         """Send ``text`` after the frames offered before it (never waits; a no-op once stopped)."""
         if self.stopped:
             return
-        if len(self._waiting) >= LIMIT:
+        if len(self._waiting) >= LIMIT and self._sending:  # the client is not taking frames
             self.stop()
             self._closing = asyncio.get_running_loop().create_task(self._on_overflow())
             return
@@ -66,9 +68,11 @@ class SocketSender:
     async def _run(self) -> None:
         try:
             while self._waiting and not self.stopped:
+                self._sending = True
                 await self._send(self._waiting.popleft())
+                self._sending = False
         except Exception:  # the socket is closing under us: nothing more can reach it
             logger.exception("Could not send to an inbox socket")
             self.stop()
         finally:
-            self._task = None
+            self._task, self._sending = None, False
