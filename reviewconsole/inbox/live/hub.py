@@ -73,9 +73,14 @@ class _Reader:
         self.ready.set_result(None)
 
     async def stop(self) -> None:
+        """Stop reading and leave the group; a layer that fails the discard (Redis away) drops the
+        membership after its ``group_expiry``, and the sockets leaving go on leaving."""
         for task in self.tasks:
             task.cancel()
-        await self.layer.group_discard(self.group, self.channel)
+        try:
+            await self.layer.group_discard(self.group, self.channel)
+        except Exception:
+            logger.exception("Could not leave %s", self.group)
 
     async def renew(self) -> None:
         """Join the group again: a restarted Redis has forgotten every membership, and the layer
