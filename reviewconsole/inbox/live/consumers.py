@@ -90,9 +90,14 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         for pk in queue_ids:
             await hub.join(self, pk)
             self.queue_ids.append(pk)
+            if self.gone:  # logged out meanwhile (closed 4401 by a queue's reader)
+                await self._leave(list(self.queue_ids))
+                return
         if self.session_key:
             await self.channel_layer.group_add(session_group(self.session_key), self.channel_name)
         versions = await _read(current_versions)(queue_ids)
+        if self.gone:  # logged out meanwhile: closed 4401 already, nothing more to send
+            return
         await self.accept()
         await self.send_json(
             {
