@@ -279,3 +279,58 @@ async def test_a_socket_whose_client_stops_reading_is_closed_1013(cookies, conne
         assert got == list(range(102))
     finally:
         drained.set()
+
+
+# DEFECT: a ping whose versions cannot be read (the database locked or away) ends the consumer
+# with the error, and Channels calls no disconnect() for a consumer that raised: the socket stays in
+# its queue's reader (offered every message, checked again) and in its session's group for the
+# life of the process.
+async def test_a_ping_that_fails_leaves_no_socket_in_the_hub(demo_tx, monkeypatch):
+    support = await _queue("support")
+    _, _, cookie = await database_sync_to_async(_login)()
+    headers = [(b"origin", b"http://testserver"), (b"cookie", cookie.encode())]
+    socket = WebsocketCommunicator(application, "/ws/inbox/", headers=headers)
+    assert (await socket.connect(timeout=TIMEOUT))[0]
+    assert (await socket.receive_json_from(timeout=TIMEOUT))["event"] == "hello"
+
+    def failing(queue_ids):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(consumers, "current_versions", failing)
+    try:
+        await socket.send_json_to({"type": "ping"})
+        with pytest.raises(OperationalError):
+            await socket.wait(timeout=TIMEOUT)  # the application ends with the error
+        assert hub.members(support) == 0
+        assert not [g for g, members in get_channel_layer().groups.items() if members], get_channel_layer().groups
+    finally:
+        for reader in list(hub._of_loop().values()):
+            for left in list(reader.sockets):
+                await hub.leave(left, reader.queue_id)
+        await get_channel_layer().flush()
+
+
+# DEFECT (as the access re-check's): the connect's own check is trusted from after the queues were
+# read, so a slow read stretches the trust window: the reviewer removed while connect reads its
+# queues 10 s (of the consumers' clock) long still hears a message 11 s after the removal.
+async def test_the_connects_trust_window_counts_from_the_read(demo_tx, connect, monkeypatch):  # noqa: F811
+    support = await _queue("support")
+    clock = SimpleNamespace(now=1000.0)
+    monkeypatch.setattr(consumers, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    user, _, cookie = await database_sync_to_async(_login)()
+    queues_for = consumers.queues_for
+
+    def slow_read(of):
+        found = list(queues_for(of))  # read while the reviewer is still in the queue
+        user.groups.remove(user.groups.get(name="queue:support"))  # removed at 1000
+        clock.now += 10  # the read comes back at 1010
+        return found
+
+    monkeypatch.setattr(consumers, "queues_for", slow_read)
+    socket = await _watching(connect, cookie)
+    clock.now += 1  # 1011: 11 s after the removal
+
+    await get_channel_layer().group_send(group_name(support), _message(support, 1))
+
+    out = await socket.receive_output(timeout=TIMEOUT)
+    assert out == {"type": "websocket.close", "code": 4403}, f"heard 11 s after the removal: {out}"
