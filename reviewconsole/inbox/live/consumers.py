@@ -85,8 +85,9 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
     async def _watch(self, user: Any) -> None:
         """Join the user's queues and the session's group, then say hello with the versions read
         after joining; group messages wait for the hello (``sender.py``)."""
+        asked = time.monotonic()  # the answer is as old as the moment it was asked for
         queue_ids, self.locale = await _read(lambda: ([q.pk for q in queues_for(user)], locale_of(user.pk)))()
-        self.checked_at = time.monotonic()
+        self.checked_at = asked
         for pk in queue_ids:
             await hub.join(self, pk)
             self.queue_ids.append(pk)
