@@ -34,6 +34,7 @@ import time
 from typing import Any
 
 from channels.db import database_sync_to_async
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from ...preferences.services import locale_of
@@ -51,7 +52,7 @@ logger = logging.getLogger("reviewconsole.inbox")
 SIGNED_OUT = 4401  # no login (at connect), or the login ended: log in again
 NO_ACCESS = 4403  # logged in, but no queue to watch any more
 TRY_AGAIN = 1013  # the server cannot forward a queue's messages now: reconnect (RFC 6455 "try again later")
-CONNECT_FAILED = 1011  # the connect failed halfway (RFC 6455 "internal error")
+HANDLER_FAILED = 1011  # the connect or a ping failed halfway (RFC 6455 "internal error")
 
 
 def _read(func: Any) -> Any:
@@ -76,10 +77,18 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
         self.gone = False
         self.sender = SocketSender(lambda text: self.send(text_data=text), lambda: self._gone(TRY_AGAIN))
         self.queue_ids: list[int] = []
+        await self._watch(user)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch; a handler that raised (a connect failing halfway, a ping whose
+        versions could not be read) leaves every queue and group first: Channels calls no
+        ``disconnect()`` for a consumer that raised, and the socket stayed in its readers."""
         try:
-            await self._watch(user)
-        except BaseException:  # Channels calls no disconnect() for a connect that raised
-            await self.disconnect(CONNECT_FAILED)
+            await super().dispatch(message)
+        except StopConsumer:
+            raise
+        except BaseException:
+            await self.disconnect(HANDLER_FAILED)
             raise
 
     async def _watch(self, user: Any) -> None:
