@@ -7,7 +7,7 @@ this moment (and asks ``/inbox/changes.json`` for it). Group messages follow, ea
 queue's version: a queue's group has one member per process (``hub.py``), which offers each
 message to the process's sockets of the queue; each socket sends its frames in order from a
 task of its own (``sender.py``). ``{"type": "ping"}`` is answered ``{"event": "pong"}`` after the
-messages before it: the client's heartbeat, which tells it within 2.25 intervals (22.5 s by
+messages offered to the socket before it: the client's heartbeat, which tells it within 2.25 intervals (22.5 s by
 default) that a socket died without a close frame. A socket whose queue's reader lost the channel
 layer, or whose client is over 100 frames behind, is closed with 1013 ("try again later"): the
 page reconnects and catches up.
@@ -153,8 +153,10 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
             # The versions let an idle page notice a message it never got (e.g. one published while
             # the channel layer was away): it is behind, so it catches up.
             versions = await _read(current_versions)(self.queue_ids)
-            # After the group messages offered before it: a page sees a version in a pong only
-            # once it got the messages that led to it.
+            # After the group messages offered to this socket before it. A message not offered
+            # yet (on its way from a commit, or held while a queue's reader checks other sockets)
+            # may come after a pong that already counts it: the page then catches up once
+            # (/inbox/changes.json) and drops the late message as seen.
             self.offer(json.dumps({"event": "pong", "versions": {str(k): v for k, v in versions.items()}}))
 
     def needs_check(self) -> bool:

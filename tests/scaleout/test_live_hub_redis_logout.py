@@ -1,4 +1,4 @@
-"""Attacks on the live push over Redis (attack2): a logout of one of a user's two sessions, with a
+"""The live push over Redis: a logout of one of a user's two sessions, with a
 message published right after it through the process's sender thread, as a page's logout and a
 worker's commit would; every membership gone once the sockets are.
 
