@@ -6,9 +6,9 @@ client comparing them with its own knows whether it missed a change between its 
 this moment (and asks ``/inbox/changes.json`` for it). Group messages follow, each with its
 queue's version: a queue's group has one member per process (``hub.py``), which offers each
 message to the process's sockets of the queue; each socket sends its frames in order from a
-task of its own (``sender.py``). ``{"type": "ping"}`` is answered ``{"event": "pong"}`` after the
-messages offered to the socket before it: the client's heartbeat, which tells it within 2.25 intervals (22.5 s by
-default) that a socket died without a close frame. A socket whose queue's reader lost the channel
+task of its own (``sender.py``). ``{"type": "ping"}`` is answered ``{"event": "pong"}`` after
+the messages offered to the socket before it: the client's heartbeat, which tells it within 2.25
+intervals (22.5 s by default) that a socket died without a close frame. A socket whose queue's reader lost the channel
 layer, or whose client is over 100 frames behind, is closed with 1013 ("try again later"): the
 page reconnects and catches up.
 
