@@ -39,10 +39,11 @@ logger = logging.getLogger("reviewconsole.inbox")
 __all__ = ["join", "leave", "members"]
 
 
-RENEW_EVERY = 30.0
-"""Seconds between two renewals of a reader's group membership: after a Redis restart the
-sockets already open hear again within this (their pages catch up by the versions of their
-pongs meanwhile), a socket opened after it at once."""
+RENEW_EVERY = 5.0
+"""Seconds between two renewals of a reader's group membership (one ``group_add``: a Redis
+``ZADD`` per queue and process): after a Redis restart the sockets already open hear again
+within this, a socket opened after it at once. Channels' own per-socket memberships were lost for
+good on a restart (their sockets then closed when their receive failed, if it did)."""
 
 
 class _Reader:
