@@ -120,12 +120,26 @@ async def test_the_readers_membership_is_renewed_before_the_layer_expires_it(coo
 
 
 async def test_a_socket_joining_renews_the_membership_a_restarted_layer_forgot(cookies, connect):  # noqa: F811
-    """A restarted Redis has no groups: the next socket to join puts the reader back, and every
-    socket of the process hears again."""
+    """A restarted Redis has no groups: the next socket to join puts the reader back, and hears;
+    the sockets already there may have missed messages meanwhile, so they are closed 1013 to
+    reconnect and catch up by their hello's versions."""
     (first,) = await _sockets(connect, cookies, 1)
     get_channel_layer().groups.clear()  # what a Redis restart does to the memberships
 
     (second,) = await _sockets(connect, cookies, 1)
+    assert await first.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 1013}
     session = await _start_review()
     await _created(second, session.id)
-    await _created(first, session.id)
+
+
+async def test_a_membership_found_lost_by_the_periodic_renewal_closes_the_sockets_to_catch_up(
+    cookies,  # noqa: F811
+    connect,  # noqa: F811
+    monkeypatch,
+):
+    monkeypatch.setattr(hub, "RENEW_EVERY", 0.05)
+    sockets = await _sockets(connect, cookies, 2)
+    get_channel_layer().groups.clear()  # a Redis restart: no socket joins afterwards
+
+    for socket in sockets:
+        assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 1013}

@@ -121,3 +121,27 @@ async def test_a_deactivated_users_socket_is_closed_4401_on_redis(demo_tx, on_re
     await get_channel_layer().group_send(group_name(support), _message(support))
 
     assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4401}
+
+
+async def test_a_membership_redis_lost_is_found_and_its_sockets_reconnect(
+    demo_tx,
+    on_redis,
+    connect,
+    monkeypatch,
+):
+    """What a Redis restart without persistence does: the reader's membership is gone, and no
+    socket joins afterwards. The renewal finds it gone (the group's sorted set, as
+    ``channels_redis`` writes it: ``hub._membership`` reads it) and closes the sockets 1013 so
+    that their pages reconnect and catch up."""
+    from reviewconsole.inbox.live import hub
+
+    monkeypatch.setattr(hub, "RENEW_EVERY", 0.05)
+    support = (await Queue.objects.aget(slug="support")).pk
+    _, _, cookie = await database_sync_to_async(_login)()
+    socket = await _watching(connect, cookie)
+    (reader,) = [r for r in hub._of_loop().values() if r.queue_id == support]
+    assert await hub._membership(get_channel_layer(), reader.group, reader.channel) is True
+
+    await database_sync_to_async(on_redis.flushdb)()
+
+    assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 1013}

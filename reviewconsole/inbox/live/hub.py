@@ -57,6 +57,7 @@ class _Reader:
         self.channel = ""
         self.ready = asyncio.get_running_loop().create_future()
         self.tasks: list[asyncio.Task[None]] = []
+        self.reconnecting: asyncio.Task[None] | None = None  # :meth:`renew` found the membership lost
 
     async def start(self) -> None:
         """Join the group with a channel of its own, then read it until :meth:`stop`."""
@@ -87,8 +88,14 @@ class _Reader:
         """Join the group again: a restarted Redis has forgotten every membership, and the layer
         drops one older than its ``group_expiry`` (a day by default in Channels and
         ``channels_redis``), while a reader lives as long as any socket of the process watches
-        its queue."""
+        its queue. A membership found lost means messages may have been missed meanwhile: the
+        sockets already here are closed with 1013, so that their pages reconnect and catch up
+        by the versions of their hello."""
+        lost = await _membership(self.layer, self.group, self.channel) is False
         await self.layer.group_add(self.group, self.channel)
+        if lost and self.sockets:
+            logger.warning("The membership of %s was lost (the layer restarted?); its sockets reconnect", self.group)
+            self.reconnecting = asyncio.get_running_loop().create_task(_reconnect(list(self.sockets)))
 
     async def _refresh(self) -> None:
         """:meth:`renew` every :data:`RENEW_EVERY` seconds (or a quarter of ``group_expiry``, if
@@ -140,6 +147,24 @@ class _Reader:
         for socket in sockets:
             if socket.hears(self.queue_id):  # the JSON made once per locale (messages.py)
                 socket.offer(message.get("texts", {}).get(socket.locale) or message["text"])
+
+
+async def _membership(layer: Any, group: str, channel: str) -> bool | None:
+    """Whether ``channel`` is in ``group`` on ``layer``: Channels' in-memory layer (its
+    ``groups``) and ``channels_redis`` (the group's sorted set, read as its ``group_add`` writes
+    it; pinned by ``tests/scaleout/test_live_hub_redis.py``); None for another layer."""
+    groups = getattr(layer, "groups", None)
+    if isinstance(groups, dict):
+        return channel in groups.get(group, {})
+    if all(hasattr(layer, name) for name in ("connection", "consistent_hash", "_group_key")):
+        connection = layer.connection(layer.consistent_hash(group))
+        return await connection.zscore(layer._group_key(group), channel) is not None
+    return None
+
+
+async def _reconnect(sockets: list[InboxConsumer]) -> None:
+    for socket in sockets:
+        await asyncio.shield(socket.reconnect())
 
 
 _readers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[int, int], _Reader]] = (
