@@ -97,7 +97,7 @@ async def test_a_reader_that_loses_the_layer_closes_its_sockets_so_that_they_rec
 
     await layer.send(reader.channel, {"type": "inbox.message", "fail": True})
     for socket in sockets:
-        assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 1013}
+        assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4013}
     assert hub.members(support) == 0  # the next socket starts a reader of its own
 
     (again,) = await _sockets(connect, cookies, 1)
@@ -121,13 +121,13 @@ async def test_the_readers_membership_is_renewed_before_the_layer_expires_it(coo
 
 async def test_a_socket_joining_renews_the_membership_a_restarted_layer_forgot(cookies, connect):  # noqa: F811
     """A restarted Redis has no groups: the next socket to join puts the reader back, and hears;
-    the sockets already there may have missed messages meanwhile, so they are closed 1013 to
+    the sockets already there may have missed messages meanwhile, so they are closed 4013 to
     reconnect and catch up by their hello's versions."""
     (first,) = await _sockets(connect, cookies, 1)
     get_channel_layer().groups.clear()  # what a Redis restart does to the memberships
 
     (second,) = await _sockets(connect, cookies, 1)
-    assert await first.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 1013}
+    assert await first.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4013}
     session = await _start_review()
     await _created(second, session.id)
 
@@ -142,4 +142,16 @@ async def test_a_membership_found_lost_by_the_periodic_renewal_closes_the_socket
     get_channel_layer().groups.clear()  # a Redis restart: no socket joins afterwards
 
     for socket in sockets:
-        assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 1013}
+        assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4013}
+
+
+def test_the_reconnect_close_code_is_one_a_server_may_send():
+    """Daphne (autobahn) lets a server close a websocket only with 1000 or 3000-4999: it refused
+    1013, and a socket told to reconnect stayed open, hearing nothing
+    (tests/scaleout/test_restarts.py found it)."""
+    from autobahn.websocket.protocol import WebSocketProtocol
+
+    from reviewconsole.inbox.live.consumers import NO_ACCESS, SIGNED_OUT, TRY_AGAIN
+
+    for code in (TRY_AGAIN, SIGNED_OUT, NO_ACCESS):
+        assert code == WebSocketProtocol.CLOSE_STATUS_CODE_NORMAL or 3000 <= code <= 4999

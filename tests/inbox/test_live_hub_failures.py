@@ -113,7 +113,7 @@ async def test_the_trust_window_counts_from_the_read_not_from_the_answer(demo_tx
 # before the socket's send task had a turn, not the frames the client is behind: two queues'
 # readers each hand over a burst in one loop turn (60 + 60 messages, each queue's reader within
 # its channel's capacity of 100) and the manager's socket, whose client reads everything at once,
-# is closed 1013 before a single frame was sent.
+# is closed 4013 before a single frame was sent.
 async def test_a_burst_over_two_queues_does_not_close_a_socket_that_keeps_up(cookies, connect):  # noqa: F811
     support, finance = await _queue("support"), await _queue("finance")
     socket = await _watching(connect, cookies["manager"])  # the manager watches every queue
@@ -202,7 +202,7 @@ async def test_a_logout_during_connect_sends_nothing_after_the_close(demo_tx, mo
     assert hub.members(support) == 0
 
 
-async def test_a_socket_whose_client_stops_reading_is_closed_1013(cookies, connect):  # noqa: F811
+async def test_a_socket_whose_client_stops_reading_is_closed_4013(cookies, connect):  # noqa: F811
     """(The overflow still does its job.) One frame stuck in the send (the client's TCP window is
     full) and 100 waiting: the next one closes the socket, and the other socket still hears."""
     support = await _queue("support")
@@ -226,7 +226,7 @@ async def test_a_socket_whose_client_stops_reading_is_closed_1013(cookies, conne
         assert not slow.gone
         await layer.group_send(group_name(support), _message(support, 101))
 
-        assert await stuck.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 1013}
+        assert await stuck.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4013}
         got = [(await other.receive_json_from(timeout=TIMEOUT))["version"] for _ in range(102)]
         assert got == list(range(102))
     finally:

@@ -131,7 +131,7 @@ async def test_a_membership_redis_lost_is_found_and_its_sockets_reconnect(
 ):
     """What a Redis restart without persistence does: the reader's membership is gone, and no
     socket joins afterwards. The renewal finds it gone (the group's sorted set, as
-    ``channels_redis`` writes it: ``hub._membership`` reads it) and closes the sockets 1013 so
+    ``channels_redis`` writes it: ``hub._membership`` reads it) and closes the sockets 4013 so
     that their pages reconnect and catch up."""
     from reviewconsole.inbox.live import hub
 
@@ -144,4 +144,4 @@ async def test_a_membership_redis_lost_is_found_and_its_sockets_reconnect(
 
     await database_sync_to_async(on_redis.flushdb)()
 
-    assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 1013}
+    assert await socket.receive_output(timeout=TIMEOUT) == {"type": "websocket.close", "code": 4013}

@@ -9,7 +9,7 @@ message to the process's sockets of the queue; each socket sends its frames in o
 task of its own (``sender.py``). ``{"type": "ping"}`` is answered ``{"event": "pong"}`` after
 the messages offered to the socket before it: the client's heartbeat, which tells it within 2.25
 intervals (22.5 s by default) that a socket died without a close frame. A socket whose queue's reader lost the channel
-layer, or whose client is over 100 frames behind, is closed with 1013 ("try again later"): the
+layer, or whose client is over 100 frames behind, is closed with 4013 ("try again later"): the
 page reconnects and catches up.
 
 Access is checked again before each group message and ping (the answer is trusted for
@@ -51,7 +51,10 @@ logger = logging.getLogger("reviewconsole.inbox")
 
 SIGNED_OUT = 4401  # no login (at connect), or the login ended: log in again
 NO_ACCESS = 4403  # logged in, but no queue to watch any more
-TRY_AGAIN = 1013  # the server cannot forward a queue's messages now: reconnect (RFC 6455 "try again later")
+# The server cannot forward a queue's messages now: reconnect and catch up. RFC 6455's 1013 ("try
+# again later") in the private range: Daphne (autobahn) lets a server close only with 1000 or
+# 3000-4999, and refused 1013 (the socket then stayed open, hearing nothing).
+TRY_AGAIN = 4013
 HANDLER_FAILED = 1011  # the connect or a ping failed halfway (RFC 6455 "internal error")
 
 
@@ -194,7 +197,7 @@ class InboxConsumer(AsyncJsonWebsocketConsumer):
                 await self._gone(NO_ACCESS)
 
     async def reconnect(self) -> None:
-        """Close with 1013 ("try again later"): a queue's reader lost the channel layer
+        """Close with 4013 ("try again later"): a queue's reader lost the channel layer
         (``hub.py``). The page reconnects and reads what it missed (``live.js``)."""
         await self._gone(TRY_AGAIN)
 

@@ -89,7 +89,7 @@ class _Reader:
         drops one older than its ``group_expiry`` (a day by default in Channels and
         ``channels_redis``), while a reader lives as long as any socket of the process watches
         its queue. A membership found lost means messages may have been missed meanwhile: the
-        sockets already here are closed with 1013, so that their pages reconnect and catch up
+        sockets already here are closed with 4013, so that their pages reconnect and catch up
         by the versions of their hello."""
         lost = await _membership(self.layer, self.group, self.channel) is False
         await self.layer.group_add(self.group, self.channel)
