@@ -6,6 +6,7 @@ open socket stops hearing of a queue once its user's access ends (logout, deacti
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -41,9 +42,10 @@ def cookies(demo_tx):
     return {"manager": _cookie_for(User.objects.get(username="manager")), "outsider": _cookie_for(make_outsider())}
 
 
-@pytest.fixture
-async def connect():
-    """Open ``/ws/inbox/`` with a cookie; every socket is closed and the layer flushed afterwards."""
+@contextlib.asynccontextmanager
+async def opened_sockets():
+    """A function opening ``/ws/inbox/`` with a cookie; every socket it opened is closed
+    afterwards, past one that a failed test left broken."""
     opened = []
 
     async def open_socket(cookie=None):
@@ -54,9 +56,19 @@ async def connect():
         opened.append(communicator)
         return communicator, await communicator.connect(timeout=TIMEOUT)
 
-    yield open_socket
-    for communicator in opened:
-        await communicator.disconnect()
+    try:
+        yield open_socket
+    finally:
+        for communicator in opened:
+            with contextlib.suppress(BaseException):
+                await communicator.disconnect()
+
+
+@pytest.fixture
+async def connect():
+    """Open ``/ws/inbox/`` with a cookie (:func:`opened_sockets`); the layer flushed afterwards."""
+    async with opened_sockets() as open_socket:
+        yield open_socket
     await get_channel_layer().flush()
 
 

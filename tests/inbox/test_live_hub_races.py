@@ -7,7 +7,6 @@ Through the real ASGI stack and the in-memory layer, as ``test_live_hub.py``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 
 import pytest
@@ -24,32 +23,12 @@ from tests.inbox.test_consumers import (  # noqa: F401
     _login,
     _start_review,
     _watching,
+    connect,
     cookies,
     recheck_every_message,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-async def connect():
-    """``test_consumers.connect``, whose clean-up goes on past a socket that a failed test left
-    broken (a defect test here times out): every socket closed, the layer flushed."""
-    opened = []
-
-    async def open_socket(cookie=None):
-        headers = [(b"origin", b"http://testserver")]
-        if cookie:
-            headers.append((b"cookie", cookie.encode()))
-        communicator = WebsocketCommunicator(application, "/ws/inbox/", headers=headers)
-        opened.append(communicator)
-        return communicator, await communicator.connect(timeout=TIMEOUT)
-
-    yield open_socket
-    for communicator in opened:
-        with contextlib.suppress(BaseException):
-            await communicator.disconnect()
-    await get_channel_layer().flush()
 
 
 async def _queue(slug: str) -> int:
@@ -92,7 +71,7 @@ async def test_a_message_during_connect_comes_after_the_accept(cookies, connect)
 
 # Failed before the logout went through every queue's group: a logged-out socket heard a message
 # published after the logout (the socket's own channel lost the race to the queue's reader).
-async def test_a_message_published_after_a_logout_does_not_reach_the_logged_out_socket(demo_tx, connect):
+async def test_a_message_published_after_a_logout_does_not_reach_the_logged_out_socket(demo_tx, connect):  # noqa: F811
     from reviewconsole import group_sender
     from reviewconsole.inbox.live.messages import publish
 
@@ -207,7 +186,7 @@ async def test_each_socket_gets_the_text_of_its_readers_locale(cookies, connect)
     assert "lang" not in await english.receive_json_from(timeout=TIMEOUT)
 
 
-async def test_a_user_in_two_queues_hears_both_and_each_in_order(demo_tx, connect):
+async def test_a_user_in_two_queues_hears_both_and_each_in_order(demo_tx, connect):  # noqa: F811
     """one socket, two queues' readers; a message of each, interleaved."""
     support, finance = await _queue("support"), await _queue("finance")
     _, _, cookie = await database_sync_to_async(_login)(also=["queue:finance"])

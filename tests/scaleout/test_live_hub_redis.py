@@ -8,7 +8,6 @@ database 9, prefix ``hubtest``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 
@@ -16,9 +15,7 @@ import pytest
 import redis
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
-from channels.testing import WebsocketCommunicator
 
-from reviewconsole.asgi import application
 from reviewconsole.inbox.live.messages import group_name
 from reviewconsole.inbox.models import Queue
 from reviewconsole.settings import env
@@ -26,32 +23,12 @@ from tests.inbox.test_consumers import (  # noqa: F401
     TIMEOUT,
     _login,
     _watching,
+    connect,
     recheck_every_message,
 )
 from tests.scaleout.conftest import _missing
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.scaleout]
-
-
-@pytest.fixture
-async def connect():
-    """``test_consumers.connect``, whose clean-up goes on past a socket that a failed test left
-    broken (a defect test here times out): every socket closed, the layer flushed."""
-    opened = []
-
-    async def open_socket(cookie=None):
-        headers = [(b"origin", b"http://testserver")]
-        if cookie:
-            headers.append((b"cookie", cookie.encode()))
-        communicator = WebsocketCommunicator(application, "/ws/inbox/", headers=headers)
-        opened.append(communicator)
-        return communicator, await communicator.connect(timeout=TIMEOUT)
-
-    yield open_socket
-    for communicator in opened:
-        with contextlib.suppress(BaseException):
-            await communicator.disconnect()
-    await get_channel_layer().flush()
 
 
 PREFIX = "hubtest"
@@ -126,7 +103,7 @@ async def test_a_deactivated_users_socket_is_closed_4401_on_redis(demo_tx, on_re
 async def test_a_membership_redis_lost_is_found_and_its_sockets_reconnect(
     demo_tx,
     on_redis,
-    connect,
+    connect,  # noqa: F811
     monkeypatch,
 ):
     """What a Redis restart without persistence does: the reader's membership is gone, and no

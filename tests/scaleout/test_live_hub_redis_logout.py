@@ -7,20 +7,17 @@ Needs the Redis of ``REDIS_URL`` (marker ``scaleout``), as ``test_live_hub_redis
 
 from __future__ import annotations
 
-import contextlib
 import json
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 
 from reviewconsole import group_sender
-from reviewconsole.asgi import application
 from reviewconsole.inbox.live import hub
 from reviewconsole.inbox.live.consumers import session_group
 from reviewconsole.inbox.live.messages import group_name, publish
 from reviewconsole.inbox.models import Queue
-from tests.inbox.test_consumers import TIMEOUT, _login, _watching
+from tests.inbox.test_consumers import TIMEOUT, _login, _watching, opened_sockets
 from tests.scaleout.test_live_hub_redis import PREFIX, _members, on_redis  # noqa: F401
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.scaleout]
@@ -28,20 +25,10 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.scaleout]
 
 @pytest.fixture
 async def connect(on_redis):  # noqa: F811
-    """``test_live_hub_redis.connect``, emptying Redis with a client of its own: the layer's
-    ``flush`` would close the sender thread's pool from this loop."""
-    opened = []
-
-    async def open_socket(cookie):
-        headers = [(b"origin", b"http://testserver"), (b"cookie", cookie.encode())]
-        communicator = WebsocketCommunicator(application, "/ws/inbox/", headers=headers)
-        opened.append(communicator)
-        return communicator, await communicator.connect(timeout=TIMEOUT)
-
-    yield open_socket
-    for communicator in opened:
-        with contextlib.suppress(BaseException):
-            await communicator.disconnect()
+    """``test_consumers.opened_sockets``, emptying Redis with a client of its own afterwards: the
+    layer's ``flush`` would close the sender thread's pool from this loop."""
+    async with opened_sockets() as open_socket:
+        yield open_socket
     on_redis.flushdb()
 
 
