@@ -25,10 +25,11 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+
+from .unavailable import refusal
 
 __all__ = ["GRACE_SECONDS", "InFlightMiddleware", "ShuttingDown", "counted", "drain", "in_flight", "wait_idle"]
 
@@ -70,19 +71,25 @@ def drain(timeout: float = GRACE_SECONDS) -> bool:
     return wait_idle(timeout)
 
 
-@contextmanager
-def _serving(*, refuse_when_stopping: bool) -> Iterator[None]:
+def _enter() -> Callable[[], None]:
+    """Count one piece of work being served; returns the function that ends it.
+
+    Raises:
+        ShuttingDown: ``serve`` has begun to stop; nothing was counted.
+    """
     global _count
     with _idle:
-        if refuse_when_stopping and _stopping:
+        if _stopping:
             raise ShuttingDown
         _count += 1
-    try:
-        yield
-    finally:
+
+    def leave() -> None:
+        global _count
         with _idle:
             _count -= 1
             _idle.notify_all()
+
+    return leave
 
 
 def counted[**P, R](fn: Callable[P, R]) -> Callable[P, R]:
@@ -95,15 +102,20 @@ def counted[**P, R](fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
-        with _serving(refuse_when_stopping=True):
+        leave = _enter()
+        try:
             return fn(*args, **kwargs)
+        finally:
+            leave()
 
     return call
 
 
 class InFlightMiddleware:
     """Counts a request from the moment the chain is entered until its response is built (the
-    first middleware: a sync one, so it runs on the request's own thread)."""
+    first middleware: a sync one, so it runs on the request's own thread); once ``serve`` is
+    stopping, a new request is answered 503 ``stopping`` with ``Retry-After`` before anything
+    of it runs."""
 
     sync_capable = True
     async_capable = False
@@ -112,5 +124,11 @@ class InFlightMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        with _serving(refuse_when_stopping=False):
+        try:
+            leave = _enter()
+        except ShuttingDown:  # serve is stopping: nothing of this request runs (its body is not read)
+            return refusal(request, "stopping")
+        try:
             return self.get_response(request)
+        finally:
+            leave()

@@ -40,6 +40,7 @@ UNAVAILABLE_STATES = {"57P01", "57P02", "57P03"}
 MESSAGES = {
     "busy": (409, "1", "This item is busy: someone else is changing it right now. Nothing was saved; try again."),
     "database_unavailable": (503, "5", "The service is briefly unavailable. Nothing was saved; try again shortly."),
+    "stopping": (503, "5", "The console is restarting. Nothing was done; try again shortly."),
 }
 
 

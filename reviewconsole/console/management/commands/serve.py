@@ -35,6 +35,25 @@ from reviewconsole.in_flight import drain
 from reviewconsole.workflow_sessions.recovery import RecoveryLoop
 
 
+def _drained_first(kill: Any) -> Any:
+    """Daphne's ``kill_all_applications`` (its "before shutdown" trigger, on SIGTERM / Ctrl-C)
+    run once the requests being served and the AG-UI streams' calls have finished
+    (``in_flight.drain`` on a thread, the loop still running; new requests are answered 503 from
+    then on). Run beside it, as it was, the kill cancelled a request whose view was still running
+    on its thread: Django then closed the request's body under it, and the view failed reading
+    it (a traceback in the log, a 500 to the client)."""
+
+    def drain_then_kill() -> Any:
+        # Here, not at the top: the reactor is the one Daphne's server installed when it started.
+        from twisted.internet import threads
+
+        drained = threads.deferToThread(drain)
+        drained.addBoth(lambda _: kill())
+        return drained
+
+    return drain_then_kill
+
+
 def served_base_url(host: str, port: int) -> str:
     """The address to put in links for a console served on ``host:port`` (loopback for a
     wildcard host: the names clients use are not known here; set ``BASE_URL`` for them)."""
@@ -105,12 +124,6 @@ class Command(BaseCommand):
         hint = _send_hint(served_base_url(host, port))
 
         def ready() -> None:
-            # Here, not at the top: the reactor is the one Daphne's server installed when it started.
-            from twisted.internet import reactor, threads
-
-            # SIGTERM / Ctrl-C: before the reactor shuts down (its loop still running), let the
-            # requests being served, and the AG-UI streams' calls, finish (reviewconsole/in_flight.py).
-            reactor.addSystemEventTrigger("before", "shutdown", threads.deferToThread, drain)  # type: ignore[attr-defined]
             bind_loop(asyncio.get_event_loop())
             gc.freeze()  # what the set-up loaded lives as long as the process (reviewconsole/asgi.py)
             worker.start()
@@ -125,6 +138,7 @@ class Command(BaseCommand):
             ready_callable=ready,
             signal_handlers=True,
         )
+        server.kill_all_applications = _drained_first(server.kill_all_applications)  # type: ignore[method-assign]
         try:
             server.run()
         finally:
