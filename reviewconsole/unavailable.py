@@ -67,7 +67,7 @@ def classify(exc: BaseException) -> str | None:
 
 
 def _wants_json(request: HttpRequest) -> bool:
-    if request.path.startswith(("/api/", "/hooks/")):
+    if request.path.startswith(("/api/", "/hooks/", "/agui/")):
         return True
     accept = request.headers.get("Accept", "")
     return bool(accept) and "html" not in accept and "*/*" not in accept

@@ -4,6 +4,7 @@ leaves nothing behind."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -133,7 +134,9 @@ async def test_a_client_that_leaves_right_after_run_started_loses_nothing(token,
     assert [record.kind for record in await pending_interrupts(thread.session_id)] != []
 
 
-async def test_a_request_while_serve_stops_is_refused_as_unavailable_and_stores_nothing(agui, scripted, monkeypatch):
+async def test_a_request_while_serve_stops_is_refused_as_stopping_and_stores_nothing(agui, scripted, monkeypatch):
+    """Refused before its stream starts (``in_flight.InFlightMiddleware``); a stream already
+    running when serve begins to stop has its next call refused as ``unavailable`` instead."""
     from reviewconsole import in_flight
 
     scripted("email-review", ["Draft one."])
@@ -141,6 +144,6 @@ async def test_a_request_while_serve_stops_is_refused_as_unavailable_and_stores_
 
     refused = await agui("email-review", body("t-stopping", "first"))
 
-    assert refused.last["type"] == "RUN_ERROR" and refused.last["code"] == "unavailable"
+    assert refused.status == 503 and json.loads(refused.text)["error"]["code"] == "stopping"
     assert await sync_to_async(sessions)() == (0, 0)
     assert in_flight.in_flight() == 0

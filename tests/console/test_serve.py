@@ -25,6 +25,9 @@ class FakeServer:
     def run(self):
         pass
 
+    def kill_all_applications(self):  # Daphne's "before shutdown" trigger, wrapped by serve
+        return None
+
 
 @pytest.fixture
 def serve(monkeypatch, settings, db):
