@@ -163,6 +163,8 @@ async def _membership(layer: Any, group: str, channel: str) -> bool | None:
 
 
 async def _reconnect(sockets: list[InboxConsumer]) -> None:
+    """Close ``sockets`` with 4013 (``InboxConsumer.reconnect``), each close shielded from a
+    reader stopping meanwhile."""
     for socket in sockets:
         await asyncio.shield(socket.reconnect())
 
@@ -188,8 +190,7 @@ async def _drop(reader: _Reader) -> None:
             task.cancel()
     with contextlib.suppress(Exception):  # the layer is away: its membership expires there
         await reader.layer.group_discard(reader.group, reader.channel)
-    for socket in list(reader.sockets):
-        await socket.reconnect()
+    await _reconnect(list(reader.sockets))
 
 
 async def join(socket: InboxConsumer, queue_id: int) -> None:
