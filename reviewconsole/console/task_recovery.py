@@ -17,6 +17,10 @@ the task as well would start two runs of one session, one of them for nothing).
 The tasks queued again are written to be run twice (at least once): ``deliver_message`` claims
 each attempt and keeps the message's ``webhook-id``, ``notify_new_item`` skips the people whose
 mail was recorded.
+
+Finished tasks do not pile up: the keeper deletes ``SUCCESSFUL`` rows finished more than
+:data:`TASK_KEEP` ago, at most once every :data:`PRUNE_EVERY` seconds (:func:`prune_finished_tasks`);
+a ``FAILED`` row is kept (the traceback someone has to look at), as the outbox keeps the rows it gave up.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import logging
 import os
 import socket
 import threading
+import time
 
 from django.conf import settings
 from django.db import close_old_connections
@@ -39,16 +44,19 @@ logger = logging.getLogger("reviewconsole.worker")
 
 __all__ = [
     "HEARTBEAT_KEEP",
+    "PRUNE_EVERY",
+    "TASK_KEEP",
     "TaskKeeper",
     "WorkerLost",
     "heartbeat",
     "process_of",
+    "prune_finished_tasks",
     "prune_heartbeats",
     "requeue_stale_tasks",
     "task_lease",
 ]
 
-RUNNING, READY, FAILED = "RUNNING", "READY", "FAILED"
+RUNNING, READY, FAILED, SUCCESSFUL = "RUNNING", "READY", "FAILED", "SUCCESSFUL"
 """django-tasks-db's ``TaskResultStatus`` values this module reads and writes (pinned by a test)."""
 
 
@@ -93,6 +101,34 @@ def prune_heartbeats(*, now: dt.datetime | None = None) -> int:
     """Delete heartbeats older than :data:`HEARTBEAT_KEEP`; returns how many."""
     now = now or timezone.now()
     deleted, _ = WorkerHeartbeat.objects.filter(beat_at__lt=now - HEARTBEAT_KEEP).delete()
+    return deleted
+
+
+TASK_KEEP = dt.timedelta(days=7)
+"""How long a task that succeeded stays in the table (the outbox keeps its published rows as long)."""
+
+PRUNE_EVERY = 3600.0
+"""Seconds between one keeper's prunes of finished tasks."""
+
+PRUNE_BATCH = 1000
+"""Rows deleted per statement by :func:`prune_finished_tasks` (a short write lock each)."""
+
+
+def prune_finished_tasks(*, now: dt.datetime | None = None, batches: int = 10) -> int:
+    """Delete ``SUCCESSFUL`` tasks finished more than :data:`TASK_KEEP` ago, at most ``batches``
+    statements of :data:`PRUNE_BATCH` rows (the rest goes at the next prune); returns how many.
+    Tasks ``READY``, ``RUNNING`` or ``FAILED`` are never deleted."""
+    cutoff = (now or timezone.now()) - TASK_KEEP
+    old = DBTaskResult.objects.filter(status=SUCCESSFUL, finished_at__lt=cutoff)
+    deleted = 0
+    for _ in range(batches):
+        ids = list(old.values_list("pk", flat=True)[:PRUNE_BATCH])
+        if not ids:
+            break
+        count, _ = DBTaskResult.objects.filter(pk__in=ids, status=SUCCESSFUL).delete()
+        deleted += count
+        if len(ids) < PRUNE_BATCH:
+            break
     return deleted
 
 
@@ -148,7 +184,8 @@ def requeue_stale_tasks(*, now: dt.datetime | None = None, lease: float | None =
 class TaskKeeper:
     """A daemon thread: the heartbeat of process ``worker_id``, then :func:`requeue_stale_tasks`,
     every ``TASK_LEASE / 3`` seconds until :meth:`stop` (which deletes the heartbeat: a worker that
-    stops cleanly has finished its tasks)."""
+    stops cleanly has finished its tasks); :func:`prune_finished_tasks` at its first turn and then
+    every :data:`PRUNE_EVERY` seconds."""
 
     def __init__(self, worker_id: str) -> None:
         self.worker_id = worker_id
@@ -156,6 +193,7 @@ class TaskKeeper:
         self._started_at = timezone.now()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._pruned_at = float("-inf")  # time.monotonic() of the last prune of finished tasks
 
     def beat(self) -> None:
         """One turn: heartbeat, sweep, prune. Never raises (the database may be away for a while)."""
@@ -164,6 +202,9 @@ class TaskKeeper:
             heartbeat(self.worker_id, started_at=self._started_at)
             requeue_stale_tasks()
             prune_heartbeats()
+            if time.monotonic() - self._pruned_at >= PRUNE_EVERY:
+                self._pruned_at = time.monotonic()
+                prune_finished_tasks()
         except Exception:
             logger.exception("Task keeper: heartbeat or sweep failed")
 

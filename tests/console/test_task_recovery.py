@@ -1,4 +1,4 @@
-"""Tasks left ``RUNNING`` by a dead worker are queued again (``console/task_recovery.py``)."""
+"""Tasks left ``RUNNING`` by a dead worker run again; old finished ones go (``console/task_recovery.py``)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ import pytest
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult, get_date_max
 
+from reviewconsole.console import task_recovery
 from reviewconsole.console.models import WorkerHeartbeat
 from reviewconsole.console.task_recovery import (
     HEARTBEAT_KEEP,
+    TASK_KEEP,
     TaskKeeper,
     heartbeat,
+    prune_finished_tasks,
     prune_heartbeats,
     requeue_stale_tasks,
 )
@@ -118,3 +121,48 @@ def test_the_keeper_beats_and_removes_its_heartbeat_when_stopped():
     keeper.start()
     keeper.stop()
     assert not WorkerHeartbeat.objects.filter(worker_id="console-keeper").exists()
+
+
+def _finished(status: str, finished_ago: dt.timedelta | None) -> DBTaskResult:
+    task = _running(["console-done/0"], started_ago=60)
+    finished_at = None if finished_ago is None else timezone.now() - finished_ago
+    DBTaskResult.objects.filter(pk=task.pk).update(status=status, finished_at=finished_at)
+    return task
+
+
+def test_tasks_that_succeeded_a_week_ago_are_pruned_and_every_other_task_kept():
+    old = TASK_KEEP + dt.timedelta(minutes=1)
+    gone = _finished("SUCCESSFUL", old)
+    kept = [
+        _finished("SUCCESSFUL", TASK_KEEP - dt.timedelta(minutes=1)),
+        _finished("FAILED", old),  # its traceback is for someone to read
+        _finished("READY", None),
+        _running(["console-alive/0"], started_ago=old.total_seconds()),
+    ]
+    assert prune_finished_tasks() == 1
+    assert not DBTaskResult.objects.filter(pk=gone.pk).exists()
+    assert set(DBTaskResult.objects.values_list("pk", flat=True)) == {task.pk for task in kept}
+
+
+def test_a_prune_deletes_at_most_its_batches_and_the_next_one_goes_on(monkeypatch):
+    monkeypatch.setattr(task_recovery, "PRUNE_BATCH", 2)
+    for _ in range(5):
+        _finished("SUCCESSFUL", TASK_KEEP + dt.timedelta(hours=1))
+    assert prune_finished_tasks(batches=2) == 4
+    assert DBTaskResult.objects.count() == 1
+    assert prune_finished_tasks(batches=2) == 1
+    assert not DBTaskResult.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_keeper_prunes_finished_tasks_at_its_first_turn_then_once_every_prune_interval(monkeypatch):
+    first = _finished("SUCCESSFUL", TASK_KEEP + dt.timedelta(hours=1))
+    keeper = TaskKeeper("console-keeper")
+    keeper.beat()
+    assert not DBTaskResult.objects.filter(pk=first.pk).exists()
+    second = _finished("SUCCESSFUL", TASK_KEEP + dt.timedelta(hours=1))
+    keeper.beat()  # within PRUNE_EVERY of the last prune
+    assert DBTaskResult.objects.filter(pk=second.pk).exists()
+    monkeypatch.setattr(task_recovery, "PRUNE_EVERY", 0.0)
+    keeper.beat()
+    assert not DBTaskResult.objects.filter(pk=second.pk).exists()
