@@ -274,7 +274,6 @@ class LlmAgent(ToolCalls, BaseNode):
             tool = self.tool(call.name)
             if tool is not None and tool.is_long_running:
                 long_running.append(call.id)
-        node_info = NodeInfo()
         if not calls and mode == "single_turn":
             output = self._final_output(final)
             node_info = NodeInfo(
@@ -282,8 +281,10 @@ class LlmAgent(ToolCalls, BaseNode):
             )
             if self.output_key:
                 ctx.state[self.output_key] = output
-        elif not calls and self.output_key and mode == "chat":
-            ctx.state[self.output_key] = self._final_output(final)
+        else:
+            node_info = NodeInfo()
+            if not calls and self.output_key and mode == "chat":
+                ctx.state[self.output_key] = self._final_output(final)
         ctx.emit(
             Event(
                 id=event_id,
