@@ -7,8 +7,8 @@ about a quarter of the memory of the objects (an event of a few hundred bytes of
 session JSON as pydantic writes it with ``exclude_none`` (what ADK's own session services
 store); fields left at their defaults are written too, which costs a third of the time of
 leaving them out. When a session pauses, the events since its previous pause are packed into one
-raw deflate chunk (level 1, with a preset dictionary of the event's keys: about 10 µs for the
-four events of a review, a quarter of their size): a paused session holds its history packed.
+Zstandard frame (level 1, with a preset dictionary of the event's keys: about 8 µs for the four
+events of a review, a quarter of their size): a paused session holds its history packed.
 """
 
 from __future__ import annotations
