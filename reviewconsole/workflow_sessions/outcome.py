@@ -4,9 +4,11 @@ A workflow may end with a text output (the refund agent's reply), with a structu
 message for people (the email review's ``{"decision", "email"}`` and "Draft approved and sent
 successfully."), or only with a message (the incident triage), so the result people see is the
 output when it is text, else for a failed session :func:`.failure.failure_message` (a generic
-sentence and the error code, never the exception's text), else the session's last message that no
-user wrote, else the output as JSON. The text may come from an LLM or an outside caller:
-templates escape it, scripts set it with ``textContent``.
+sentence and the error code, never the exception's text), for a cancelled one what its cancel
+said (the reason given, or "The session was cancelled.": never a draft it was waiting on, which
+nobody sent), else the session's last message that no user wrote, else the output as JSON. The
+text may come from an LLM or an outside caller: templates escape it, scripts set it with
+``textContent``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .failure import failure_message
 from .models import WorkflowSession
 from .store_sql import has_unapplied_answers
 
-__all__ = ["last_message", "session_outcome", "session_result"]
+__all__ = ["CANCELLED_MESSAGE", "cancel_message", "last_message", "session_outcome", "session_result"]
 
 ENDED = SessionStatus.CLOSED  # completed, failed, cancelled: nothing runs again
 
@@ -38,6 +40,21 @@ def last_message(session: WorkflowSession) -> str:
     return ""
 
 
+CANCELLED_MESSAGE = "The session was cancelled."
+
+
+def cancel_message(session: WorkflowSession) -> str:
+    """What the cancel of ``session`` said: its event's ``errorMessage`` (the reason given, or the
+    engine's "The session was cancelled."), the newest event with ``errorCode`` ``cancelled``
+    among the last few; :data:`CANCELLED_MESSAGE` when none is found."""
+    rows = session.events.order_by("-seq").values_list("data", flat=True)[:_LOOK_BACK]
+    for data in rows:
+        if isinstance(data, dict) and data.get("errorCode") == "cancelled":
+            message = data.get("errorMessage")
+            return message if isinstance(message, str) and message.strip() else CANCELLED_MESSAGE
+    return CANCELLED_MESSAGE
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
 
@@ -50,6 +67,8 @@ def session_result(session: WorkflowSession) -> str | None:
         return session.output
     if session.status == SessionStatus.FAILED and session.error:
         return failure_message(session.error)  # never the exception's text (it may quote a key)
+    if session.status == SessionStatus.CANCELLED:
+        return cancel_message(session)  # not the last message: a draft it waited on was never sent
     message = last_message(session)
     if message:
         return message

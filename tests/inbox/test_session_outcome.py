@@ -9,6 +9,7 @@ from html import unescape
 
 from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.workflow_sessions.outcome import session_outcome
+from reviewconsole.workflow_sessions.services import session_cancel_sync
 
 
 def _section(page):
@@ -156,3 +157,30 @@ def test_a_failed_session_shows_a_generic_failure_sentence_not_the_exception(sta
         "A step of the workflow raised an error (node x@1). Error code: node_failed. The details are in the server log."
     )
     assert (outcome["ended"], outcome["status_label"], outcome["result"]) == (True, "Failed", sentence)
+
+
+def test_a_cancelled_review_gives_what_its_cancel_said_never_the_unsent_draft(
+    client, auditor, manager, start_review, on_commit
+):
+    """A waiting email review cancelled as a whole: the draft it waited on was never sent, so it
+    is not the result (the page said "The session is cancelled." above the email's text)."""
+    session, item = start_review()
+    draft = session.state["draft"]
+    with on_commit():
+        session_cancel_sync(session, reason="The customer withdrew the complaint.")
+    client.force_login(manager)
+    outcome = client.get(f"/inbox/items/{item.pk}/status.json").json()["session"]
+    assert (outcome["status"], outcome["result"]) == ("cancelled", "The customer withdrew the complaint.")
+    section = _section(client.get(f"/inbox/items/{item.pk}/").content.decode())
+    assert "The customer withdrew the complaint." in section
+    assert draft.splitlines()[0] not in unescape(section)
+    client.force_login(auditor)
+    assert client.get(f"/api/sessions/{session.id}/").json()["result"] == "The customer withdrew the complaint."
+
+
+def test_a_cancel_without_a_reason_says_the_session_was_cancelled(start_review, on_commit):
+    session, _ = start_review()
+    with on_commit():
+        session_cancel_sync(session)
+    session.refresh_from_db()
+    assert session_outcome(session)["result"] == "The session was cancelled."
