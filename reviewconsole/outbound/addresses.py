@@ -1,9 +1,10 @@
 """Where outbound events may go: public addresses only, unless ``OUTBOUND_ALLOW_PRIVATE`` is set.
 
 A subscription URL whose host is, or resolves to, a loopback, link-local, private, reserved,
-multicast or unspecified address (``127.0.0.1``, ``169.254.169.254``, ``10.…``, ``::1``…) is
-refused: the console must not be made to POST into its own network (SSRF). The check runs when an
-admin saves the URL and again before every attempt (a name may resolve elsewhere later).
+multicast or unspecified address (``127.0.0.1``, ``169.254.169.254``, ``10.…``, ``::1``…), or to an
+IPv6 address that carries such an IPv4 address (IPv4-mapped, 6to4, Teredo), is refused: the
+console must not be made to POST into its own network (SSRF). The check runs when an admin saves
+the URL and again before every attempt (a name may resolve elsewhere later).
 ``REVIEWCONSOLE_OUTBOUND_ALLOW_PRIVATE=1`` allows them (a receiver on the same host or network).
 """
 
@@ -22,8 +23,18 @@ class PrivateAddressError(ValueError):
     """The URL's host is (or resolves to) an address outbound events may not go to."""
 
 
+def _embedded(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries and may be routed to: IPv4-mapped
+    (``::ffff:127.0.0.1``), 6to4 (``2002:7f00:1::``, RFC 3056) and Teredo's server and client
+    (RFC 4380)."""
+    found = [ip.ipv4_mapped, ip.sixtofour, *(ip.teredo or ())]
+    return [v4 for v4 in found if v4 is not None]
+
+
 def _blocked(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and any(_blocked(str(v4)) for v4 in _embedded(ip)):
+        return True
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return (

@@ -19,6 +19,9 @@ BLOCKED = [
     "http://[::1]/",
     "http://[::ffff:127.0.0.1]/",
     "http://0.0.0.0/",
+    "https://[2002:7f00:1::]/",  # 6to4 (RFC 3056) around 127.0.0.1
+    "https://[2002:a9fe:a9fe::]/",  # 6to4 around 169.254.169.254
+    "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",  # Teredo
 ]
 
 
@@ -33,8 +36,9 @@ def test_loopback_link_local_and_private_addresses_are_refused(strict, url):
         check_destination(url)
 
 
-def test_a_public_address_is_allowed(strict):
-    check_destination("https://93.184.216.34/hook")
+@pytest.mark.parametrize("url", ["https://93.184.216.34/hook", "https://[2002:5db8:d822::1]/hook"])  # the last: 6to4
+def test_a_public_address_is_allowed(strict, url):
+    check_destination(url)
 
 
 def test_the_setting_allows_private_addresses(settings):
