@@ -134,6 +134,18 @@ def test_a_manager_cancels_the_item_or_the_session(start_review, personas, on_co
     assert "cancelled by p-manager" in page and "its session was cancelled" in page
 
 
+def test_a_cancel_of_an_unknown_scope_is_refused_and_cancels_nothing(item, personas, on_commit):
+    """A mistyped ``session`` used to cancel the item alone, as if ``item`` had been asked."""
+    with on_commit():
+        response = _client(personas.queue_manager).post(
+            f"/inbox/items/{item.pk}/cancel/", {"reason": "Dup", "scope": "sesion"}, **JSON
+        )
+    assert response.status_code == 400
+    assert "whole session" in response.json()["error"]["message"]
+    assert Item.objects.get(pk=item.pk).status == "pending"
+    assert WorkflowSession.objects.get(pk=item.session_id).status == "waiting"
+
+
 def test_a_cancel_that_lost_to_a_decision_is_409_naming_who(item, personas, on_commit):
     with on_commit():
         _client(personas.reviewer).post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"})

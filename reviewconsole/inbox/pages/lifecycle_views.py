@@ -133,11 +133,16 @@ def escalate(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @allow_picture_styles
 def cancel(request: HttpRequest, pk: int) -> HttpResponse:
-    """A queue manager cancels the item (the workflow gets a cancelled answer) or its whole session."""
+    """A queue manager cancels the item (the workflow gets a cancelled answer) or its whole session.
+    A ``scope`` other than ``item`` or ``session`` is refused (400), nothing cancelled: a mistyped
+    ``session`` must not cancel the item alone."""
     item = item_for(request.user, pk)
-    whole = request.POST.get("scope", "item") == "session"
+    scope = request.POST.get("scope", "item")
+    whole = scope == "session"
     try:
         check_posted(request)
+        if scope not in ("item", "session"):
+            raise DecisionError("Choose what to cancel: the request (item) or the whole session (session).")
         item = interrupt_cancel(
             interrupt=item,
             actor=Actor.person(request.user),
