@@ -145,6 +145,16 @@ def test_the_status_json_says_where_the_item_stands(client, manager, start_revie
     assert status["item"]["sentence"].startswith("This request was approved by manager at ")
 
 
+def test_a_json_address_answers_an_item_outside_ones_queues_in_json_whatever_the_accept_header(
+    client, personas, start_review
+):
+    _, item = start_review()  # in support; the other reviewer has finance only
+    client.force_login(personas.other_reviewer)
+    response = client.get(f"/inbox/items/{item.pk}/status.json")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "item_unknown"
+
+
 def test_claim_buttons_post_and_show_the_owner(client, personas, start_review):
     _, item = start_review()
     client.force_login(personas.reviewer)

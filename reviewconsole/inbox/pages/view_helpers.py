@@ -60,7 +60,9 @@ __all__ = ["detail_context", "json_404", "refusal", "wants_json"]
 
 
 def wants_json(request: HttpRequest) -> bool:
-    return "application/json" in request.headers.get("Accept", "")
+    """A caller that accepts ``application/json``, or a request for a ``….json`` address (which
+    answers nothing but JSON, so its errors are JSON too)."""
+    return request.path.endswith(".json") or "application/json" in request.headers.get("Accept", "")
 
 
 def json_404[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
