@@ -159,14 +159,16 @@ def webhook_receive(
     ``/api/v1/sessions/<id>`` a sender reads with an API token; ``url``: the console's staff
     JSON; ``superseded``: the sessions a ``supersede`` cancelled), or 202 ``{"status": "queued",
     "arrival_id", "waiting_session_id", "waiting_session_url"}``; 409 ``session_waiting``
-    (``reject``: the open ``session_id`` and its ``pending`` interrupts; ``session_busy``, not
-    stored, when a supersede finds its run busy); 400 ``thread_key_missing`` (no key where the
-    endpoint's ``thread_key`` says); 400 ``invalid_json`` (not strict JSON: also NaN,
-    Infinity, or nesting too deep to parse); 400 ``invalid_body`` with ``errors`` (``path`` and
-    ``message`` per field) when the body does not fit the workflow's input schema, or holds a
-    value no database column can (a NUL character, a number like ``1e400``: see
-    :mod:`reviewconsole.json_input`); 404 ``unknown_workflow`` when the endpoint names a workflow
-    that is not registered (nothing stored, so the sender's retry succeeds once it is).
+    (``reject``: the open ``session_id`` and its ``pending`` interrupts; audited, not stored, so
+    the sender's retry with the same id is judged again, and accepted once that session has
+    ended); 409 ``session_busy`` (not stored, when a supersede finds its run busy); 400
+    ``thread_key_missing`` (no key where the endpoint's ``thread_key`` says); 400
+    ``invalid_json`` (not strict JSON: also NaN, Infinity, or nesting too deep to parse); 400
+    ``invalid_body`` with ``errors`` (``path`` and ``message`` per field) when the body does not
+    fit the workflow's input schema, or holds a value no database column can (a NUL character, a
+    number like ``1e400``: see :mod:`reviewconsole.json_input`); 404 ``unknown_workflow`` when the
+    endpoint names a workflow that is not registered (nothing stored, so the sender's retry
+    succeeds once it is).
     """
     repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, request=request)
     if repeated is not None:
@@ -233,8 +235,10 @@ def webhook_receive(
     except SessionBusyError:  # supersede while a run holds the open session: nothing stored, retry
         return WebhookResult(409, error_body("session_busy", "The open session of this key is running; retry."))
     except SessionWaitingError as exc:
+        # Audited, not stored: a stored refusal would be the answer to every retry of this id, also
+        # once the waiting session has ended; the sender's retry is judged again instead.
         result = WebhookResult(409, error_body(exc.code, exc.message, **exc.details))
-        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request, key)
+        _audit(endpoint, webhook_id, result, DeliveryOutcome.REJECTED, request)
         arrival_rejected(exc, actor=f"webhook:{endpoint.slug}", request=request)
         return result
     except UnknownWorkflowError:  # unregistered since the check above (a registry reload)
