@@ -76,6 +76,11 @@ def _id_used_elsewhere(client):
     return client.post("/hooks/email-review-2/", BODY, content_type=JSON, headers=headers)
 
 
+def _id_reused(client):
+    assert _hook(client, webhook_id="msg_reused").status_code == 202
+    return _hook(client, json.dumps({"complaint": "another complaint"}), webhook_id="msg_reused")
+
+
 def _unknown_workflow(client):
     WebhookEndpoint.objects.filter(slug="email-review").update(workflow="no-such-workflow")
     return _hook(client)
@@ -118,6 +123,7 @@ CASES = {
     "hooks unsupported_media_type": (415, "unsupported_media_type", lambda w: _hook(w.client, content_type=TEXT)),
     "hooks invalid_webhook_id": (400, "invalid_webhook_id", lambda w: _hook(w.client, webhook_id="   ")),
     "hooks webhook_id_used": (409, "webhook_id_used", lambda w: _id_used_elsewhere(w.client)),
+    "hooks webhook_id_reused": (422, "webhook_id_reused", lambda w: _id_reused(w.client)),
     "hooks rate_limited": (429, "rate_limited", lambda w: _rate_limited(w.client)),
     "hooks invalid_json": (400, "invalid_json", lambda w: _hook(w.client, "{not json")),
     "hooks invalid_body": (400, "invalid_body", lambda w: _hook(w.client, "{}")),

@@ -73,7 +73,12 @@ class DeliveryOutcome(models.TextChoices):
 
 
 class WebhookDelivery(models.Model):
-    """One delivery of a webhook; a repeated ``webhook-id`` answers with the first response."""
+    """One delivery of a webhook; a repeated ``webhook-id`` with the same body answers with the
+    first response, with another body 422 ``webhook_id_reused``.
+
+    ``body_sha256`` is the hex SHA-256 of the raw body as received; ``""`` on rows stored before
+    the digest was kept, which means "unknown": any body counts as the same (the first answer).
+    """
 
     endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.PROTECT, related_name="deliveries")
     webhook_id = models.CharField(max_length=200)
@@ -92,6 +97,13 @@ class WebhookDelivery(models.Model):
         help_text="The thread key the delivery named (kept for replay: a header's key is not in the body).",
     )
     body_kept = models.BooleanField(default=False, help_text="False when the body was over the cap.")
+    body_sha256 = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="SHA-256 of the raw body (hex), also when the body was not kept: a copy with this "
+        "webhook-id and another body is refused. Empty on deliveries stored before it was kept.",
+    )
     duplicates = models.PositiveIntegerField(default=0, help_text="Copies received again with this webhook-id.")
     last_duplicate_at = models.DateTimeField(null=True, blank=True)
     replay_of = models.ForeignKey(

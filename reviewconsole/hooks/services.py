@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import hashlib
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ __all__ = [
     "AUDITED_DUPLICATES",
     "MAX_WEBHOOK_ID",
     "WebhookResult",
+    "body_digest",
     "sign",
     "signing_secret",
     "used_elsewhere",
@@ -145,12 +147,14 @@ def webhook_receive(
 ) -> WebhookResult:
     """Start a session from a verified delivery, exactly once per ``webhook-id``.
 
-    A repeated id returns the first delivery's response (an accepted one with its ``session_url``
-    on the host the copy was sent to) and starts nothing, also when two copies
-    arrive at the same moment (the unique constraint decides which one records the delivery); the
-    first delivery counts the copies. Every outcome is audited (``webhook.delivery``; copies of a
-    delivery up to :data:`AUDITED_DUPLICATES`). The body is
-    kept on the delivery for replay when it is under ``WEBHOOK_KEEP_BYTES``.
+    A repeated id with the same raw body (by SHA-256, :func:`webhook_repeat`) returns the first
+    delivery's response (an accepted one with its ``session_url`` on the host the copy was sent
+    to) and starts nothing, also when two copies arrive at the same moment (the unique constraint
+    decides which one records the delivery); the first delivery counts the copies. A repeated id
+    with another body is refused, 422 ``webhook_id_reused``, and changes nothing. Every other
+    outcome is audited (``webhook.delivery``; copies of a delivery up to
+    :data:`AUDITED_DUPLICATES`). The body is kept on the delivery for replay when it is under
+    ``WEBHOOK_KEEP_BYTES``; its digest always (``body_sha256``).
 
     With a ``thread_key`` on the endpoint, input for a key whose session is still open follows the
     workflow's ``on_arrival`` (``workflow_sessions/arrivals.py``).
@@ -170,9 +174,10 @@ def webhook_receive(
     endpoint names a workflow that is not registered (nothing stored, so the sender's retry
     succeeds once it is).
     """
-    repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, request=request)
+    repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, body=body, request=request)
     if repeated is not None:
         return repeated
+    digest = body_digest(body)
     try:
         get_workflow(endpoint.workflow)
     except UnknownWorkflowError:
@@ -183,11 +188,11 @@ def webhook_receive(
     except json_input.UnstorableValueError as exc:
         message = "The body holds a value that cannot be stored (a NUL character or a number out of range)."
         result = WebhookResult(400, error_body("invalid_body", message, errors=exc.errors))
-        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request)
+        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, digest, replay_of, request)
         return result
     except (ValueError, RecursionError):
         result = WebhookResult(400, error_body("invalid_json", "The body is not valid JSON."))
-        _record_refusal(endpoint, webhook_id, result, "invalid JSON", text, kept, replay_of, request)
+        _record_refusal(endpoint, webhook_id, result, "invalid JSON", text, kept, digest, replay_of, request)
         return result
     key = ""
     if endpoint.thread_key:
@@ -201,7 +206,7 @@ def webhook_receive(
             if replay_of is not None and endpoint.thread_key.startswith(HEADER):
                 message += " A replay uses the key the original delivery named, and it named none."
             result = WebhookResult(400, error_body("thread_key_missing", message, thread_key=endpoint.thread_key))
-            _record_refusal(endpoint, webhook_id, result, "thread key missing", text, kept, replay_of, request)
+            _record_refusal(endpoint, webhook_id, result, "thread key missing", text, kept, digest, replay_of, request)
             return result
         key = found
     try:
@@ -222,6 +227,7 @@ def webhook_receive(
                 session=None if arrived.outcome == "queued" else arrived.session,
                 body=text,
                 body_kept=kept,
+                body_sha256=digest,
                 thread_key=key,
                 replay_of=replay_of,
             )
@@ -230,7 +236,7 @@ def webhook_receive(
     except WorkflowDataError as exc:
         message = "The body does not match the workflow's input."
         result = WebhookResult(400, error_body("invalid_body", message, **exc.details))
-        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, replay_of, request, key)
+        _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, digest, replay_of, request, key)
         return result
     except SessionBusyError:  # supersede while a run holds the open session: nothing stored, retry
         return WebhookResult(409, error_body("session_busy", "The open session of this key is running; retry."))
@@ -244,9 +250,10 @@ def webhook_receive(
     except UnknownWorkflowError:  # unregistered since the check above (a registry reload)
         return _unknown_workflow(endpoint)
     except IntegrityError:
-        # Another copy with the same webhook-id won the race; answer as it did.
+        # Another delivery with the same webhook-id won the race: answer as it did, or refuse ours
+        # when its body was another one.
         previous = WebhookDelivery.objects.get(endpoint=endpoint, webhook_id=webhook_id)
-        return _duplicate(endpoint, previous, request)
+        return _repeat_answer(endpoint, previous, digest, request)
 
 
 def _session_url(session_id: str, request: HttpRequest | None) -> str:
@@ -295,17 +302,41 @@ def _unknown_workflow(endpoint: WebhookEndpoint) -> WebhookResult:
     return WebhookResult(404, error_body("unknown_workflow", message))
 
 
+def body_digest(body: bytes) -> str:
+    """The hex SHA-256 of a delivery's raw body (``WebhookDelivery.body_sha256``)."""
+    return hashlib.sha256(body).hexdigest()
+
+
 def webhook_repeat(
-    *, endpoint: WebhookEndpoint, webhook_id: str, request: HttpRequest | None = None
+    *, endpoint: WebhookEndpoint, webhook_id: str, body: bytes, request: HttpRequest | None = None
 ) -> WebhookResult | None:
-    """The stored answer when ``webhook_id`` was delivered to ``endpoint`` before, else None.
+    """The answer to ``webhook_id`` delivered to ``endpoint`` before, else None (a new delivery).
+
+    The same raw ``body`` (by its SHA-256) is a copy: the stored answer, counted on the delivery.
+    Another body is refused, 422 ``webhook_id_reused`` (nothing started or stored; the first
+    delivery is unchanged), as the API refuses an ``Idempotency-Key`` reused for another request:
+    answering the first delivery's 202 would drop the new body unseen. A delivery stored before
+    digests were kept (``body_sha256 == ""``) has an unknown body, treated as the same.
 
     The view asks this after verifying the signature and before counting the rate limit, so a
     replayed copy of a signed request is answered (and counted on its delivery) without using
     up the limit the sender's new deliveries need.
     """
     previous = WebhookDelivery.objects.filter(endpoint=endpoint, webhook_id=webhook_id).first()
-    return _duplicate(endpoint, previous, request) if previous is not None else None
+    return _repeat_answer(endpoint, previous, body_digest(body), request) if previous is not None else None
+
+
+def _repeat_answer(endpoint: WebhookEndpoint, previous: WebhookDelivery, digest: str, request: Any) -> WebhookResult:
+    """The first answer for a copy of ``previous`` (same digest, or ``previous`` has none), else
+    422 ``webhook_id_reused`` (logged, not stored or audited: the id's row is the first delivery)."""
+    if previous.body_sha256 and previous.body_sha256 != digest:
+        logger.warning("Webhook %s: id %r reused with another body; refused", endpoint.slug, previous.webhook_id[:80])
+        message = (
+            f"This webhook-id was used at {previous.received_at.isoformat()} for a different body; "
+            "nothing was started or stored. Send a new delivery with a new webhook-id."
+        )
+        return WebhookResult(422, error_body("webhook_id_reused", message))
+    return _duplicate(endpoint, previous, request)
 
 
 def _duplicate(endpoint: WebhookEndpoint, previous: WebhookDelivery, request: Any) -> WebhookResult:
@@ -330,6 +361,7 @@ def _record_refusal(
     error: str,
     text: str,
     kept: bool,
+    digest: str,
     replay_of: WebhookDelivery | None,
     request: Any,
     thread_key: str = "",
@@ -345,6 +377,7 @@ def _record_refusal(
                 error=error[:2000],
                 body=text,
                 body_kept=kept,
+                body_sha256=digest,
                 thread_key=thread_key,
                 replay_of=replay_of,
             )

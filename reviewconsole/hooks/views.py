@@ -27,10 +27,12 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
     400 body not UTF-8, 401 missing or bad signature (or a missing or empty signature header, or a
     timestamp outside the window), 415 not JSON, 400 ``webhook-id`` blank, with control characters
     or too long, 409 ``webhook_id_used`` (the id was delivered to another endpoint signed with
-    the same secret: a captured delivery replayed elsewhere), 429 over the endpoint's rate limit
-    (with ``Retry-After``). Every signature must be canonical base64 (else 401).
-    A ``webhook-id`` delivered before gets its first answer before the rate limit is counted: a
-    replayed copy of a signed request must not use up the limit of the sender's new deliveries.
+    the same secret: a captured delivery replayed elsewhere), 422 ``webhook_id_reused`` (the id was
+    delivered here before with another body), 429 over the endpoint's rate limit (with
+    ``Retry-After``). Every signature must be canonical base64 (else 401).
+    A ``webhook-id`` delivered before with the same body gets its first answer before the rate
+    limit is counted: a replayed copy of a signed request must not use up the limit of the
+    sender's new deliveries.
     Hostile input gets one of these, never a 500. Refusals before the signature is verified are
     logged, not stored: unsigned noise must not be able to fill the database.
     """
@@ -66,8 +68,8 @@ def receive(request: HttpRequest, slug: str) -> JsonResponse:
         logger.warning("Webhook %s: id %r was delivered to another endpoint with this secret", slug, webhook_id[:80])
         message = "This webhook-id was delivered to another endpoint; nothing was started."
         return error_response(409, "webhook_id_used", message)
-    repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, request=request)
-    if repeated is not None:  # a verified copy: its first answer, without using up the rate limit
+    repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, body=body, request=request)
+    if repeated is not None:  # a verified copy: its first answer (422 for another body), no rate limit
         return JsonResponse(repeated.body, status=repeated.status)
     retry_after = rate_limit_check(endpoint=endpoint)
     if retry_after is not None:

@@ -51,11 +51,13 @@ def test_it_answers_a_repeated_webhook_id_with_the_same_session(demo, client, on
     assert WebhookDelivery.objects.filter(webhook_id="msg_same").count() == 1
 
 
-def test_it_replays_the_first_answer_even_for_a_different_body(demo, client, on_commit):
+def test_it_refuses_the_same_id_with_a_different_body(demo, client, on_commit):
+    """Answering the first 202 dropped the other body unseen: it is 422 ``webhook_id_reused``."""
     with on_commit():
         first = post_webhook(client, {"complaint": COMPLAINT}, webhook_id="msg_replay")
         second = post_webhook(client, {"complaint": "Something else"}, webhook_id="msg_replay")
-    assert second.json() == first.json()
+    assert first.status_code == 202
+    assert (second.status_code, second.json()["error"]["code"]) == (422, "webhook_id_reused")
     assert WorkflowSession.objects.get().state["complaint"] == COMPLAINT
 
 

@@ -1,16 +1,20 @@
-"""A ``409 session_waiting`` refusal is not stored, so the sender's retry with the same
-``webhook-id`` once the waiting session has ended is judged again.
+"""A ``webhook-id`` used again: the same body is a copy (its first answer), another body is refused
+(422 ``webhook_id_reused``), never answered 202 and dropped; a ``409 session_waiting`` refusal is
+not stored, so the sender's retry once the waiting session has ended is judged again.
 
 Found by the tester (tests/attack/test_webhook_id_reuse.py in the attack worktree).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 
 import pytest
 
 from reviewconsole.audit.models import AuditEntry
+from reviewconsole.hooks import services
 from reviewconsole.hooks.models import WebhookDelivery, WebhookEndpoint
 from reviewconsole.inbox.items.decisions import interrupt_decide
 from reviewconsole.inbox.models import Item
@@ -22,6 +26,69 @@ pytestmark = pytest.mark.django_db
 
 def _id() -> str:
     return f"msg_{uuid.uuid4().hex}"
+
+
+def test_the_same_id_with_another_body_is_refused_and_the_first_delivery_is_kept(client, demo, on_commit):
+    webhook_id = _id()
+    with on_commit():
+        first = post_webhook(client, {"complaint": "first complaint"}, webhook_id=webhook_id)
+    assert first.status_code == 202
+    with on_commit():
+        other = post_webhook(client, {"complaint": "a different complaint"}, webhook_id=webhook_id)
+    assert other.status_code == 422, other.json()
+    error = other.json()["error"]
+    assert error["code"] == "webhook_id_reused"
+    assert "different body" in error["message"] and "new webhook-id" in error["message"]
+    assert WorkflowSession.objects.count() == 1
+    delivery = WebhookDelivery.objects.get(webhook_id=webhook_id)
+    assert (delivery.outcome, delivery.session_id, delivery.duplicates) == ("accepted", first.json()["session_id"], 0)
+    assert json.loads(delivery.body) == {"complaint": "first complaint"}
+
+
+def test_the_same_id_with_the_same_body_still_gets_the_first_answer(client, demo, on_commit):
+    webhook_id = _id()
+    with on_commit():
+        first = post_webhook(client, {"complaint": "first complaint"}, webhook_id=webhook_id)
+    with on_commit():
+        again = post_webhook(client, {"complaint": "first complaint"}, webhook_id=webhook_id)
+    assert (again.status_code, again.json()) == (202, first.json())
+    assert WorkflowSession.objects.count() == 1
+    assert WebhookDelivery.objects.get(webhook_id=webhook_id).duplicates == 1
+
+
+def test_a_delivery_keeps_the_digest_of_its_raw_body(client, demo, on_commit):
+    webhook_id = _id()
+    with on_commit():
+        post_webhook(client, {"complaint": "first complaint"}, webhook_id=webhook_id)
+    raw = json.dumps({"complaint": "first complaint"}).encode()
+    assert WebhookDelivery.objects.get(webhook_id=webhook_id).body_sha256 == hashlib.sha256(raw).hexdigest()
+
+
+def test_a_delivery_stored_before_digests_answers_any_body_as_a_copy(client, demo, on_commit):
+    """Rows from before the digest have ``body_sha256 = ""``: unknown, treated as the same body."""
+    webhook_id = _id()
+    with on_commit():
+        first = post_webhook(client, {"complaint": "first complaint"}, webhook_id=webhook_id)
+    WebhookDelivery.objects.filter(webhook_id=webhook_id).update(body_sha256="")
+    with on_commit():
+        other = post_webhook(client, {"complaint": "a different complaint"}, webhook_id=webhook_id)
+    assert (other.status_code, other.json()) == (202, first.json())
+    assert WorkflowSession.objects.count() == 1
+
+
+def test_a_racing_copy_with_another_body_is_refused(client, demo, on_commit, monkeypatch):
+    """Two copies at once: the one that loses the unique constraint compares the bodies too."""
+    webhook_id = _id()
+    endpoint = WebhookEndpoint.objects.get(slug="email-review")
+    with on_commit():
+        services.webhook_receive(endpoint=endpoint, webhook_id=webhook_id, body=b'{"complaint": "first"}')
+    monkeypatch.setattr(services, "webhook_repeat", lambda **kwargs: None)  # it checked before the first committed
+    with on_commit():
+        other = services.webhook_receive(endpoint=endpoint, webhook_id=webhook_id, body=b'{"complaint": "second"}')
+        same = services.webhook_receive(endpoint=endpoint, webhook_id=webhook_id, body=b'{"complaint": "first"}')
+    assert (other.status, other.body["error"]["code"]) == (422, "webhook_id_reused")
+    assert same.status == 202
+    assert WorkflowSession.objects.count() == 1
 
 
 def _wait_on_vip(client, on_commit):
