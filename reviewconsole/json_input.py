@@ -4,7 +4,8 @@ PostgreSQL's ``text`` and ``jsonb`` cannot hold U+0000, no database driver can e
 surrogate (``"\\ud800"``), and ``NaN`` or ``Infinity`` (also ``1e400``, which parses to infinity)
 are not JSON, so SQLite's ``JSON_VALID`` check refuses them too. Left in, they fail the first
 write with a 500 (on PostgreSQL only, for NUL), possibly halfway through a request. Every door
-(webhook, API, inbox forms, AG-UI) checks its parsed input here first and refuses it with a 400.
+(webhook, API, inbox forms, AG-UI) checks its parsed input here first and refuses it with a 400
+(AG-UI: RUN_ERROR ``input_invalid`` after RUN_STARTED, as its other refusals).
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ or tracebacks; the details go to the server log.
 | code | when |
 |---|---|
 | ``input_missing`` | a new thread's request has no user message to start the workflow with |
-| ``input_invalid`` | the user message does not fit the workflow's input, the input holds a NUL or a non-finite |
-|  | number, or ``resume`` has two entries for one interrupt id (the message names it) |
+| ``input_invalid`` | the user message does not fit the workflow's input, the input holds a NUL, an unpaired |
+|  | surrogate (``"\\ud800"``, also in ``threadId`` or ``runId``: RUN_STARTED echoes them JSON-escaped) or a |
+|  | non-finite number, or ``resume`` has two entries for one interrupt id (the message names it) |
 | ``interrupts_pending`` | the thread waits on interrupts and the request has no ``resume`` (a new message |
 |  | there follows the workflow's ``on_arrival``: this is ``reject``; the message names the session, interrupt); |
 |  | with a rewind, refused before it is made unless the workflow queues the message |

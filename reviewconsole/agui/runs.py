@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import datetime as dt
+import json
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
@@ -46,6 +47,7 @@ from ag_ui.core import (
 )
 from ag_ui.encoder import EventEncoder
 from django.utils import timezone
+from pydantic_core import PydanticSerializationError
 
 from engine import (
     Event,
@@ -83,7 +85,7 @@ __all__ = ["stream_run"]
 
 logger = logging.getLogger("reviewconsole.agui")
 
-UNSTORABLE = "The input holds a NUL character or a number out of range, which cannot be stored."
+UNSTORABLE = "The input holds a NUL character, an unpaired surrogate or a number out of range, which cannot be stored."
 
 _enqueues: set[asyncio.Task[Any]] = set()  # an enqueue outlives a disconnected client; keep it referenced
 
@@ -95,7 +97,7 @@ async def stream_run(*, client: ApiClient, spec: WorkflowSpec, run: RunAgentInpu
     stored = asyncio.Event()  # set by ``_stream`` once what the client sent is stored and the run queued
     events = Detached(_run(client, spec, run, stored), stored)
     try:
-        yield encoder.encode(RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id, protocol_version="1.0"))
+        yield _run_started(encoder, run)
         async for event in events:
             yield encoder.encode(event)
     except Refusal as refusal:
@@ -106,6 +108,17 @@ async def stream_run(*, client: ApiClient, spec: WorkflowSpec, run: RunAgentInpu
         yield encoder.encode(RunErrorEvent(message=Refusal("internal_error").message, code="internal_error"))
     finally:
         events.release()
+
+
+def _run_started(encoder: EventEncoder, run: RunAgentInput) -> str:
+    """The RUN_STARTED frame echoing the client's ``threadId`` and ``runId``. An id holding an
+    unpaired surrogate (``"\\ud800"``: valid JSON, refused by ``_run`` as ``input_invalid``) is
+    echoed JSON-escaped, as sent: pydantic cannot serialise it (``PydanticSerializationError``)."""
+    event = RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id, protocol_version="1.0")
+    try:
+        return encoder.encode(event)
+    except PydanticSerializationError:
+        return f"data: {json.dumps(event.model_dump(by_alias=True), separators=(',', ':'))}\n\n"
 
 
 def _last_user_message(run: RunAgentInput) -> tuple[str, Any] | None:

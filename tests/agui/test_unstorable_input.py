@@ -1,5 +1,5 @@
-"""AG-UI input holding what no database column can (NUL, non-finite numbers): RUN_ERROR
-``input_invalid`` before anything is read or stored, never ``internal_error``."""
+"""AG-UI input holding what no database column can (NUL, unpaired surrogates, non-finite
+numbers): RUN_ERROR ``input_invalid`` before anything is read or stored, never ``internal_error``."""
 
 from __future__ import annotations
 
@@ -37,6 +37,32 @@ async def test_an_unstorable_value_ends_the_run_with_input_invalid(agui, scripte
     assert run.types == ["RUN_STARTED", "RUN_ERROR"]
     assert run.last["code"] == "input_invalid"
     assert "NUL character" in run.last["message"]
+    assert await sync_to_async(_counts)() == (0, 0, 0)
+
+
+RAW = json.dumps(body("t-sur", "My battery drains", run_id="r-sur"))
+
+
+@pytest.mark.parametrize(
+    ("raw", "ids"),
+    [  # ``"\\ud800"`` is valid JSON; found by an attack: RUN_STARTED could not be encoded (internal_error)
+        (RAW.replace('"t-sur"', '"t\\ud800"'), ("t\ud800", "r-sur")),  # the thread id
+        (RAW.replace('"r-sur"', '"r\\udc00"'), ("t-sur", "r\udc00")),  # the run id
+        (RAW.replace("My battery", "My \\ud83d battery"), ("t-sur", "r-sur")),  # half an emoji in the text
+        (RAW.replace('"state": {}', '"state": {"k\\udfff": 1}'), ("t-sur", "r-sur")),  # a key
+        (RAW.replace('"forwardedProps": {}', '"forwardedProps": {"x": ["\\ud800"]}'), ("t-sur", "r-sur")),
+        (json.dumps(body("t-sur", '{"complaint": "a\\ud800b"}', run_id="r-sur")), ("t-sur", "r-sur")),  # in its JSON
+    ],
+)
+async def test_an_unpaired_surrogate_ends_the_run_with_input_invalid(agui, scripted, raw, ids):
+    """Refused as a NUL is; RUN_STARTED echoes the ids as sent (JSON-escaped)."""
+    scripted("email-review", ["A draft."])
+    run = await agui("email-review", None, raw=raw)
+    assert run.status == 200, run.text
+    assert run.types == ["RUN_STARTED", "RUN_ERROR"], run.events
+    assert (run.events[0]["threadId"], run.events[0]["runId"]) == ids
+    assert run.last["code"] == "input_invalid"
+    assert "unpaired surrogate" in run.last["message"]
     assert await sync_to_async(_counts)() == (0, 0, 0)
 
 
