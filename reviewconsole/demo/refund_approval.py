@@ -112,8 +112,9 @@ def submit_refund(order_id: str, amount: float) -> dict[str, Any]:
 def same_order_no_larger_refund(attempt: DecisionAttempt) -> str | None:
     """The refund's check before a decision (``WorkflowSpec.before_decision``): an approval of
     ``submit_refund`` with edited arguments may lower the amount, never raise it (one reviewer could
-    otherwise approve $50,000 where $250 was approved) nor refund another order (``order_id``: the
-    approval was for this one). Returns the refusal naming the field, or None.
+    otherwise approve $50,000 where $250 was approved) nor take it to $0 or below (a negative refund
+    would run: the input's ``amount > 0`` binds only the start), nor refund another order
+    (``order_id``: the approval was for this one). Returns the refusal naming the field, or None.
 
     Edited arguments without ``order_id`` or ``amount``, or with an amount that is no number, are
     left to the tool's parameter schema (``answer_invalid``)."""
@@ -126,12 +127,23 @@ def same_order_no_larger_refund(attempt: DecisionAttempt) -> str | None:
             f"An edited refund must keep order_id {asked_order}: the approval was for that order; "
             "only the amount may be lowered. Nothing was recorded."
         )
+    if "amount" not in edited or isinstance(edited["amount"], bool):
+        return None
+    try:
+        raised = float(edited["amount"])
+    except (TypeError, ValueError):
+        return None  # not a number: the tool's parameter schema refuses it (answer_invalid)
+    if raised <= 0:
+        return (
+            "An edited refund's amount must be more than $0; to refund nothing, decline the refund instead. "
+            "Nothing was recorded."
+        )
     if attempt.tool_args.get("amount") is None:
         return None
     try:
-        asked, raised = float(attempt.tool_args["amount"]), float(edited.get("amount", 0))
+        asked = float(attempt.tool_args["amount"])
     except (TypeError, ValueError):
-        return None  # not a number: the tool's parameter schema refuses it (answer_invalid)
+        return None
     if raised > asked:
         return (
             f"An edited refund's amount may not be larger than the amount asked for (${asked:,.2f}); "

@@ -119,6 +119,9 @@ def test_an_edit_may_lower_the_refund_not_change_its_order_and_the_result_names_
     raised = _resume(client, token, session, _approve(item, args_digest=digest, args={"order_id": "A-1", "amount": 60}))
     assert raised.status_code == 400
     assert "amount may not be larger" in raised.json()["error"]["message"]
+    below = _resume(client, token, session, _approve(item, args_digest=digest, args={"order_id": "A-1", "amount": -5}))
+    assert (below.status_code, below.json()["error"]["code"]) == (400, "decision_refused")  # found by an attack
+    assert "must be more than $0" in below.json()["error"]["message"]
     assert refunds == []
     lower = {"order_id": "A-1", "amount": 20}
     with on_commit():

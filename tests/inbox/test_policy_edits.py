@@ -182,3 +182,21 @@ def test_the_demo_refund_cannot_be_raised_by_an_edit(demo, personas, client, on_
     with on_commit():
         assert _approve_edited(client, item, 200).status_code == 200  # lowering it is allowed
     assert refunds == [{"order_id": "A-1", "amount": 200}]
+
+
+@pytest.mark.parametrize("amount", [-1000, 0, -0.01])
+def test_the_demo_refund_cannot_be_edited_to_nothing_or_below(start_session, personas, client, refunds, amount):
+    """Found by an attack: a $40 refund's submit_refund approved with edited arguments
+    ``{"amount": -1000}`` ran, and the session ended "Your refund of $-1000.00 … has been submitted."
+    (the webhook and the API refuse such an amount at the start). The refund's check refuses it."""
+    session, [item] = start_session("refund-approval", {"order_id": "A-1", "amount": 40, "reason": "Late"})
+    assert item.function_name == "adk_request_confirmation"  # the policy approved the ask; the call waits
+    answers = Answer.objects.filter(session=session).count()  # the policy's answer to ask_for_approval
+    client.force_login(personas.other_reviewer)
+    response = _approve_edited(client, item, amount)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "decision_refused"
+    assert "must be more than $0" in response.json()["error"]["message"]
+    assert refunds == []
+    item.refresh_from_db()
+    assert (item.status, Answer.objects.filter(session=session).count()) == ("pending", answers)
