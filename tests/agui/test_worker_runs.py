@@ -15,6 +15,7 @@ import uuid
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.tasks.signals import task_finished
 
 from engine import ScriptedModel
 from tests.agui.conftest import body
@@ -36,6 +37,30 @@ def worker(settings):
     thread.start()
     yield thread
     thread.stop()
+
+
+@pytest.fixture
+def runs_finished():
+    """``await runs_finished(n)``: returns once ``n`` ``run_session`` tasks were recorded as
+    finished (``task_finished``, sent after the row's status is saved). A stream ends at its run's
+    ``run_end`` message, which the task publishes before it returns, so a test that reads the
+    task rows once its streams ended waits for this first."""
+    from reviewconsole.workflow_sessions.tasks import run_session
+
+    done = threading.Semaphore(0)
+
+    def record(sender, task_result, **kwargs):
+        if task_result.task.module_path == run_session.module_path:
+            done.release()
+
+    task_finished.connect(record, weak=False)
+
+    async def wait(count):
+        for _ in range(count):
+            assert await asyncio.to_thread(done.acquire, True, GATE_LIMIT), "a run_session task never finished"
+
+    yield wait
+    task_finished.disconnect(record)
 
 
 class GatedModel(ScriptedModel):
@@ -149,7 +174,7 @@ class _Spy:
         monkeypatch.setattr(Runner, "run_pending", run_pending)
 
 
-async def test_the_run_happens_in_the_task_and_never_in_the_request(agui, scripted, worker, monkeypatch):
+async def test_the_run_happens_in_the_task_and_never_in_the_request(agui, scripted, worker, runs_finished, monkeypatch):
     spy = _Spy(monkeypatch)
     scripted("email-review", ["Draft one, about the battery.", "Draft two, shorter."])
 
@@ -160,6 +185,7 @@ async def test_the_run_happens_in_the_task_and_never_in_the_request(agui, script
     assert "".join(first.text_of_messages()) == "Draft one, about the battery."
     assert len(first.of("TEXT_MESSAGE_CONTENT")) == 5  # the deltas, word by word, through the channel layer
     assert "Draft two" in "".join(second.text_of_messages()) and second.interrupts
+    await runs_finished(2)
     assert await sync_to_async(_run_sessions)() == ["SUCCESSFUL", "SUCCESSFUL"]  # one task per request
     assert len(spy.threads) == 2  # each task ran the session once, on the worker's side
     assert threading.current_thread() not in spy.threads  # the request's loop never ran it
@@ -189,7 +215,9 @@ async def test_text_deltas_stream_while_the_run_is_still_going(token, gated, wor
     assert [e["type"] for e in events].count("TEXT_MESSAGE_END") == 1
 
 
-async def test_a_second_request_waits_for_the_running_one_then_runs(agui, token, gated, worker, monkeypatch):
+async def test_a_second_request_waits_for_the_running_one_then_runs(
+    agui, token, gated, worker, runs_finished, monkeypatch
+):
     from reviewconsole.agui import services
 
     waiting = threading.Event()
@@ -216,6 +244,7 @@ async def test_a_second_request_waits_for_the_running_one_then_runs(agui, token,
     assert first_events[-1]["type"] == "RUN_FINISHED"
     assert later.last["type"] == "RUN_FINISHED" and later.of("CUSTOM", "status")[-1]["value"]["awaitingMessage"]
     assert later.text_of_messages()[-1] == "Refunds take three days."
+    await runs_finished(2)
     assert await sync_to_async(_run_sessions)() == ["SUCCESSFUL", "SUCCESSFUL"]
 
 
