@@ -186,7 +186,10 @@ def webhook_receive(
     try:
         data = json_input.loads(body)
     except json_input.UnstorableValueError as exc:
-        message = "The body holds a value that cannot be stored (a NUL character or a number out of range)."
+        message = (
+            "The body holds a value that cannot be stored "
+            "(a NUL character, an unpaired surrogate or a number out of range)."
+        )
         result = WebhookResult(400, error_body("invalid_body", message, errors=exc.errors))
         _record_refusal(endpoint, webhook_id, result, exc.message, text, kept, digest, replay_of, request)
         return result

@@ -59,5 +59,5 @@ def test_a_json_field_refuses_nan_infinity_and_nul(raw, message):
     schema = {"oneOf": [{"type": "string"}, {"type": "number"}]}  # edited as JSON
     with pytest.raises(DecisionError) as caught:
         validate_value(schema, {"f": raw})
-    expected = message or "Enter JSON without NUL characters or numbers out of range."
+    expected = message or "Enter JSON without NUL characters, unpaired surrogates or numbers out of range."
     assert caught.value.errors == [{"path": [], "message": expected}]

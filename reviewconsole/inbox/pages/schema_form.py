@@ -308,7 +308,8 @@ def _parse(node: FormField, reading: _Reading, at: list[Any]) -> Any:
         if node.format:
             return posted_value(node.format, raw)
     except json_input.UnstorableValueError:
-        errors.append({"path": node.path, "message": "Enter JSON without NUL characters or numbers out of range."})
+        message = "Enter JSON without NUL characters, unpaired surrogates or numbers out of range."
+        errors.append({"path": node.path, "message": message})
         return None
     except ValueError:
         message = {"integer": "Enter a whole number.", "number": "Enter a number."}.get(node.kind, "Enter valid JSON.")
