@@ -24,7 +24,7 @@ from ..inbox.items.receipts import decided_refusal, is_repeat, receipt, refusal_
 from ..inbox.items.refusals import claimed_conflict, newer_request, refusal_for
 from ..inbox.models import Item, ItemStatus
 from ..workflow_sessions.arrivals import ArrivalResult, session_arrive
-from ..workflow_sessions.models import Interrupt, WorkflowSession
+from ..workflow_sessions.models import Interrupt, InterruptStatus, WorkflowSession
 from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel_sync
 from ..workflows import UnknownWorkflowError, get
 from .errors import ApiError
@@ -100,6 +100,10 @@ def api_session_resume(
             yet applied: the interrupt may be about to open (409, ``Retry-After``).
         engine.AlreadyDecidedError: someone answered first, or this client with another answer
             (409, who, what and when).
+        ApiError: 409 ``interrupt_decided`` for an answer naming no interrupt that repeats this
+            client's answer to the session's previous request, while a request opened since is
+            pending (:func:`_unnamed_repeat`: a retry or a double send must not answer a request
+            nobody saw; ``pending`` lists the ids to name).
         CancelledError: the interrupt was cancelled, by its client, AG-UI's or a queue manager
             (409 ``interrupt_cancelled``: ``cancelled_by``, ``cancelled_at``, ``reason``).
         engine.ArgsChangedError: ``args_digest`` is not the call's: its arguments changed since
@@ -122,6 +126,8 @@ def api_session_resume(
             (400 ``decision_refused``, the workflow's message); the view audits it.
         UnknownWorkflowError: the workflow is no longer registered (409); nothing is stored.
     """
+    if interrupt_id is None and (repeated := _unnamed_repeat(client, session, payload)) is not None:
+        raise repeated
     row, answer = _read_answer(client, session, interrupt_id, payload)
     stored = answer.payload if answer is not None else payload
     decision = answer.decision if answer is not None else "answer"
@@ -243,6 +249,44 @@ def _read_answer(
         conflict = claimed_conflict(row)
         raise ApiError(409, "interrupt_claimed", conflict.message, interrupt_id=row.interrupt_id, **conflict.details)
     return row, read_answer(row, payload)
+
+
+def _unnamed_repeat(client: ApiClient, session: WorkflowSession, payload: Any) -> ApiError | None:
+    """409 ``interrupt_decided`` when ``payload``, sent naming no interrupt, is the answer this
+    client gave the session's newest request it decided, and a request opened after that decision
+    is pending; else None.
+
+    Without the refusal the copy answers the request the first answer led to (the next draft),
+    which the client never saw: a request sent twice, or retried after a lost reply, would count
+    as two decisions. The same answer meant for the new request names its ``interrupt_id``."""
+    actor = _actor(client)
+    previous = (
+        Interrupt.objects.filter(session=session, status=InterruptStatus.RESOLVED, decided_by_label=actor)
+        .order_by("-decided_at", "-pk")
+        .first()
+    )
+    if previous is None or previous.decided_at is None:
+        return None
+    pending = list(
+        Interrupt.objects.filter(
+            session=session, status=InterruptStatus.PENDING, created_at__gt=previous.decided_at
+        ).values_list("interrupt_id", flat=True)
+    )
+    again = read_decided(previous, payload) if pending else None
+    if again is None or not is_repeat(
+        previous, decided_by=actor, decision=again.decision, payload=again.payload, reason=again.reason
+    ):
+        return None
+    refusal = decided_refusal(previous)
+    assert refusal is not None  # resolved
+    return ApiError(
+        409,
+        "interrupt_decided",
+        f"{refusal.message.removesuffix('; nothing was recorded.')}, with this same answer; nothing was "
+        "recorded. A newer request of the session is pending: name it (interrupt_id) to answer it.",
+        **refusal.details,
+        pending=pending,
+    )
 
 
 def _check_policy(row: Item, decision: str) -> None:
