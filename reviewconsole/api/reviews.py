@@ -23,6 +23,7 @@ from ..inbox.items.lifecycle import pending_item_ids, session_items_cancelled
 from ..inbox.models import CANCELLED, Item
 from ..inbox.pages.drafts import edit_diff
 from ..workflow_sessions.models import Interrupt, InterruptStatus, WorkflowSession
+from ..workflow_sessions.outcome import cancel_reason
 from ..workflow_sessions.services import session_cancel_sync, session_start
 from ..workflows import review as review_workflow
 from .errors import ApiError
@@ -206,7 +207,7 @@ def review_cancel(*, client: ApiClient, review_id: str, reason: str, request: Ht
         if refusal is not None:
             raise refusal
         pending = pending_item_ids(review.session_id)
-        session_cancel_sync(review.session_id, reason=reason or f"Cancelled by {_actor(client)}.")
+        session_cancel_sync(review.session_id, reason=cancel_reason(_actor(client), reason))
         session_items_cancelled(pending, by=_actor(client), reason=reason)  # "cancelled by client:<name>"
         now = timezone.now()
         Review.objects.filter(pk=review.pk).update(

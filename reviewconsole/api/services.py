@@ -25,6 +25,7 @@ from ..inbox.items.refusals import claimed_conflict, newer_request, refusal_for
 from ..inbox.models import Item, ItemStatus
 from ..workflow_sessions.arrivals import ArrivalResult, session_arrive
 from ..workflow_sessions.models import Interrupt, InterruptStatus, WorkflowSession
+from ..workflow_sessions.outcome import cancel_reason
 from ..workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel_sync
 from ..workflows import UnknownWorkflowError, get
 from .errors import ApiError
@@ -337,7 +338,7 @@ def api_session_cancel(*, client: ApiClient, session: WorkflowSession, reason: s
     """
     before = session.status
     pending = pending_item_ids(session.id)
-    record = session_cancel_sync(session, reason=reason or f"Cancelled by {_actor(client)}.")
+    record = session_cancel_sync(session, reason=cancel_reason(_actor(client), reason))
     session_items_cancelled(pending, by=_actor(client), reason=reason)  # "cancelled by client:<name>"
     audit_record(
         action="session.cancel",

@@ -5,7 +5,7 @@ message for people (the email review's ``{"decision", "email"}`` and "Draft appr
 successfully."), or only with a message (the incident triage), so the result people see is the
 output when it is text, else for a failed session :func:`.failure.failure_message` (a generic
 sentence and the error code, never the exception's text), for a cancelled one what its cancel
-said (the reason given, or "The session was cancelled.": never a draft it was waiting on, which
+said (:func:`cancel_reason`: who cancelled it and why; never a draft it was waiting on, which
 nobody sent), else the session's last message that no user wrote, else the output as JSON. The
 text may come from an LLM or an outside caller: templates escape it, scripts set it with
 ``textContent``.
@@ -22,7 +22,7 @@ from .failure import failure_message
 from .models import WorkflowSession
 from .store_sql import has_unapplied_answers
 
-__all__ = ["CANCELLED_MESSAGE", "cancel_message", "last_message", "session_outcome", "session_result"]
+__all__ = ["CANCELLED_MESSAGE", "cancel_message", "cancel_reason", "last_message", "session_outcome", "session_result"]
 
 ENDED = SessionStatus.CLOSED  # completed, failed, cancelled: nothing runs again
 
@@ -41,6 +41,13 @@ def last_message(session: WorkflowSession) -> str:
 
 
 CANCELLED_MESSAGE = "The session was cancelled."
+
+
+def cancel_reason(by: str, reason: str = "") -> str:
+    """The words a cancel by ``by`` (``client:<name>``, a username) records, its result once
+    cancelled: ``"Cancelled by <by>: <reason>"``, or ``"Cancelled by <by>."`` without a reason."""
+    reason = reason.strip()
+    return f"Cancelled by {by}: {reason}" if reason else f"Cancelled by {by}."
 
 
 def cancel_message(session: WorkflowSession) -> str:

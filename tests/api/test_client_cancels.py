@@ -110,3 +110,26 @@ def test_before_the_item_hears_of_the_cancel_a_decision_is_still_409_cancelled(c
     client.force_login(manager)
     error = client.post(f"/inbox/items/{item.pk}/decide/", {"action": "approve"}, headers=JSON).json()["error"]
     assert (error["code"], error["cancelled_by"], error["reason"]) == ("cancelled", "client:partner", "Asked twice")
+
+
+@pytest.mark.parametrize("cancel", CANCELS)
+@pytest.mark.parametrize(
+    ("reason", "result"),
+    [("Asked twice", "Cancelled by client:partner: Asked twice"), ("", "Cancelled by client:partner.")],
+)
+def test_the_cancelled_session_s_result_names_who_cancelled_it_and_why(
+    client, token, on_commit, cancel, reason, result
+):
+    """One wording whichever door cancelled (the inbox's: ``Cancelled by <manager>: <reason>``)."""
+    session_id, _ = CANCELS[cancel](client, token, on_commit, reason)
+    session = client.get(f"/api/v1/sessions/{session_id}", headers={"Authorization": f"Bearer {token}"}).json()
+    assert (session["status"], session["result"]) == ("cancelled", result)
+
+
+def test_a_manager_s_cancel_of_the_session_reads_the_same_way(client, on_commit, manager, start_review):
+    _, item = start_review()
+    client.force_login(manager)
+    with on_commit():
+        client.post(f"/inbox/items/{item.pk}/cancel/", {"scope": "session", "reason": "Duplicate ticket"})
+    result = client.get(f"/inbox/items/{item.pk}/status.json").json()["session"]["result"]
+    assert result == "Cancelled by manager: Duplicate ticket"

@@ -46,6 +46,7 @@ from django.utils import timezone
 
 from engine import AlreadyDecidedError, Decision, cancelled_answer
 
+from ...workflow_sessions.outcome import cancel_reason
 from ...workflow_sessions.services import enqueue_run, interrupt_answer_sync, session_cancel_sync
 from ..errors import DecisionError, NotClaimedError
 from ..models import CANCELLED, CommentKind, Item, ItemStatus
@@ -350,7 +351,7 @@ def _cancel_session(
         row = _locked(interrupt, actor, override, now)
         before = row.session.status
         pending = pending_item_ids(row.session_id)
-        record = session_cancel_sync(row.session, reason=f"Cancelled by {actor.label}: {reason}")
+        record = session_cancel_sync(row.session, reason=cancel_reason(actor.label, reason))
         session_items_cancelled(pending, by=actor.label, reason=reason)
         comment_write(interrupt=row, kind=CommentKind.CANCEL, text=reason, actor=actor, whole_session=True)
         item_change_record(
