@@ -7,6 +7,7 @@ from the project directory (``.venv/bin/python``), or its full path from anywher
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -30,8 +31,11 @@ def venv_python() -> str:
 
 def send_webhook_command(url: str = DEFAULT_CONSOLE_URL) -> str:
     """The command that sends the demo's email review to the console at ``url`` (``--url`` only
-    when it is not the default)."""
+    when it is not the default), with ``REVIEWCONSOLE_VAR_DIR=…`` before it when this process has
+    one: ``send_webhook`` reads the console's database, and without it would look in ``var/``."""
     url = url.rstrip("/")
     flag = "" if url == DEFAULT_CONSOLE_URL else f" --url {shlex.quote(url)}"
     data = shlex.quote(EXAMPLE_COMPLAINT)
-    return f"{shlex.quote(venv_python())} manage.py send_webhook email-review{flag} --data {data}"
+    var = os.environ.get("REVIEWCONSOLE_VAR_DIR")
+    prefix = f"REVIEWCONSOLE_VAR_DIR={shlex.quote(var)} " if var else ""
+    return f"{prefix}{shlex.quote(venv_python())} manage.py send_webhook email-review{flag} --data {data}"

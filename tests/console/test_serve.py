@@ -108,6 +108,7 @@ def serve_output(serve, monkeypatch, tmp_path):
     monkeypatch.setattr(asyncio, "get_event_loop", lambda: None)
     monkeypatch.setattr(sys, "executable", str(tmp_path / ".venv" / "bin" / "python"))
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("REVIEWCONSOLE_VAR_DIR", raising=False)  # the suite's own; settings read it at start
 
     def run(*args):
         out = io.StringIO()
@@ -127,6 +128,19 @@ def test_it_prints_a_send_webhook_command_with_the_venv_python(demo, serve_outpu
     assert command[:4] == [".venv/bin/python", "manage.py", "send_webhook", "email-review"]
     assert "--url" not in command  # send_webhook's default, http://127.0.0.1:8000
     assert json.loads(command[command.index("--data") + 1])["complaint"]
+
+
+def test_it_names_the_var_dir_the_console_was_given(demo, serve_output, monkeypatch):
+    """``send_webhook`` without it read an empty ``var/`` and failed with a traceback."""
+    monkeypatch.setenv("REVIEWCONSOLE_VAR_DIR", "/tmp/my console")
+    command = _send_one(serve_output("--port", "8765"))
+    assert command[:5] == [
+        "REVIEWCONSOLE_VAR_DIR=/tmp/my console",
+        ".venv/bin/python",
+        "manage.py",
+        "send_webhook",
+        "email-review",
+    ]
 
 
 @pytest.mark.parametrize(
