@@ -75,3 +75,27 @@ def test_it_says_a_chat_workflow_is_driven_over_ag_ui(demo, through_test_client)
         call_command("send_webhook", "support-handoff", "--data", '{"message": "hello"}', stdout=io.StringIO())
     assert through_test_client == []
     assert WorkflowSession.objects.count() == 0
+
+
+def test_without_the_console_s_database_it_says_where_it_looked(tmp_path):
+    """Run with another ``REVIEWCONSOLE_VAR_DIR`` than the console's (an empty one), it used to
+    end in a traceback (``no such table``)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "REVIEWCONSOLE_VAR_DIR": str(tmp_path)}
+    env.pop("DATABASE_URL", None)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "send_webhook", "email-review", "--data", "{}"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert f"No console database at {tmp_path}" in done.stderr and "REVIEWCONSOLE_VAR_DIR" in done.stderr
+    assert "Traceback" not in done.stderr

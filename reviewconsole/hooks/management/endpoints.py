@@ -3,12 +3,14 @@ error that lists the endpoints there are."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.management.base import CommandError
+from django.db import DatabaseError
 
 from reviewconsole.hints import venv_python
 from reviewconsole.hooks.models import WebhookEndpoint
 
-__all__ = ["endpoint_named", "unknown_endpoint"]
+__all__ = ["endpoint_named", "find_endpoint", "unknown_endpoint"]
 
 
 def unknown_endpoint(slug: str) -> CommandError:
@@ -24,13 +26,31 @@ def unknown_endpoint(slug: str) -> CommandError:
     return CommandError(f"No webhook endpoint {slug!r}. The endpoints are: {listed}.")
 
 
+def find_endpoint(slug: str) -> WebhookEndpoint | None:
+    """The endpoint ``slug``, or None.
+
+    Raises:
+        CommandError: no console database where this process looks (not migrated: e.g. run with
+            another ``REVIEWCONSOLE_VAR_DIR`` than the console's).
+    """
+    try:
+        return WebhookEndpoint.objects.filter(slug=slug).first()
+    except DatabaseError:
+        where = settings.DATABASES["default"].get("NAME")
+        raise CommandError(
+            f"No console database at {where}: start the console first (./run), and give this command "
+            "the same REVIEWCONSOLE_VAR_DIR (or DATABASE_URL) as the console."
+        ) from None
+
+
 def endpoint_named(slug: str) -> WebhookEndpoint:
     """The endpoint ``slug``.
 
     Raises:
-        CommandError: no such endpoint (:func:`unknown_endpoint`).
+        CommandError: no such endpoint (:func:`unknown_endpoint`), or no console database
+            (:func:`find_endpoint`).
     """
-    endpoint = WebhookEndpoint.objects.filter(slug=slug).first()
+    endpoint = find_endpoint(slug)
     if endpoint is None:
         raise unknown_endpoint(slug)
     return endpoint

@@ -16,8 +16,7 @@ import httpx
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewconsole.hints import DEFAULT_CONSOLE_URL
-from reviewconsole.hooks.management.endpoints import unknown_endpoint
-from reviewconsole.hooks.models import WebhookEndpoint
+from reviewconsole.hooks.management.endpoints import find_endpoint, unknown_endpoint
 from reviewconsole.hooks.services import sign
 from reviewconsole.workflows import UnknownWorkflowError
 from reviewconsole.workflows import get as get_workflow
@@ -46,7 +45,7 @@ class Command(BaseCommand):
             json.loads(data)
         except ValueError as exc:
             raise CommandError(f"--data is not valid JSON: {exc}") from exc
-        hook = WebhookEndpoint.objects.filter(slug=endpoint).first()
+        hook = find_endpoint(endpoint)
         if (hook is None or not hook.enabled) and _is_chat(endpoint):
             raise CommandError(
                 f"{endpoint} is a chat: it waits for the user's next message, which a webhook cannot send. "
