@@ -24,7 +24,7 @@ from standardwebhooks.webhooks import Webhook
 from ..read_only_admin import ReadOnlyAdmin
 from ..workflows import UnknownWorkflowError, all_specs, get
 from .models import WebhookDelivery, WebhookEndpoint, WebhookSecret
-from .services import webhook_replay
+from .replay import webhook_replay
 
 
 def new_secret() -> str:

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.http import HttpRequest
@@ -42,7 +41,6 @@ __all__ = [
     "verify",
     "webhook_receive",
     "webhook_repeat",
-    "webhook_replay",
 ]
 
 MAX_WEBHOOK_ID = WebhookDelivery._meta.get_field("webhook_id").max_length or 200
@@ -387,39 +385,6 @@ def _record_refusal(
             _audit(endpoint, webhook_id, result, DeliveryOutcome.REJECTED, request)
     except IntegrityError:
         logger.info("Refused delivery %s of %s was already recorded", webhook_id, endpoint.slug)
-
-
-def webhook_replay(
-    *, delivery: WebhookDelivery, user: AbstractBaseUser, request: HttpRequest | None = None
-) -> WebhookResult:
-    """Run a kept delivery's body again as a new delivery (id ``<id>:replay:<n>``), for an admin.
-
-    The signature was checked when it first arrived; the replay is authorised by the admin's
-    permission instead, and audited (``webhook.replay``). A thread key read from a header is the
-    one the original delivery named (``WebhookDelivery.thread_key``): the sender's headers are not
-    kept, and the admin's request carries none of them.
-
-    Raises:
-        ValueError: the body was not kept (over the cap) or the endpoint is disabled.
-    """
-    if not delivery.body_kept:
-        raise ValueError("The body of this delivery was not kept (it was over the size cap, or held a NUL byte).")
-    endpoint = delivery.endpoint
-    if not endpoint.enabled:
-        raise ValueError("The endpoint is disabled.")
-    number = WebhookDelivery.objects.filter(replay_of=delivery).count() + 1
-    replay_id = f"{delivery.webhook_id[: MAX_WEBHOOK_ID - 20]}:replay:{number}"
-    result = webhook_receive(
-        endpoint=endpoint, webhook_id=replay_id, body=delivery.body.encode(), request=request, replay_of=delivery
-    )
-    audit_record(
-        action="webhook.replay",
-        user=user,
-        target=delivery,
-        request=request,
-        after={"status": result.status, "webhook_id": replay_id, "session_id": result.body.get("session_id")},
-    )
-    return result
 
 
 def max_body_bytes() -> int:

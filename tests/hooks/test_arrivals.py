@@ -10,7 +10,7 @@ import pytest
 
 from reviewconsole.audit.models import AuditEntry
 from reviewconsole.hooks.models import WebhookDelivery, WebhookEndpoint, WebhookSecret
-from reviewconsole.hooks.services import webhook_replay
+from reviewconsole.hooks.replay import webhook_replay
 from reviewconsole.inbox.models import Item
 from reviewconsole.workflow_sessions.models import Arrival, WorkflowSession
 from reviewconsole.workflows import registry
