@@ -173,7 +173,10 @@ def install_handlers(api: NinjaAPI) -> None:
 
     def validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
         errors = _validation_errors(exc.errors)
-        return _respond(api, request, ApiError(400, "invalid_request", "The request is not valid.", errors=errors))
+        message = "The request is not valid."
+        if any(e.get("type") == "missing" and len(e.get("loc", ())) == 2 and e["loc"][0] == "body" for e in exc.errors):
+            message = "The request has no JSON body: send a JSON object (`{}` when every field is left out)."
+        return _respond(api, request, ApiError(400, "invalid_request", message, errors=errors))
 
     def auth(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
         return _respond(api, request, ApiError(401, "unauthorized", refusal_message(request)))

@@ -133,3 +133,24 @@ def test_a_manager_s_cancel_of_the_session_reads_the_same_way(client, on_commit,
         client.post(f"/inbox/items/{item.pk}/cancel/", {"scope": "session", "reason": "Duplicate ticket"})
     result = client.get(f"/inbox/items/{item.pk}/status.json").json()["session"]["result"]
     assert result == "Cancelled by manager: Duplicate ticket"
+
+
+def test_a_cancel_sent_without_a_body_says_to_send_a_json_object(client, token, on_commit):
+    with on_commit():
+        started = post(
+            client, "/api/v1/sessions", {"workflow": "email-review", "input": {"complaint": COMPLAINT}}, token
+        )
+    session_id = started.json()["session_id"]
+    response = client.generic(
+        "POST",
+        f"/api/v1/sessions/{session_id}/cancel",
+        b"",
+        content_type="",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], error["message"]) == (
+        "invalid_request",
+        "The request has no JSON body: send a JSON object (`{}` when every field is left out).",
+    )
