@@ -172,10 +172,10 @@ def webhook_receive(
     endpoint names a workflow that is not registered (nothing stored, so the sender's retry
     succeeds once it is).
     """
-    repeated = webhook_repeat(endpoint=endpoint, webhook_id=webhook_id, body=body, request=request)
+    digest = body_digest(body)
+    repeated = _repeat(endpoint, webhook_id, digest, request)
     if repeated is not None:
         return repeated
-    digest = body_digest(body)
     try:
         get_workflow(endpoint.workflow)
     except UnknownWorkflowError:
@@ -323,8 +323,12 @@ def webhook_repeat(
     replayed copy of a signed request is answered (and counted on its delivery) without using
     up the limit the sender's new deliveries need.
     """
+    return _repeat(endpoint, webhook_id, body_digest(body), request)
+
+
+def _repeat(endpoint: WebhookEndpoint, webhook_id: str, digest: str, request: Any) -> WebhookResult | None:
     previous = WebhookDelivery.objects.filter(endpoint=endpoint, webhook_id=webhook_id).first()
-    return _repeat_answer(endpoint, previous, body_digest(body), request) if previous is not None else None
+    return _repeat_answer(endpoint, previous, digest, request) if previous is not None else None
 
 
 def _repeat_answer(endpoint: WebhookEndpoint, previous: WebhookDelivery, digest: str, request: Any) -> WebhookResult:
