@@ -22,7 +22,7 @@ from .failure import failure_message
 from .models import WorkflowSession
 from .store_sql import has_unapplied_answers
 
-__all__ = ["CANCELLED_MESSAGE", "cancel_message", "cancel_reason", "last_message", "session_outcome", "session_result"]
+__all__ = ["cancel_reason", "last_message", "session_outcome", "session_result"]
 
 ENDED = SessionStatus.CLOSED  # completed, failed, cancelled: nothing runs again
 
@@ -40,7 +40,7 @@ def last_message(session: WorkflowSession) -> str:
     return ""
 
 
-CANCELLED_MESSAGE = "The session was cancelled."
+_CANCELLED = "The session was cancelled."  # the engine's words for a cancel without a reason
 
 
 def cancel_reason(by: str, reason: str = "") -> str:
@@ -50,16 +50,16 @@ def cancel_reason(by: str, reason: str = "") -> str:
     return f"Cancelled by {by}: {reason}" if reason else f"Cancelled by {by}."
 
 
-def cancel_message(session: WorkflowSession) -> str:
+def _cancel_message(session: WorkflowSession) -> str:
     """What the cancel of ``session`` said: its event's ``errorMessage`` (the reason given, or the
     engine's "The session was cancelled."), the newest event with ``errorCode`` ``cancelled``
-    among the last few; :data:`CANCELLED_MESSAGE` when none is found."""
+    among the last few; :data:`_CANCELLED` when none is found."""
     rows = session.events.order_by("-seq").values_list("data", flat=True)[:_LOOK_BACK]
     for data in rows:
         if isinstance(data, dict) and data.get("errorCode") == "cancelled":
             message = data.get("errorMessage")
-            return message if isinstance(message, str) and message.strip() else CANCELLED_MESSAGE
-    return CANCELLED_MESSAGE
+            return message if isinstance(message, str) and message.strip() else _CANCELLED
+    return _CANCELLED
 
 
 def _text(value: Any) -> str:
@@ -75,7 +75,7 @@ def session_result(session: WorkflowSession) -> str | None:
     if session.status == SessionStatus.FAILED and session.error:
         return failure_message(session.error)  # never the exception's text (it may quote a key)
     if session.status == SessionStatus.CANCELLED:
-        return cancel_message(session)  # not the last message: a draft it waited on was never sent
+        return _cancel_message(session)  # not the last message: a draft it waited on was never sent
     message = last_message(session)
     if message:
         return message
