@@ -33,10 +33,11 @@ def _embedded(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
 
 def _blocked(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and any(_blocked(str(v4)) for v4 in _embedded(ip)):
-        return True
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if any(_blocked(str(v4)) for v4 in _embedded(ip)):
+            return True
+        if ip.ipv4_mapped is not None:  # the IPv4 address itself, public as checked just now
+            return False
     return (
         ip.is_private
         or ip.is_loopback
