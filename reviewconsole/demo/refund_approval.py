@@ -109,6 +109,16 @@ def submit_refund(order_id: str, amount: float) -> dict[str, Any]:
     return {"status": "submitted", "order_id": order_id, "amount": amount}
 
 
+def _number(value: Any) -> float | None:
+    """``value`` as a float, or None when it is missing, a boolean or no number."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def same_order_no_larger_refund(attempt: DecisionAttempt) -> str | None:
     """The refund's check before a decision (``WorkflowSpec.before_decision``): an approval of
     ``submit_refund`` with edited arguments may lower the amount, never raise it (one reviewer could
@@ -127,22 +137,16 @@ def same_order_no_larger_refund(attempt: DecisionAttempt) -> str | None:
             f"An edited refund must keep order_id {asked_order}: the approval was for that order; "
             "only the amount may be lowered. Nothing was recorded."
         )
-    if "amount" not in edited or isinstance(edited["amount"], bool):
-        return None
-    try:
-        raised = float(edited["amount"])
-    except (TypeError, ValueError):
-        return None  # not a number: the tool's parameter schema refuses it (answer_invalid)
+    raised = _number(edited.get("amount"))
+    if raised is None:
+        return None  # missing or not a number: the tool's parameter schema refuses it (answer_invalid)
     if raised <= 0:
         return (
             "An edited refund's amount must be more than $0; to refund nothing, decline the refund instead. "
             "Nothing was recorded."
         )
-    if attempt.tool_args.get("amount") is None:
-        return None
-    try:
-        asked = float(attempt.tool_args["amount"])
-    except (TypeError, ValueError):
+    asked = _number(attempt.tool_args.get("amount"))
+    if asked is None:
         return None
     if raised > asked:
         return (
