@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import httpx
 import pytest
@@ -80,11 +84,6 @@ def test_it_says_a_chat_workflow_is_driven_over_ag_ui(demo, through_test_client)
 def test_without_the_console_s_database_it_says_where_it_looked(tmp_path):
     """Run with another ``REVIEWCONSOLE_VAR_DIR`` than the console's (an empty one), it used to
     end in a traceback (``no such table``)."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "REVIEWCONSOLE_VAR_DIR": str(tmp_path)}
     env.pop("DATABASE_URL", None)
