@@ -7,8 +7,9 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from reviewconsole.inbox.items.assignment import search_text
+from reviewconsole.inbox.items.assignment import fold, item_search_text, search_text
 from reviewconsole.inbox.models import Item, Queue
+from reviewconsole.inbox.pages.headings import heading
 from tests.inbox.search_cases import assert_search_finds, found, make_searchable
 
 INDEX = "interrupt_search_trgm"
@@ -82,6 +83,26 @@ def test_the_migration_refills_the_search_text_of_existing_items(start_session, 
     _migrate(("inbox", "0011_item_search_trigram"))
     _migrate(("inbox", "0012_item_search_text_headings"))
     item.refresh_from_db()
-    assert item.search_text.endswith(raw)
+    assert all(word in item.search_text for word in raw.split())
     assert "refund $250.00 for order a-1001 — arrived broken" in item.search_text
     assert "a person must approve it." in item.search_text
+
+
+@pytest.mark.parametrize("words", [12, 80])  # the summary: the draft whole; cut with "…"
+def test_a_summary_the_message_holds_is_stored_once(words):
+    """Issue 18 target 7: an email draft's summary is the draft its message quotes (cut at 300
+    characters with "…"), and the search text held it twice (≈ 280 B more per revise loop of an
+    email review). Every part of the message is still found."""
+    draft = " ".join(f"Word{n} of the draft," for n in range(words)) + " Kind regards"
+    message = f"Please review the following draft email.\n\n---\n{draft}\n---"
+    item = Item(workflow="email-review", message=message, metadata={"kind": "email_draft"})
+    assert heading(item).summary.removesuffix("…")[:40] == draft[:40]
+    text = item_search_text(item)
+    assert text.count("word1 of the draft") == 1
+    assert fold(" ".join(message.split())) in text
+
+
+def test_texts_neither_holds_are_both_kept():
+    item = Item(workflow="email-review", title="Refund A-1", message="Card charged twice", metadata={})
+    text = item_search_text(item)
+    assert "refund a-1" in text and "card charged twice" in text

@@ -115,7 +115,20 @@ def item_search_text(item: Any) -> str:
     it is decided), then of its own title, message and payload. ``item``: an :class:`Item`, or the
     historical model's row in a migration (read by attribute only)."""
     named = heading(item)  # first: a long payload is cut at the end, never the row's words
-    return search_text(named.title, named.summary, item.title, item.message, item.payload)
+    return search_text(*_distinct(named.title, named.summary, item.title, item.message), item.payload)
+
+
+def _distinct(*texts: str) -> list[str]:
+    """``texts`` but those another one holds whole once folded (a substring of a longer one, or
+    equal to an earlier one), a summary cut with "…" (``formats.one_line``) judged by what it kept:
+    a row's summary is its message or draft, whole or cut, and the row held it twice (issue 18
+    target 7). Each substring the search finds in one it drops, it finds in the one holding it."""
+    folded = [fold(" ".join(text.removesuffix("…").split())) for text in texts]
+    return [
+        texts[i]
+        for i, text in enumerate(folded)
+        if not any(text in other and (len(other) > len(text) or j < i) for j, other in enumerate(folded) if j != i)
+    ]
 
 
 def item_row(event: InterruptOpened) -> Item:
