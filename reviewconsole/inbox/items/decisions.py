@@ -49,7 +49,7 @@ from .decision_checks import audit_refusal, check_before_decision
 from .policy_gate import approval_gate, record_refused
 from .receipts import is_repeat
 from .refusals import claimed_conflict, expired_conflict, moved_conflict, refusal_for
-from .selectors import is_queue_manager, queues_for
+from .selectors import ITEM_RELATED, is_queue_manager, queues_for
 from .standing_grants import StandingRequest
 
 __all__ = [
@@ -192,14 +192,15 @@ def interrupt_decide(
     edited_args, args_diff = edited_arguments(interrupt, action, args)
     sent = _Sent(action=action, text=text, reason=reason, draft=draft, form=form, args_digest=args_digest)
 
-    def repeated() -> bool:
-        """Whether the decision stored now is this one (then the item as stored now is the answer)."""
-        if not _is_repeat(interrupt, user, sent, edited_args):
+    def repeated(stored: Interrupt | None = None) -> bool:
+        """Whether the decision stored now (``stored``: the session interrupt as just read, else
+        read again) is this one (then the item as stored now is the answer)."""
+        if not _is_repeat(interrupt, user, sent, edited_args, stored):
             return False
-        interrupt.refresh_from_db()  # as every return: the item as stored now
+        _refresh(interrupt)  # as every return: the item as stored now
         return True
 
-    if repeated():
+    if repeated(interrupt.session_interrupt):  # read with the item (``selectors.item_for``)
         return interrupt  # the same decision again: its receipt stands, nothing is stored or run
     try:
         override = _check_may_decide(interrupt, user)
@@ -286,8 +287,13 @@ def interrupt_decide(
         # The engine's message depends on where the race was lost (its pending check or the
         # store's conditional update); say it the same way every time, from the stored row.
         raise _conflict_now(interrupt) from None
-    interrupt.refresh_from_db()
+    _refresh(interrupt)
     return interrupt
+
+
+def _refresh(item: Item) -> None:
+    """``item`` as stored now, the rows its page reads beside it too (one query)."""
+    item.refresh_from_db(from_queryset=Item.objects.select_related(*ITEM_RELATED))
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,11 +308,17 @@ class _Sent:
     args_digest: str
 
 
-def _is_repeat(interrupt: Item, user: AbstractBaseUser, sent: _Sent, edited_args: dict[str, Any] | None) -> bool:
-    """Whether ``interrupt``'s session interrupt, as stored now, was decided by ``user`` with exactly
-    ``sent``: the same action, reason, feedback, edited draft, form answer and arguments
-    (``receipts.is_repeat``). A decision that cannot be read (an invalid form) is no repeat."""
-    row = Interrupt.objects.filter(pk=interrupt.session_interrupt_id).first()
+def _is_repeat(
+    interrupt: Item,
+    user: AbstractBaseUser,
+    sent: _Sent,
+    edited_args: dict[str, Any] | None,
+    stored: Interrupt | None = None,
+) -> bool:
+    """Whether ``interrupt``'s session interrupt (``stored``, else read now) was decided by ``user``
+    with exactly ``sent``: the same action, reason, feedback, edited draft, form answer and
+    arguments (``receipts.is_repeat``). A decision that cannot be read (an invalid form) is no repeat."""
+    row = stored or Interrupt.objects.filter(pk=interrupt.session_interrupt_id).first()
     if row is None or row.status != InterruptStatus.RESOLVED:
         return False
     try:

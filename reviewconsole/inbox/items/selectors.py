@@ -85,6 +85,10 @@ def inbox_items_for(user: User) -> QuerySet[Item]:
     return visible_interrupts_for(user).filter(status=ItemStatus.PENDING).order_by("created_at", "id")
 
 
+ITEM_RELATED = ("queue", "session", "session_interrupt", "claimed_by", "escalated_from")
+"""The rows an item's page and its decision read beside it, in the item's query (``select_related``)."""
+
+
 def item_for(user: User, pk: int) -> Item:
     """The item ``pk`` if the user may see it: in their queues, or escalated away from one of them
     (so a page left open there can say where it went).
@@ -94,9 +98,7 @@ def item_for(user: User, pk: int) -> Item:
     """
     mine = queues_for(user)
     row = (
-        Item.objects.select_related("queue", "session", "claimed_by", "escalated_from")
-        .filter(Q(queue__in=mine) | Q(escalated_from__in=mine), pk=pk)
-        .first()
+        Item.objects.select_related(*ITEM_RELATED).filter(Q(queue__in=mine) | Q(escalated_from__in=mine), pk=pk).first()
     )
     if row is None:
         raise Http404("No such item.")
