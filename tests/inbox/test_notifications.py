@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.core import mail
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from reviewconsole.inbox.mail.notifications import notify_members
 from reviewconsole.inbox.models import NotificationSent, Queue
@@ -24,6 +26,19 @@ def test_each_send_is_recorded_and_a_run_again_sends_nothing(start_review):
     assert _recorded(item) == ["manager", "reviewer"]
     assert notify_new_item.call(item.pk) == 0
     assert len(mail.outbox) == 2
+
+
+def test_each_send_is_recorded_in_one_statement(start_review):
+    """Issue 18 target 4: a record was read, then written under a savepoint (4 statements per person)."""
+    _, item = start_review()
+    NotificationSent.objects.filter(item=item).delete()
+    with CaptureQueriesContext(connection) as captured:
+        assert notify_members(item) == 2
+    writes = [q["sql"] for q in captured.captured_queries if "inbox_notificationsent" in q["sql"]]
+    assert len(writes) == 3  # the people not yet told (a subquery), then one insert per person
+    assert all(sql.startswith("INSERT") for sql in writes[1:])
+    assert not any(q["sql"].startswith("SAVEPOINT") for q in captured.captured_queries)
+    assert _recorded(item) == ["manager", "reviewer"]
 
 
 def test_a_run_cut_off_after_some_sends_mails_only_the_rest(start_review):

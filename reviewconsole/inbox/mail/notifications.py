@@ -73,7 +73,9 @@ def notify_members(item: Item) -> int:
                 mailer.close()  # the session may be broken: the next send opens a new one
                 continue
             if delivered:
-                NotificationSent.objects.get_or_create(item=item, queue=queue, user=person)
+                # One statement (a record already there, from a run racing this one, stays).
+                sent_once = NotificationSent(item=item, queue=queue, user=person)
+                NotificationSent.objects.bulk_create([sent_once], ignore_conflicts=True)
                 sent += delivered
     finally:
         mailer.close()
