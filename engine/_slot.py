@@ -84,15 +84,17 @@ class Slot:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Slot:
+        interrupts = data.get("interrupts")
+        resume_inputs = data.get("resume_inputs")
         return cls(
-            status=data["status"],
-            run=str(data["run"]),
-            input=data.get("input"),
-            branch=data.get("branch"),
-            interrupts=dict(data.get("interrupts", {})),
-            resume_inputs=dict(data.get("resume_inputs", {})),
-            child=data.get("child"),
-            awaiting_message=data.get("awaiting_message", False),
+            data["status"],
+            str(data["run"]),
+            data.get("input"),
+            data.get("branch"),
+            dict(interrupts) if interrupts else {},
+            dict(resume_inputs) if resume_inputs else {},
+            data.get("child"),
+            data.get("awaiting_message", False),
         )
 
     # -- resuming --------------------------------------------------------------------------

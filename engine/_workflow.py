@@ -206,18 +206,23 @@ class _Loop:
     @classmethod
     def restore(cls, wf: Workflow, ctx: Context, data: dict[str, Any]) -> _Loop:
         loop = cls(wf, ctx)
-        loop.counters = dict(data.get("counters", {}))
-        loop.nodes = {name: Slot.from_json(slot) for name, slot in data.get("nodes", {}).items()}
-        loop.triggers = {
-            name: [_Trigger(t.get("input"), t.get("branch"), t.get("sub", False)) for t in items]
-            for name, items in data.get("triggers", {}).items()
-        }
-        loop.joins = {name: dict(arrivals) for name, arrivals in data.get("joins", {}).items()}
-        loop.join_branches = {name: dict(b) for name, b in data.get("join_branches", {}).items()}
+        # Absent keys (to_json leaves empty ones out) keep the fresh loop's empty containers.
+        if counters := data.get("counters"):
+            loop.counters = dict(counters)
+        if nodes := data.get("nodes"):
+            loop.nodes = {name: Slot.from_json(slot) for name, slot in nodes.items()}
+            loop.ready = [name for name, slot in loop.nodes.items() if slot.status == "running"]
+            # A checkpoint only pauses with every node waiting: a running one was cut off by a dead run.
+            loop.recovered = set(loop.ready)
+        if triggers := data.get("triggers"):
+            loop.triggers = {
+                name: [_Trigger(t.get("input"), t.get("branch"), t.get("sub", False)) for t in items]
+                for name, items in triggers.items()
+            }
+        if joins := data.get("joins"):
+            loop.joins = {name: dict(arrivals) for name, arrivals in joins.items()}
+            loop.join_branches = {name: dict(b) for name, b in data.get("join_branches", {}).items()}
         loop.terminal_output = data.get("terminal_output")
-        loop.ready = [name for name, slot in loop.nodes.items() if slot.status == "running"]
-        # A checkpoint only pauses with every node waiting: a running one was cut off by a dead run.
-        loop.recovered = set(loop.ready)
         return loop
 
     def to_json(self) -> dict[str, Any]:
@@ -257,7 +262,8 @@ class _Loop:
         if self.completed_on_resume:
             for name in self.completed_on_resume:
                 slot = self.nodes.pop(name)
-                slot.report_completed(f"{self.ctx.node_path}/{name}@{slot.run}", name, self.ctx.session)
+                if self.ctx.session.listener is not None:  # else there is nobody to tell (no path to format)
+                    slot.report_completed(f"{self.ctx.node_path}/{name}@{slot.run}", name, self.ctx.session)
                 self._after_completion(name, slot, slot.answer_output(), None)
             self.completed_on_resume = []
             await self.ctx.commit()
@@ -320,7 +326,7 @@ class _Loop:
             run = self.counters.get(name, 0) + 1
             self.counters[name] = run
             branch = _join_branch(trigger.branch, f"{name}@{run}") if trigger.sub_branch else trigger.branch
-            self.nodes[name] = Slot(status="running", run=str(run), input=trigger.input, branch=branch)
+            self.nodes[name] = Slot("running", str(run), trigger.input, branch)
             self._launch(name, fresh=True)
 
     def _launch(self, name: str, *, fresh: bool) -> None:
