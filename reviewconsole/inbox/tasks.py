@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from typing import Any
 
-from django.tasks import task
+from django.tasks import Task, task
 
 from .conf import inbox_setting
 from .items.expiry import interrupt_expire
@@ -22,7 +23,7 @@ from .models import Item
 
 logger = logging.getLogger("reviewconsole.inbox")
 
-__all__ = ["expire_interrupt", "notify_enqueue", "notify_new_item", "schedule_expiry"]
+__all__ = ["expire_interrupt", "item_task_calls", "notify_enqueue", "notify_new_item", "schedule_expiry"]
 
 
 @task()
@@ -61,3 +62,15 @@ def notify_enqueue(pk: int) -> None:
     would mail nobody is not queued (each costs a worker's claim, run and record)."""
     if inbox_setting("NOTIFY_EMAIL"):
         notify_new_item.enqueue(pk)
+
+
+def item_task_calls(pk: int, due_at: dt.datetime | None) -> list[tuple[Task[Any, Any], tuple[int]]]:
+    """The ``(task, args)`` a new item ``pk`` enqueues on a backend that defers (the database
+    one): its expiry at ``due_at`` (when due), its mail unless new-item mails are off; what
+    :func:`schedule_expiry` and :func:`notify_enqueue` enqueue one by one."""
+    calls: list[tuple[Task[Any, Any], tuple[int]]] = []
+    if due_at is not None:
+        calls.append((expire_interrupt.using(run_after=due_at), (pk,)))
+    if inbox_setting("NOTIFY_EMAIL"):
+        calls.append((notify_new_item, (pk,)))
+    return calls

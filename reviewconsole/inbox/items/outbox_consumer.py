@@ -4,16 +4,17 @@ Runs inside the relay's transaction for each outbox row (registered in ``apps.py
 writes commits with the row's claim, exactly once; each handler is idempotent anyway (a row
 relayed again after a crash finds its work done):
 
-- ``interrupt.opened``: build and save the item (``assignment.item_row``: queue, due time,
-  search text), unless the session interrupt already has one; an approval request is put to the
-  approval policies (``policy_decisions.py``: the rule's queue, four eyes, an automatic decision
-  through the session service in this transaction); a checkpoint restore's re-opened
-  interrupt keeps the queue of its earlier item (unless that one had escalated away). Log
-  ``interrupt.created`` in the queue's change log; schedule the expiry of a due item and mail its
-  queue (``notify_enqueue``; ``notify_new_item`` records each mail, so a repeat sends none twice):
-  on the database task backend in this transaction (the task rows commit with the item, exactly
-  once, at no commit of their own), on any other (the test suite's immediate one runs them at
-  once) after the commit.
+- ``interrupt.opened``: build the item (``assignment.item_row``: queue, due time, search text)
+  and insert it in one plain ``INSERT`` (``reviewconsole/sql_insert.py``), unless the session
+  interrupt already has one; an approval request is put to the approval policies
+  (``policy_decisions.py``: the rule's queue, four eyes, an automatic decision through the
+  session service in this transaction); a checkpoint restore's re-opened interrupt keeps the
+  queue of its earlier item (unless that one had escalated away). Log ``interrupt.created`` in
+  the queue's change log; schedule the expiry of a due item and mail its queue
+  (``tasks.item_task_calls``; ``notify_new_item`` records each mail, so a repeat sends none
+  twice): on the database task backend in this transaction, both task rows in one ``INSERT``
+  (``task_rows.py``: they commit with the item, exactly once, at no commit of their own), on any
+  other (the test suite's immediate one runs them at once) after the commit.
 - ``interrupt.answered``: mark the pending item resolved with the decision, decider, reason, edit
   diff and response, and refresh its search text (``assignment.item_search_text``); log
   ``interrupt.resolved`` (``interrupt.expired`` for a timeout,
@@ -36,10 +37,12 @@ from django.db import connection, transaction
 from django_tasks_db import DatabaseBackend
 
 from ...policies.shadow import shadow_compare
+from ...sql_insert import insert_instances
 from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, InterruptCancelled, InterruptOpened
 from ..live.changes import queue_changes_record
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
-from ..tasks import notify_enqueue, notify_new_item, schedule_expiry
+from ..task_rows import enqueue_rows
+from ..tasks import item_task_calls, notify_enqueue, notify_new_item, schedule_expiry
 from .assignment import item_row, item_search_text
 from .policy_decisions import policy_apply, policy_verdict
 from .policy_gate import APPROVAL_KINDS
@@ -78,16 +81,15 @@ def _opened(event: InterruptOpened) -> None:
         )
         if earlier is not None and earlier[1] is None:
             row.queue_id = earlier[0]  # a manager's reassignment holds; an escalation does not
-    row.save()
+    insert_instances([row])  # plain SQL, as save() writes it (Item has no save() override)
     queue_changes_record(changes=[(row.queue_id, "interrupt.created", row.pk)])
     if verdict is not None:
         policy_apply(row, verdict)  # an automatic decision is an answer in this transaction
     pk, due_at = row.pk, row.due_at
-    if isinstance(notify_new_item.get_backend(), DatabaseBackend):
+    backend = notify_new_item.get_backend()
+    if isinstance(backend, DatabaseBackend):
         # No try: a failure rolls the relay's transaction back and the row is relayed again.
-        if due_at is not None:
-            schedule_expiry(pk, due_at)
-        notify_enqueue(pk)
+        enqueue_rows(backend, item_task_calls(pk, due_at))
     else:
         transaction.on_commit(lambda: _after_open(pk, due_at), robust=True)
 
