@@ -4,7 +4,8 @@ Every change to a queue's items goes through :func:`queue_changes_record`, insid
 that makes the change (the engine store's commits and answers, claims, expiry). It bumps the
 queue's ``version`` with a conditional ``UPDATE`` (on PostgreSQL the row lock orders concurrent
 changes of one queue, so versions are gap-free and commit in order), appends a
-:class:`~reviewconsole.inbox.models.QueueChange`, and publishes it to the queue's Channels group
+:class:`~reviewconsole.inbox.models.QueueChange` (one plain ``INSERT``, ``reviewconsole/sql_insert.py``:
+every new and every decided item comes through here), and publishes it to the queue's Channels group
 once the transaction commits. Call it last in a transaction and for several queues in one go:
 queue rows are locked in id order, so two transactions never wait on each other's queues.
 """
@@ -19,6 +20,7 @@ from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from ...sql_insert import insert_instances
 from ..conf import inbox_setting
 from ..models import Queue, QueueChange
 from .messages import publish_changes
@@ -45,7 +47,7 @@ def queue_changes_record(*, changes: Iterable[tuple[int, str, int | None]]) -> l
             # queue row's lock, so the second waits and reads the first's version.
             version = _next_version(queue_id)
             created.append(QueueChange(queue_id=queue_id, version=version, event=event, item_id=item_pk))
-        created = QueueChange.objects.bulk_create(created)
+        insert_instances(created)  # one plain INSERT (QueueChange has no save() override)
     ids = [(c.pk, c.queue_id) for c in created]
 
     def publish() -> None:
