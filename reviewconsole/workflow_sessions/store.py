@@ -48,6 +48,7 @@ from engine import (
     StoredAnswer,
 )
 
+from ..sql_insert import insert_instances
 from . import store_sql
 from .engine_calls import in_db
 from .event_rows import COLUMNS, event_json
@@ -105,15 +106,16 @@ class OrmStore:
         if session_id:
             kwargs["id"] = session_id
         try:
-            with transaction.atomic():
-                row = WorkflowSession.objects.create(
-                    workflow=app_name,
-                    user_id=user_id,
-                    state=dict(state or {}),
-                    workflow_version=workflow_version,
-                    metadata=dict(metadata or {}),
-                    **kwargs,
-                )
+            row = WorkflowSession(
+                workflow=app_name,
+                user_id=user_id,
+                state=dict(state or {}),
+                workflow_version=workflow_version,
+                metadata=dict(metadata or {}),
+                **kwargs,
+            )
+            with transaction.atomic():  # a savepoint in a caller's transaction: a refusal leaves it usable
+                insert_instances([row])  # one plain INSERT (WorkflowSession has no save() override)
         except IntegrityError as exc:
             raise ConcurrencyError(f"Session {session_id!r} already exists.", session_id=session_id) from exc
         return session_record(row)
