@@ -18,8 +18,8 @@ from typing import Any
 
 from django.tasks import Task
 from django.tasks.signals import task_enqueued
+from django.utils.json import normalize_json
 from django_tasks_db import DatabaseBackend
-from django_tasks_db.backend import normalize_json
 from django_tasks_db.models import DBTaskResult
 
 from ..sql_insert import insert_instances
@@ -36,7 +36,7 @@ def enqueue_rows(backend: DatabaseBackend, calls: Sequence[tuple[Task[Any, Any],
     """
     if not calls:
         return
-    rows = []
+    rows: list[DBTaskResult[Any, Any]] = []
     for task, args in calls:
         backend.validate_task(task)
         rows.append(
