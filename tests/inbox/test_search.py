@@ -106,3 +106,25 @@ def test_texts_neither_holds_are_both_kept():
     item = Item(workflow="email-review", title="Refund A-1", message="Card charged twice", metadata={})
     text = item_search_text(item)
     assert "refund a-1" in text and "card charged twice" in text
+
+
+def _as_before(item: Item) -> str:
+    """The search text as it was before the summary could be left out (edb9127)."""
+    named = heading(item)
+    return search_text(named.title, named.summary, item.title, item.message, item.payload)
+
+
+@pytest.mark.parametrize(
+    ("title", "message", "query"),
+    [
+        # Found by an attack on the first version, which dropped any text another one held:
+        ("Invoice 4711", "Please pay by Friday. Attached: Invoice 4711.", "invoice 4711 please"),  # title, then text
+        ("Quarterly report", "lorem ipsum " * 2000 + "End of the quarterly report", "quarterly report"),  # past the cut
+        ("Wait…", "Wait for the carrier's answer", "wait…"),  # a title's own ellipsis
+        ("Note", "Wait…", "note wait…"),
+    ],
+)
+def test_what_the_search_found_before_it_still_finds(title, message, query):
+    item = Item(workflow="invoices", title=title, message=message, metadata={})
+    assert fold(query) in _as_before(item)
+    assert fold(query) in item_search_text(item)

@@ -25,7 +25,7 @@ from django.utils import timezone
 from ...workflow_sessions.domain_events import InterruptOpened
 from ...workflows import UnknownWorkflowError, get
 from ..models import Item, Queue
-from ..pages.headings import heading
+from ..pages.headings import SUMMARY_LENGTH, heading
 from .expiry import due_fields
 
 logger = logging.getLogger("reviewconsole.inbox")
@@ -90,8 +90,13 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+SEARCH_TEXT_LIMIT = 20_000
+"""Characters of an item's search text kept (a long payload is cut at the end)."""
+
+
 def search_text(*parts: Any) -> str:
-    """Folded text (:func:`fold`) of titles, messages and JSON payloads (their values, not their keys)."""
+    """Folded text (:func:`fold`) of titles, messages and JSON payloads (their values, not their
+    keys), at most :data:`SEARCH_TEXT_LIMIT` characters."""
     words: list[str] = []
 
     def walk(value: Any) -> None:
@@ -106,29 +111,38 @@ def search_text(*parts: Any) -> str:
 
     for part in parts:
         walk(part)
-    return fold(" ".join(" ".join(words).split()))[:20_000]
+    return fold(" ".join(" ".join(words).split()))[:SEARCH_TEXT_LIMIT]
 
 
 def item_search_text(item: Any) -> str:
     """:func:`search_text` of the title and summary ``item``'s row shows (``headings.heading``:
     "Refund $250.00 for order A-1001 — …", "Within the $100.00 policy limit: …", which change when
-    it is decided), then of its own title, message and payload. ``item``: an :class:`Item`, or the
+    it is decided), then of its own title, message and payload. The summary is left out when the
+    message holds it (:func:`_summary_held`: an email draft's summary is the draft its message
+    quotes, and the row held it twice, issue 18 target 7). ``item``: an :class:`Item`, or the
     historical model's row in a migration (read by attribute only)."""
     named = heading(item)  # first: a long payload is cut at the end, never the row's words
-    return search_text(*_distinct(named.title, named.summary, item.title, item.message), item.payload)
+    summary = "" if _summary_held(named.title, named.summary, item.title or "", item.message or "") else named.summary
+    return search_text(named.title, summary, item.title, item.message, item.payload)
 
 
-def _distinct(*texts: str) -> list[str]:
-    """``texts`` but those another one holds whole once folded (a substring of a longer one, or
-    equal to an earlier one), a summary cut with "…" (``formats.one_line``) judged by what it kept:
-    a row's summary is its message or draft, whole or cut, and the row held it twice (issue 18
-    target 7). Each substring the search finds in one it drops, it finds in the one holding it."""
-    folded = [fold(" ".join(text.removesuffix("…").split())) for text in texts]
-    return [
-        texts[i]
-        for i, text in enumerate(folded)
-        if not any(text in other and (len(other) > len(text) or j < i) for j, other in enumerate(folded) if j != i)
-    ]
+def _summary_held(title: str, summary: str, own_title: str, message: str) -> bool:
+    """Whether ``message`` holds ``summary`` whole, or the part a cut summary kept
+    (``formats.one_line`` cut it to :data:`SUMMARY_LENGTH` with "…"), with the whole message
+    inside the search text's :data:`SEARCH_TEXT_LIMIT`: then every substring of the summary the
+    search could find, it finds in the message (the titles stay, so a search running from a title
+    into the text still finds it)."""
+    if not summary or not message:
+        return False
+    held = fold(" ".join(message.split()))
+    before = sum(len(fold(" ".join(text.split()))) + 1 for text in (title, own_title))
+    if before + len(held) + 2 > SEARCH_TEXT_LIMIT:
+        return False
+    flat = " ".join(summary.split())
+    if fold(flat) in held:
+        return True
+    kept = flat.removesuffix("…").rstrip()
+    return flat.endswith("…") and len(kept) >= SUMMARY_LENGTH - 2 and fold(kept) in held
 
 
 def item_row(event: InterruptOpened) -> Item:
