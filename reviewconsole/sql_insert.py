@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_save
 
@@ -59,7 +59,9 @@ def insert_instances(objs: Sequence[Model]) -> None:
     sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([marks] * len(objs))}"  # noqa: S608 (names from the model, values as parameters)
     if auto:
         sql += f" RETURNING {quote(pk.column)}"
-    with connection.cursor() as cursor:
+    # As save(): a failed insert marks the atomic block for rollback, so a caller that catches the
+    # error inside it cannot go on as if the statement had run.
+    with transaction.mark_for_rollback_on_error(connection.alias), connection.cursor() as cursor:
         cursor.execute(sql, params)
         if auto:
             # Keys are assigned in VALUES order (as Django's bulk_create relies on).

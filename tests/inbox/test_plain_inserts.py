@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.db import IntegrityError, transaction
 from django.forms.models import model_to_dict
 from django.tasks import Task
 from django.tasks.signals import task_enqueued
@@ -18,6 +19,7 @@ from reviewconsole.inbox import tasks
 from reviewconsole.inbox.models import Item, Queue, QueueChange
 from reviewconsole.inbox.task_rows import enqueue_rows
 from reviewconsole.sql_insert import insert_instances
+from reviewconsole.workflow_sessions.models import WorkflowSession
 
 pytestmark = pytest.mark.django_db
 
@@ -91,3 +93,16 @@ def test_one_model_per_statement_and_at_least_one_row(demo):
         insert_instances([])
     with pytest.raises(ValueError):
         insert_instances([QueueChange(queue_id=queue.pk, version=1, event="e"), queue])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_insert_marks_its_atomic_block_for_rollback():
+    """As ``save()`` does (found by an attack: a caller catching the ``IntegrityError`` inside an
+    atomic block went on; SQLite would have committed the rest, PostgreSQL failed later)."""
+    WorkflowSession.objects.create(pk="dup", workflow="email-review", user_id="u")
+    with transaction.atomic():
+        with pytest.raises(IntegrityError):
+            insert_instances([WorkflowSession(pk="dup", workflow="email-review", user_id="u")])
+        assert transaction.get_connection().needs_rollback
+        transaction.set_rollback(True)
+    assert WorkflowSession.objects.filter(pk="dup").count() == 1
