@@ -70,13 +70,28 @@ from .task_recovery import TaskKeeper
 
 logger = logging.getLogger("reviewconsole.worker")
 
-__all__ = ["SWITCH_INTERVAL", "ThreadWorker"]
+__all__ = ["SWITCH_INTERVAL", "ThreadWorker", "task_runner"]
 
 READY, RUNNING = TaskResultStatus.READY, TaskResultStatus.RUNNING
 
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread may hold the GIL while another waits for it, while the worker runs (see the
 module docstring); CPython's default is 0.005."""
+
+
+def task_runner(worker_id: str, queue: str = "default", interval: float = 0.1) -> Worker:
+    """``django_tasks_db``'s worker for ``queue`` on the ``default`` backend, run task by task
+    (``run_task``) by a claim thread; its claims name ``worker_id``; ``interval``: seconds."""
+    return Worker(
+        queue_names=[queue],
+        interval=interval,
+        batch=False,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id=worker_id,
+        excluded_queue_names=[],
+    )
 
 
 class ThreadWorker:
@@ -207,16 +222,7 @@ class ThreadWorker:
             raise
 
     def _loop(self, worker_id: str, queue: str) -> None:
-        runner = Worker(
-            queue_names=[queue],
-            interval=self.interval,
-            batch=False,
-            backend_name="default",
-            startup_delay=False,
-            max_tasks=None,
-            worker_id=worker_id,
-            excluded_queue_names=[],
-        )
+        runner = task_runner(worker_id, queue, self.interval)
         with AsyncSingleThreadContext():  # every run's event loop on one thread kept for it, not a new one each
             self._turns(runner, worker_id, queue)
         close_thread_connections()

@@ -8,10 +8,9 @@ import pytest
 from django.core import mail
 from django.tasks import Task
 from django_tasks_db.backend import DatabaseBackend
-from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
-from reviewconsole.console.worker import ThreadWorker
+from reviewconsole.console.worker import ThreadWorker, task_runner
 from reviewconsole.inbox.items import outbox_consumer
 from reviewconsole.inbox.models import Item, NotificationSent
 from reviewconsole.workflow_sessions.models import OutboxEvent
@@ -30,21 +29,8 @@ def database_backend(monkeypatch, settings):
     return backend
 
 
-def _runner() -> Worker:
-    return Worker(
-        queue_names=["default"],
-        interval=1,
-        batch=False,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="w/0",
-        excluded_queue_names=[],
-    )
-
-
 def test_a_relayed_task_row_runs_once(database_backend, demo, client, on_commit):
-    runner, worker = _runner(), ThreadWorker(count=1)
+    runner, worker = task_runner("w/0"), ThreadWorker(count=1)
     mail.outbox.clear()
     with on_commit():
         assert post_webhook(client, {"complaint": "Order #5 arrived late."}).status_code == 202

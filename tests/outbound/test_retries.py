@@ -6,10 +6,10 @@ import datetime as dt
 import time
 
 import pytest
-from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
 from reviewconsole.audit.models import AuditEntry
+from reviewconsole.console.worker import task_runner
 from reviewconsole.outbound.services import backoff_seconds, event_emit
 
 pytestmark = pytest.mark.django_db(transaction=True)  # retries are enqueued when their own commits happen
@@ -37,16 +37,7 @@ def _reset_task_backends():
 
 def _run_ready_tasks():
     """What the database worker does: run every task whose ``run_after`` has come; returns how many."""
-    worker = Worker(
-        queue_names=["default"],
-        interval=0.1,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="test-worker",
-        excluded_queue_names=[],
-    )
+    worker = task_runner("test-worker")
     ran = 0
     for result in DBTaskResult.objects.ready().filter(queue_name="default"):
         result.claim("test-worker")
