@@ -35,6 +35,7 @@ from .policy_gate import by_policy
 from .search import matching
 
 __all__ = [
+    "ITEM_RELATED",
     "STATUSES",
     "InboxFilters",
     "InboxPage",
