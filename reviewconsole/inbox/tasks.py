@@ -65,11 +65,11 @@ def notify_enqueue(pk: int) -> None:
 
 
 def item_task_calls(pk: int, due_at: dt.datetime | None) -> list[tuple[Task[Any, Any], tuple[int]]]:
-    """The ``(task, args)`` a new item ``pk`` enqueues on a backend that defers (the database
-    one): its expiry at ``due_at`` (when due), its mail unless new-item mails are off; what
-    :func:`schedule_expiry` and :func:`notify_enqueue` enqueue one by one."""
+    """The ``(task, args)`` a new item ``pk`` enqueues: its expiry at ``due_at`` (when due and the
+    backend can defer it, as :func:`schedule_expiry`), its mail unless new-item mails are off (as
+    :func:`notify_enqueue`)."""
     calls: list[tuple[Task[Any, Any], tuple[int]]] = []
-    if due_at is not None:
+    if due_at is not None and expire_interrupt.get_backend().supports_defer:
         calls.append((expire_interrupt.using(run_after=due_at), (pk,)))
     if inbox_setting("NOTIFY_EMAIL"):
         calls.append((notify_new_item, (pk,)))

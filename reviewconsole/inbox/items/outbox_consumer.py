@@ -34,6 +34,7 @@ import logging
 from typing import Any
 
 from django.db import connection, transaction
+from django.tasks import Task
 from django_tasks_db import DatabaseBackend
 
 from ...policies.shadow import shadow_compare
@@ -42,7 +43,7 @@ from ...workflow_sessions.domain_events import DomainEvent, InterruptAnswered, I
 from ..live.changes import queue_changes_record
 from ..models import CANCELLED, SESSION_FAILED, Item, ItemStatus
 from ..task_rows import enqueue_rows
-from ..tasks import item_task_calls, notify_enqueue, notify_new_item, schedule_expiry
+from ..tasks import item_task_calls, notify_new_item
 from .assignment import item_row, item_search_text
 from .policy_decisions import policy_apply, policy_verdict
 from .policy_gate import APPROVAL_KINDS
@@ -85,26 +86,23 @@ def _opened(event: InterruptOpened) -> None:
     queue_changes_record(changes=[(row.queue_id, "interrupt.created", row.pk)])
     if verdict is not None:
         policy_apply(row, verdict)  # an automatic decision is an answer in this transaction
-    pk, due_at = row.pk, row.due_at
+    pk, calls = row.pk, item_task_calls(row.pk, row.due_at)
     backend = notify_new_item.get_backend()
     if isinstance(backend, DatabaseBackend):
         # No try: a failure rolls the relay's transaction back and the row is relayed again.
-        enqueue_rows(backend, item_task_calls(pk, due_at))
+        enqueue_rows(backend, calls)
     else:
-        transaction.on_commit(lambda: _after_open(pk, due_at), robust=True)
+        transaction.on_commit(lambda: _after_open(pk, calls), robust=True)
 
 
-def _after_open(pk: int, due_at: dt.datetime | None) -> None:
-    """Enqueue the item's tasks after the commit (a backend that runs them at once); failures are logged."""
-    if due_at is not None:
+def _after_open(pk: int, calls: list[tuple[Task[Any, Any], tuple[int]]]) -> None:
+    """Enqueue the item's tasks after the commit (a backend that runs them at once); a failure is
+    logged (an expiry not scheduled is still found by the sweep, ``manage.py expire_items``)."""
+    for task, args in calls:
         try:
-            schedule_expiry(pk, due_at)
-        except Exception:  # the sweep (manage.py expire_items) still finds it
-            logger.exception("Could not schedule the expiry of item %s", pk)
-    try:
-        notify_enqueue(pk)
-    except Exception:
-        logger.exception("Could not enqueue the notification of item %s", pk)
+            task.enqueue(*args)
+        except Exception:
+            logger.exception("Could not enqueue %s for item %s", task.name, pk)
 
 
 def _answered(event: InterruptAnswered) -> None:
