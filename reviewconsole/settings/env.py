@@ -94,6 +94,9 @@ def database(default: dict[str, Any]) -> dict[str, Any]:
         timeout_ms = int(os.environ.get("DB_LOCK_TIMEOUT_MS", "5000"))
         options = config.setdefault("OPTIONS", {})
         options["options"] = f"-c lock_timeout={timeout_ms}"
+        # Parameters sent apart from the statement, which psycopg prepares once it has run five
+        # times on a connection: the server parses and plans it once (bench/README.md).
+        options["server_side_binding"] = True
         pool_max = int(os.environ.get("DB_POOL_MAX_SIZE", "10"))
         if pool_max > 0:
             # Daphne runs each request on a thread of its own, so without a pool every request
