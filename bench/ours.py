@@ -249,7 +249,7 @@ class OursDriver(common.AsyncPeerDriver):
     async def astart(self, session_id: str, complaint: str) -> common.Outcome:
         record = await self.runner.create_session()
         self._sessions[session_id] = record.id
-        return self._outcome(await self.runner.run(record.id, complaint))
+        return self._outcome(await self.runner.run(record.id, complaint, record=record))
 
     async def aresume(self, session_id: str, answer: str) -> common.Outcome:
         result = await self.runner.resume(self._sessions[session_id], {None: answer})

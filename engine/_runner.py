@@ -139,7 +139,7 @@ class Runner:
             metadata=metadata,
         )
 
-    async def start(self, session_id: str, message: Any) -> SessionRecord:
+    async def start(self, session_id: str, message: Any, *, record: SessionRecord | None = None) -> SessionRecord:
         """Store ``message`` (str, JSON dict or :class:`~engine.Content`) as a new invocation's input.
 
         When a task-mode agent waits for the user's next message, the message goes to it instead
@@ -148,13 +148,23 @@ class Runner:
         A cancelled session takes no new message (nothing runs again); a completed or failed one
         starts a new invocation.
 
+        ``record``: the session's record as the caller has it (e.g. from :meth:`create_session`),
+        which spares reading it again. One the session has moved on from stores nothing: the
+        commit's version check refuses it (:class:`~engine.ConcurrencyError`), or its status does
+        as the session's own would have.
+
         Raises:
+            ValueError: ``record`` is another session's.
+            ConcurrencyError: ``record`` was out of date; nothing is stored.
             WorkflowDataError: the message does not fit the root node's ``input_schema``.
             InterruptsPendingError: the session waits on interrupts; answer them first.
             SessionBusyError: an invocation is still running.
             SessionClosedError: the session was cancelled; nothing is stored.
         """
-        record = await self.store.get_session(session_id)
+        if record is None:
+            record = await self.store.get_session(session_id)
+        elif record.id != session_id:
+            raise ValueError(f"The record given is session {record.id}'s, not {session_id}'s.")
         if record.status == SessionStatus.CANCELLED:
             raise SessionClosedError(
                 f"Session {session_id} was cancelled; nothing runs again.", session_id=session_id, status=record.status
@@ -244,9 +254,10 @@ class Runner:
         *,
         metadata: dict[str, Any] | None = None,
         listener: Listener | None = None,
+        record: SessionRecord | None = None,
     ) -> RunResult:
-        """:meth:`start` then :meth:`run_pending`."""
-        await self.start(session_id, message)
+        """:meth:`start` (with ``record``, if given) then :meth:`run_pending`."""
+        await self.start(session_id, message, record=record)
         return await self.run_pending(session_id, metadata=metadata, listener=listener)
 
     async def resume(

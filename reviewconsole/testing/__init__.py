@@ -112,7 +112,7 @@ def run_workflow(
 
     async def start() -> str:
         session = await runner.create_session(user_id=user_id, state=state)
-        await runner.run(session.id, input)
+        await runner.run(session.id, input, record=session)
         return session.id
 
     run = WorkflowRun(runner, _call(start()))

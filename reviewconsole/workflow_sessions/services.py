@@ -135,7 +135,7 @@ def session_start(
     runner = runner_for(workflow)
     check_input(runner, data)
     record = call(runner.create_session(user_id=user_id, metadata=metadata, session_id=session_id))
-    call(runner.start(record.id, data))
+    call(runner.start(record.id, data, record=record))
     WorkflowSession.objects.filter(pk=record.id).update(title=_title(data), correlation_key=correlation_key[:200])
     if enqueue:
         enqueue_run(record.id)

@@ -10,6 +10,7 @@ import pytest
 from engine import (
     START,
     AlreadyDecidedError,
+    ConcurrencyError,
     Context,
     Event,
     InMemoryStore,
@@ -282,3 +283,56 @@ async def test_a_cancelled_session_takes_no_new_message():
     after = await runner.store.get_session(sid)
     assert (after.status, after.version) == (SessionStatus.CANCELLED, cancelled.version)
     assert len(await runner.store.list_events(sid)) == events
+
+
+class ReadCountingStore(InMemoryStore):
+    """Counts reads of a session's record."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.record_reads = 0
+
+    async def get_session(self, session_id):
+        self.record_reads += 1
+        return await super().get_session(session_id)
+
+
+async def test_a_start_given_the_record_it_just_created_does_not_read_it_again():
+    def ask():
+        return RequestInput(interrupt_id="q")
+
+    store = ReadCountingStore()
+    runner = Runner(Workflow("wf", edges=[(START, ask)]), store)
+    created = await runner.create_session()
+    stored = await runner.start(created.id, "go", record=created)
+    assert store.record_reads == 0
+    assert (stored.status, stored.version) == (SessionStatus.RUNNING, created.version + 1)
+    result = await runner.run_pending(created.id)
+    assert [r.id for r in result.interrupts] == ["q"]
+
+
+async def test_a_start_given_an_out_of_date_record_is_refused_and_stores_nothing():
+    def done():
+        return "done"
+
+    runner, sid, first = await start(Workflow("wf", edges=[(START, done)]))
+    stale = first.session  # completed, before the next invocation
+    await runner.run(sid, "again")
+    moved_on = await runner.store.get_session(sid)
+    events = len(await runner.store.list_events(sid))
+    with pytest.raises(ConcurrencyError):
+        await runner.start(sid, "once more", record=stale)
+    after = await runner.store.get_session(sid)
+    assert (after.version, after.invocation_id) == (moved_on.version, moved_on.invocation_id)
+    assert len(await runner.store.list_events(sid)) == events
+
+
+async def test_a_start_given_another_sessions_record_is_refused():
+    def done():
+        return "done"
+
+    runner = Runner(Workflow("wf", edges=[(START, done)]), InMemoryStore())
+    one, other = await runner.create_session(), await runner.create_session()
+    with pytest.raises(ValueError, match="not"):
+        await runner.start(one.id, "go", record=other)
+    assert (await runner.store.get_session(one.id)).version == one.version
