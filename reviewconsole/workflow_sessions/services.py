@@ -134,9 +134,16 @@ def session_start(
     """
     runner = runner_for(workflow)
     check_input(runner, data)
-    record = call(runner.create_session(user_id=user_id, metadata=metadata, session_id=session_id))
+    record = _store.create_session_sync(  # Runner.create_session's row, with the console's columns
+        app_name=runner.app_name,
+        user_id=user_id,
+        metadata=metadata,
+        session_id=session_id,
+        workflow_version=runner.version,
+        title=_title(data),
+        correlation_key=correlation_key,
+    )
     call(runner.start(record.id, data, record=record))
-    WorkflowSession.objects.filter(pk=record.id).update(title=_title(data), correlation_key=correlation_key[:200])
     if enqueue:
         enqueue_run(record.id)
     return WorkflowSession.objects.get(pk=record.id)

@@ -101,7 +101,15 @@ class OrmStore:
         session_id: str | None = None,
         workflow_version: str = "",
         metadata: dict[str, Any] | None = None,
+        title: str = "",
+        correlation_key: str = "",
     ) -> SessionRecord:
+        """:meth:`create_session` on the caller's thread; ``title`` and ``correlation_key``
+        (the console's columns, up to 200 characters each) go into the same ``INSERT``.
+
+        Raises:
+            engine.ConcurrencyError: ``session_id`` is taken.
+        """
         kwargs: dict[str, Any] = {}
         if session_id:
             kwargs["id"] = session_id
@@ -112,6 +120,8 @@ class OrmStore:
                 state=dict(state or {}),
                 workflow_version=workflow_version,
                 metadata=dict(metadata or {}),
+                title=title[:200],
+                correlation_key=correlation_key[:200],
                 **kwargs,
             )
             with transaction.atomic():  # a savepoint in a caller's transaction: a refusal leaves it usable

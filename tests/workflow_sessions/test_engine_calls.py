@@ -145,3 +145,17 @@ def test_a_call_from_a_thread_running_a_loop_is_refused_before_it_runs(demo_tx):
 
     asyncio.run(inside_a_loop())
     assert not WorkflowSession.objects.filter(pk="f" * 32).exists()  # before: refused after its write
+
+
+def test_a_start_writes_its_session_row_once_and_reads_it_once(demo):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        data = {"complaint": "Battery"}
+        session = session_start(workflow="email-review", data=data, user_id="u", correlation_key="k-7", enqueue=False)
+
+    on_row = [q["sql"].split()[0] for q in captured.captured_queries if "workflow_sessions_workflowsession" in q["sql"]]
+    # Before: the title and key were a second UPDATE, and the start read the row it had just inserted.
+    assert on_row == ["INSERT", "UPDATE", "SELECT"], on_row  # created; the start's commit; the row returned
+    assert (session.title, session.correlation_key, session.status) == ("Battery", "k-7", "running")
