@@ -28,13 +28,22 @@ from django.db.models.signals import post_save, pre_save
 __all__ = ["insert_instances"]
 
 
-def insert_instances(objs: Sequence[Model]) -> None:
+def insert_instances(objs: Sequence[Model], *, unless_taken: str | None = None) -> bool:
     """Insert ``objs`` (unsaved instances of one model, at least one) in one statement; set their
     primary keys (when the database assigns them) and mark them saved.
 
+    ``unless_taken``: the name of a unique field; a row whose value there is taken already is
+    not written (``ON CONFLICT … DO NOTHING``, SQLite 3.24+ and PostgreSQL), instead of a read
+    beforehand. One row at a time, with a key the database assigns.
+
+    Returns:
+        Whether the rows were written (False: ``unless_taken`` found the value taken; the
+        instance stays unsaved and no ``post_save`` is sent).
+
     Raises:
         IntegrityError: a constraint refused a row (nothing of the statement is written).
-        ValueError: ``objs`` is empty, mixes models, or is of a model with a parent.
+        ValueError: ``objs`` is empty, mixes models, or is of a model with a parent;
+            ``unless_taken`` with more than one row, a key given, or a field that is not unique.
     """
     if not objs:
         raise ValueError("insert_instances: no rows")
@@ -44,6 +53,9 @@ def insert_instances(objs: Sequence[Model]) -> None:
     if model._meta.parents:
         raise ValueError("insert_instances: a model with a parent is saved table by table (save())")
     meta = model._meta
+    conflict = None if unless_taken is None else meta.get_field(unless_taken)
+    if conflict is not None and (len(objs) != 1 or objs[0].pk is not None or not conflict.unique):
+        raise ValueError("insert_instances: unless_taken needs one row, no key given and a unique field")
     for obj in objs:
         pre_save.send(sender=model, instance=obj, raw=False, using=connection.alias, update_fields=None)
     pk = meta.pk
@@ -57,6 +69,8 @@ def insert_instances(objs: Sequence[Model]) -> None:
     columns = ", ".join(quote(f.column) for f in fields)
     marks = "(" + ", ".join(["%s"] * len(fields)) + ")"
     sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {', '.join([marks] * len(objs))}"  # noqa: S608 (names from the model, values as parameters)
+    if conflict is not None:
+        sql += f" ON CONFLICT ({quote(conflict.column)}) DO NOTHING"
     if auto:
         sql += f" RETURNING {quote(pk.column)}"
     # As save(): a failed insert marks the atomic block for rollback, so a caller that catches the
@@ -65,9 +79,13 @@ def insert_instances(objs: Sequence[Model]) -> None:
         cursor.execute(sql, params)
         if auto:
             # Keys are assigned in VALUES order (as Django's bulk_create relies on).
-            for obj, key in zip(objs, sorted(row[0] for row in cursor.fetchall()), strict=True):
+            keys = sorted(row[0] for row in cursor.fetchall())
+            if not keys and conflict is not None:
+                return False
+            for obj, key in zip(objs, keys, strict=True):
                 obj.pk = pk.to_python(key)
     for obj in objs:
         obj._state.adding = False
         obj._state.db = connection.alias
         post_save.send(sender=model, instance=obj, created=True, update_fields=None, raw=False, using=connection.alias)
+    return True

@@ -8,6 +8,7 @@ import datetime as dt
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.db.models.signals import post_save
 from django.forms.models import model_to_dict
 from django.tasks import Task
 from django.tasks.signals import task_enqueued
@@ -93,6 +94,40 @@ def test_one_model_per_statement_and_at_least_one_row(demo):
         insert_instances([])
     with pytest.raises(ValueError):
         insert_instances([QueueChange(queue_id=queue.pk, version=1, event="e"), queue])
+
+
+def test_unless_taken_writes_no_second_item_for_an_interrupt_and_says_so(start_review):
+    _, item = start_review()
+    saved = Item.objects.get(pk=item.pk)
+    again = Item.objects.get(pk=item.pk)
+    again.pk, again.interrupt_id = None, "relayed-again"
+    heard: list[Item] = []
+
+    def saved_signal(sender, instance, created, **kwargs):
+        heard.append(instance)
+
+    post_save.connect(saved_signal, sender=Item)
+    try:
+        assert insert_instances([again], unless_taken="session_interrupt") is False
+    finally:
+        post_save.disconnect(saved_signal, sender=Item)
+    assert again.pk is None and heard == []  # not saved, nobody told it was
+    assert list(Item.objects.filter(session_interrupt_id=saved.session_interrupt_id).values_list("pk", flat=True)) == [
+        saved.pk
+    ]
+    fresh = Item.objects.get(pk=item.pk)
+    fresh.pk, fresh.session_interrupt, fresh.interrupt_id = None, None, "no-link"
+    assert insert_instances([fresh], unless_taken="session_interrupt") is True and fresh.pk is not None
+
+
+def test_unless_taken_is_for_one_new_row_and_a_unique_field(demo):
+    queue = Queue.objects.get(slug="support")
+    two = [QueueChange(queue_id=queue.pk, version=n, event="e") for n in (1, 2)]
+    with pytest.raises(ValueError):
+        insert_instances(two, unless_taken="id")
+    with pytest.raises(ValueError):
+        insert_instances([QueueChange(queue_id=queue.pk, version=1, event="e")], unless_taken="event")
+    assert not QueueChange.objects.filter(queue=queue).exists()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -69,8 +69,6 @@ def inbox_consume(event: DomainEvent, outbox_id: int) -> None:
 
 
 def _opened(event: InterruptOpened) -> None:
-    if _has_item(event.interrupt_pk):
-        return  # relayed again: the item is there
     row = item_row(event)
     verdict = policy_verdict(row)  # an approval policy may name the queue
     if event.restored:
@@ -82,7 +80,10 @@ def _opened(event: InterruptOpened) -> None:
         )
         if earlier is not None and earlier[1] is None:
             row.queue_id = earlier[0]  # a manager's reassignment holds; an escalation does not
-    insert_instances([row])  # plain SQL, as save() writes it (Item has no save() override)
+    # Plain SQL, as save() writes it (Item has no save() override); none when the interrupt has
+    # its item already (the event relayed again), found by the INSERT itself.
+    if not insert_instances([row], unless_taken="session_interrupt"):
+        return
     queue_changes_record(changes=[(row.queue_id, "interrupt.created", row.pk)])
     if verdict is not None:
         policy_apply(row, verdict)  # an automatic decision is an answer in this transaction
@@ -153,15 +154,6 @@ def _cancelled(event: InterruptCancelled) -> None:
     item = _close_pending(event.interrupt_pk, fields)
     if item is not None:
         queue_changes_record(changes=[(item[1], "interrupt.cancelled", item[0])])
-
-
-def _has_item(interrupt_pk: int) -> bool:
-    """Whether the session interrupt ``interrupt_pk`` has its item (one indexed read, no query building)."""
-    meta, quote = Item._meta, connection.ops.quote_name
-    link = quote(meta.get_field("session_interrupt").column)
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT 1 FROM {quote(meta.db_table)} WHERE {link} = %s LIMIT 1", [interrupt_pk])  # noqa: S608 (names from the model)
-        return cursor.fetchone() is not None
 
 
 def _close_pending(interrupt_pk: int, fields: dict[str, Any]) -> tuple[int, int, str] | None:
