@@ -158,9 +158,30 @@ def answers_applied(session_id: str, ids: list[int], now: dt.datetime) -> None:
         cursor.execute(sql, [prep(_A, "applied_at", now), session_id, *ids])
 
 
+_PENDING_ARRAY = {
+    # The wire ids of the session's pending interrupts, oldest first, as a JSON array.
+    "postgresql": "(SELECT COALESCE(jsonb_agg({wire} ORDER BY {id}), '[]'::jsonb) FROM {table} "
+    "WHERE {session} = %s AND {status} = %s)",
+    "sqlite": "(SELECT json_group_array({wire}) FROM (SELECT {wire} FROM {table} "
+    "WHERE {session} = %s AND {status} = %s ORDER BY {id}))",
+}
+
+
 def insert_checkpoint(
     checkpoint_id: str, session_id: str, data: dict[str, Any], event_seq: int, state: dict[str, Any], now: dt.datetime
 ) -> None:
-    """Keep a pause's checkpoint, with the state and the wire ids of the interrupts pending then."""
-    names = ("id", "session", "data", "event_seq", "state", "pending", "created_at")
-    _insert(_C, names, [[checkpoint_id, session_id, data, event_seq, state, interrupts_pending(session_id), now]])
+    """Keep a pause's checkpoint, with the state and the wire ids of the interrupts pending then
+    (read by the ``INSERT`` itself, :func:`interrupts_pending`'s list as a JSON array)."""
+    names = ("id", "session", "data", "event_seq", "state", "created_at")
+    values = [checkpoint_id, session_id, data, event_seq, state, now]
+    pending = _PENDING_ARRAY[connection.vendor].format(
+        wire=column(_I, "interrupt_id"),
+        id=column(_I, "id"),
+        table=_table(_I),
+        session=column(_I, "session"),
+        status=column(_I, "status"),
+    )
+    columns = ", ".join(column(_C, name) for name in (*names, "pending"))
+    sql = f"INSERT INTO {_table(_C)} ({columns}) VALUES ({', '.join(['%s'] * len(names))}, {pending})"  # noqa: S608 (names from the models, values as parameters)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*(prep(_C, n, v) for n, v in zip(names, values, strict=True)), session_id, _PENDING])
