@@ -83,11 +83,7 @@ def is_local_url(url: str) -> bool:
 
 
 def database(default: dict[str, Any]) -> dict[str, Any]:
-    """``DATABASES["default"]`` from ``DATABASE_URL``, else ``default``.
-
-    Raises:
-        EnvironmentValueError: ``DB_SERVER_SIDE_BINDING`` is neither 1 nor 0.
-    """
+    """``DATABASES["default"]`` from ``DATABASE_URL``, else ``default``."""
     url = os.environ.get("DATABASE_URL")
     if not url:
         return default
@@ -98,16 +94,6 @@ def database(default: dict[str, Any]) -> dict[str, Any]:
         timeout_ms = int(os.environ.get("DB_LOCK_TIMEOUT_MS", "5000"))
         options = config.setdefault("OPTIONS", {})
         options["options"] = f"-c lock_timeout={timeout_ms}"
-        # Parameters sent apart from the statement, which psycopg prepares once it has run five
-        # times on a connection: the server parses and plans it once (bench/README.md). Off
-        # (0) for a pooler that cannot keep prepared statements (PgBouncer before 1.21 in
-        # transaction mode).
-        binding = number("DB_SERVER_SIDE_BINDING", 1, int)
-        if binding not in (0, 1):
-            raise EnvironmentValueError(
-                f"The environment variable DB_SERVER_SIDE_BINDING is {binding!r}: expected 1 (on) or 0 (off)."
-            )
-        options["server_side_binding"] = bool(binding)
         pool_max = int(os.environ.get("DB_POOL_MAX_SIZE", "10"))
         if pool_max > 0:
             # Daphne runs each request on a thread of its own, so without a pool every request
