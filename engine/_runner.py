@@ -50,6 +50,9 @@ from ._store import (
 
 __all__ = ["InterruptsPendingError", "RunResult", "Runner"]
 
+_STARTS_BY_COMMIT = frozenset({SessionStatus.NEW, SessionStatus.COMPLETED, SessionStatus.FAILED})
+"""Statuses whose start is one version-checked commit: a caller's record with one of them is used as it is."""
+
 
 class InterruptsPendingError(EngineError):
     """A new message arrived while the session waits on interrupts; ``details["pending"]`` lists them."""
@@ -149,9 +152,10 @@ class Runner:
         starts a new invocation.
 
         ``record``: the session's record as the caller has it (e.g. from :meth:`create_session`),
-        which spares reading it again. One the session has moved on from stores nothing: the
-        commit's version check refuses it (:class:`~engine.ConcurrencyError`), or its status does
-        as the session's own would have.
+        which spares reading it again when it says new, completed or failed: those starts end in
+        a commit whose version check refuses a record the session has moved on from
+        (:class:`~engine.ConcurrencyError`; nothing is stored). A record with any other status is
+        read again (a message to a waiting task agent is stored without a version check).
 
         Raises:
             ValueError: ``record`` is another session's.
@@ -161,10 +165,10 @@ class Runner:
             SessionBusyError: an invocation is still running.
             SessionClosedError: the session was cancelled; nothing is stored.
         """
-        if record is None:
-            record = await self.store.get_session(session_id)
-        elif record.id != session_id:
+        if record is not None and record.id != session_id:
             raise ValueError(f"The record given is session {record.id}'s, not {session_id}'s.")
+        if record is None or record.status not in _STARTS_BY_COMMIT:
+            record = await self.store.get_session(session_id)
         if record.status == SessionStatus.CANCELLED:
             raise SessionClosedError(
                 f"Session {session_id} was cancelled; nothing runs again.", session_id=session_id, status=record.status

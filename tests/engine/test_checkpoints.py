@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from engine import (
     START,
@@ -13,6 +15,7 @@ from engine import (
     ConcurrencyError,
     Context,
     Event,
+    FunctionCall,
     InMemoryStore,
     LlmAgent,
     RequestInput,
@@ -336,3 +339,47 @@ async def test_a_start_given_another_sessions_record_is_refused():
     with pytest.raises(ValueError, match="not"):
         await runner.start(one.id, "go", record=other)
     assert (await runner.store.get_session(one.id)).version == one.version
+
+
+class Identity(BaseModel):
+    name: str
+    phone: str
+
+
+async def _task_agent_waiting_for_a_message() -> tuple[Runner, str, Any]:
+    """A session whose task agent waits for the user's next message; its record as the run left it."""
+    model = ScriptedModel(
+        ["What is your phone number?", FunctionCall(name="finish_task", args={"name": "Ada", "phone": "555"})]
+    )
+    intake = LlmAgent("intake", model=model, mode="task", output_schema=Identity, instruction="Collect identity.")
+
+    def greet(node_input: Identity):
+        return f"Hello {node_input.name}"
+
+    runner = Runner(Workflow("wf", edges=[(START, intake, greet)]), InMemoryStore())
+    created = await runner.create_session()
+    result = await runner.run(created.id, "I am Ada", record=created)
+    assert (result.status, result.interrupts) == (SessionStatus.WAITING, [])
+    return runner, created.id, result.session
+
+
+async def test_an_out_of_date_record_of_a_task_agent_waiting_for_a_message_is_read_again():
+    """Found by an attack: a message to a waiting task agent is stored without a version check,
+    so a stale record saying "waiting" stored the message into a session that had ended. Such a
+    record is read again: the start does what it does for the session as it is."""
+    runner, sid, stale = await _task_agent_waiting_for_a_message()
+    await runner.cancel(sid)
+    events, answers = len(await runner.store.list_events(sid)), await runner.store.take_answers(sid)
+    with pytest.raises(SessionClosedError):
+        await runner.start(sid, "555", record=stale)
+    assert len(await runner.store.list_events(sid)) == events
+    assert await runner.store.take_answers(sid) == answers
+
+    runner, sid, stale = await _task_agent_waiting_for_a_message()
+    ended = (await runner.run(sid, "555")).session
+    assert ended.status == SessionStatus.COMPLETED
+    answers = await runner.store.take_answers(sid)
+    started = await runner.start(sid, "Hello again", record=stale)  # a new invocation, as without the record
+    assert (started.status, started.version) == (SessionStatus.RUNNING, ended.version + 1)
+    assert started.invocation_id != ended.invocation_id
+    assert await runner.store.take_answers(sid) == answers  # nothing handed to the ended agent
