@@ -162,6 +162,8 @@ _PENDING_ARRAY = {
     # The wire ids of the session's pending interrupts, oldest first, as a JSON array.
     "postgresql": "(SELECT COALESCE(jsonb_agg({wire} ORDER BY {id}), '[]'::jsonb) FROM {table} "
     "WHERE {session} = %s AND {status} = %s)",
+    # SQLite aggregates an ordered subquery in its order (it does not flatten it into an
+    # aggregate); ORDER BY inside json_group_array needs 3.44. test_checkpoint_pending pins it.
     "sqlite": "(SELECT json_group_array({wire}) FROM (SELECT {wire} FROM {table} "
     "WHERE {session} = %s AND {status} = %s ORDER BY {id}))",
 }
