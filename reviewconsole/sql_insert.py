@@ -53,13 +53,15 @@ def insert_instances(objs: Sequence[Model], *, unless_taken: str | None = None) 
     if model._meta.parents:
         raise ValueError("insert_instances: a model with a parent is saved table by table (save())")
     meta = model._meta
-    conflict = None if unless_taken is None else meta.get_field(unless_taken)
-    if conflict is not None and (len(objs) != 1 or objs[0].pk is not None or not conflict.unique):
-        raise ValueError("insert_instances: unless_taken needs one row, no key given and a unique field")
-    for obj in objs:
-        pre_save.send(sender=model, instance=obj, raw=False, using=connection.alias, update_fields=None)
     pk = meta.pk
     assert pk is not None
+    conflict = None if unless_taken is None else meta.get_field(unless_taken)
+    # Only a key the database returns tells whether the row was written.
+    returned = len(objs) == 1 and objs[0].pk is None and pk.db_returning
+    if conflict is not None and not (returned and conflict.unique):
+        raise ValueError("insert_instances: unless_taken needs one row, a key the database assigns and a unique field")
+    for obj in objs:
+        pre_save.send(sender=model, instance=obj, raw=False, using=connection.alias, update_fields=None)
     auto = pk.db_returning and all(obj.pk is None for obj in objs)  # the database draws the keys
     fields = [f for f in meta.local_concrete_fields if not (auto and f is pk)]
     params: list[Any] = []
